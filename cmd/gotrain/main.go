@@ -1,0 +1,30 @@
+// Command gotrain trains forests, neural networks and signal pipelines on
+// whatever the machine has — an XLA device, GoMLX's pure-Go backend or native
+// Go code — and says which one it used.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/gotrain/gotrain/device"
+)
+
+func main() {
+	// Never let GoMLX download plugins on its own; `gotrain setup xla` does it on request.
+	if _, ok := os.LookupEnv(device.NoAutoInstallEnv); !ok {
+		_ = os.Setenv(device.NoAutoInstallEnv, "1")
+	}
+	if err := newRootCmd().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "gotrain:", err)
+		var ec exitCoder
+		if errors.As(err, &ec) {
+			os.Exit(ec.ExitCode())
+		}
+		os.Exit(1)
+	}
+}
+
+// exitCoder is an error that carries the process exit code.
+type exitCoder interface{ ExitCode() int }

@@ -1,0 +1,204 @@
+package device
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/gomlx/gomlx/backends"
+	_ "github.com/gomlx/gomlx/backends/simplego" // registers the "go" backend
+	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+)
+
+// VerifyResult is the outcome of Verify on one device.
+type VerifyResult struct {
+	// Device is the device's canonical name.
+	Device string `json:"device"`
+	// OK is true when the device computed the check within tolerance.
+	OK bool `json:"ok"`
+	// RelError is max|got-want| / max|want| against the float64 reference.
+	RelError float64 `json:"rel_error"`
+	// Tolerance is the largest RelError accepted.
+	Tolerance float64 `json:"tolerance"`
+	// FirstMS is the first call's time, graph build and compilation included.
+	FirstMS float64 `json:"first_ms"`
+	// MedianMS is the median of the steady-state calls (results copied back to the host).
+	MedianMS float64 `json:"median_ms"`
+	// Repeats is the number of steady-state calls timed.
+	Repeats int `json:"repeats"`
+	// Err says what went wrong, if anything.
+	Err string `json:"error,omitempty"`
+}
+
+// VerifyShape is the size of the check: C = A·B with A m×k and B k×n, then
+// the column sums of C.
+const (
+	verifyM, verifyK, verifyN = 96, 80, 64
+	verifyTolerance           = 1e-4
+)
+
+// verifyInputs returns the float32 inputs and the float64 reference of the check.
+func verifyInputs() (a, b []float32, want []float64) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	a = make([]float32, verifyM*verifyK)
+	b = make([]float32, verifyK*verifyN)
+	for i := range a {
+		a[i] = float32(rng.Float64()*2 - 1)
+	}
+	for i := range b {
+		b[i] = float32(rng.Float64()*2 - 1)
+	}
+	want = make([]float64, verifyN)
+	for i := 0; i < verifyM; i++ {
+		for j := 0; j < verifyN; j++ {
+			var s float64
+			for p := 0; p < verifyK; p++ {
+				s += float64(a[i*verifyK+p]) * float64(b[p*verifyN+j])
+			}
+			want[j] += s
+		}
+	}
+	return a, b, want
+}
+
+// relError returns max|got-want| / max|want|.
+func relError(got []float32, want []float64) float64 {
+	var num, den float64
+	for i := range want {
+		num = max(num, math.Abs(float64(got[i])-want[i]))
+		den = max(den, math.Abs(want[i]))
+	}
+	if den == 0 {
+		return num
+	}
+	return num / den
+}
+
+// nativeCheck runs the check in plain Go float32 arithmetic.
+func nativeCheck(a, b []float32) []float32 {
+	c := make([]float32, verifyN)
+	row := make([]float32, verifyN)
+	for i := 0; i < verifyM; i++ {
+		clear(row)
+		for p := 0; p < verifyK; p++ {
+			av := a[i*verifyK+p]
+			for j, bv := range b[p*verifyN : (p+1)*verifyN] {
+				row[j] += av * bv
+			}
+		}
+		for j := range c {
+			c[j] += row[j]
+		}
+	}
+	return c
+}
+
+// Verify runs a small matmul + reduction on d, compares it with a float64 CPU
+// reference and times it: the first call apart, then the median of repeats.
+func Verify(d Device, repeats int) VerifyResult {
+	res := VerifyResult{Device: d.Name, Tolerance: verifyTolerance, Repeats: repeats}
+	a, b, want := verifyInputs()
+	var run func() ([]float32, error)
+	if d.Kind == Native {
+		run = func() ([]float32, error) { return nativeCheck(a, b), nil }
+	} else {
+		backend, err := Open(d)
+		if err != nil {
+			res.Err = err.Error()
+			return res
+		}
+		defer backend.Finalize()
+		exec, err := graph.NewExec(backend, func(x, y *graph.Node) *graph.Node {
+			return graph.ReduceSum(graph.MatMul(x, y), 0)
+		})
+		if err != nil {
+			res.Err = err.Error()
+			return res
+		}
+		ta := tensors.FromFlatDataAndDimensions(a, verifyM, verifyK)
+		tb := tensors.FromFlatDataAndDimensions(b, verifyK, verifyN)
+		run = func() (out []float32, err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = fmt.Errorf("executing on %s: %v", d.Name, r)
+				}
+			}()
+			outs, err := exec.ExecOnDevice(backends.DeviceNum(d.Index), ta, tb)
+			if err != nil {
+				return nil, err
+			}
+			defer func() { _ = outs[0].FinalizeAll() }()
+			return tensors.CopyFlatData[float32](outs[0])
+		}
+	}
+	start := time.Now()
+	got, err := run()
+	res.FirstMS = msSince(start)
+	if err != nil {
+		res.Err = err.Error()
+		return res
+	}
+	res.RelError = relError(got, want)
+	times := make([]float64, 0, repeats)
+	for range repeats {
+		start := time.Now()
+		got, err := run()
+		times = append(times, msSince(start))
+		if err != nil {
+			res.Err = err.Error()
+			return res
+		}
+		res.RelError = max(res.RelError, relError(got, want))
+	}
+	res.MedianMS = Median(times)
+	res.OK = res.RelError <= verifyTolerance
+	if !res.OK {
+		res.Err = fmt.Sprintf("relative error %.3g exceeds %.0g", res.RelError, verifyTolerance)
+	}
+	return res
+}
+
+// Open creates the GoMLX backend that runs graph workloads for d.
+func Open(d Device) (backends.Backend, error) {
+	switch d.Kind {
+	case Native, SimpleGo:
+		return newSimpleGo()
+	case XLAKind:
+		if d.Plugin == nil {
+			return nil, fmt.Errorf("device %s: no plugin", d.Name)
+		}
+		b, err := openXLA(*d.Plugin)
+		if err != nil {
+			return nil, fmt.Errorf("device %s: %w", d.Name, err)
+		}
+		return b, nil
+	}
+	return nil, fmt.Errorf("device %s: unknown kind %q", d.Name, d.Kind)
+}
+
+func newSimpleGo() (b backends.Backend, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			b, err = nil, fmt.Errorf("creating simplego backend: %v", r)
+		}
+	}()
+	return backends.NewWithConfig("go")
+}
+
+func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }
+
+// Median returns the median of xs (0 for none); xs is not modified.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}

@@ -1,0 +1,44 @@
+package device
+
+import "testing"
+
+func TestVerifyCPUAndSimpleGo(t *testing.T) {
+	inv := Discover(DiscoverOptions{SkipNVIDIA: true})
+	for _, spec := range []string{"cpu", "go"} {
+		res, err := Resolve(mustSpec(t, spec), inv, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := Verify(res.Device, 3)
+		if !r.OK || r.Err != "" {
+			t.Errorf("%s: verification failed: %+v", spec, r)
+		}
+		if r.RelError > r.Tolerance || r.Repeats != 3 {
+			t.Errorf("%s: rel error %g", spec, r.RelError)
+		}
+	}
+}
+
+func TestRelErrorDetectsWrongResult(t *testing.T) {
+	a, b, want := verifyInputs()
+	got := nativeCheck(a, b)
+	if e := relError(got, want); e > verifyTolerance {
+		t.Fatalf("correct result has rel error %g", e)
+	}
+	got[3] += 1
+	if e := relError(got, want); e <= verifyTolerance {
+		t.Errorf("corrupted result passes with rel error %g", e)
+	}
+}
+
+func TestMedian(t *testing.T) {
+	tests := []struct {
+		in   []float64
+		want float64
+	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}}
+	for _, tt := range tests {
+		if got := Median(tt.in); got != tt.want {
+			t.Errorf("Median(%v) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,23 @@
+module github.com/gotrain/gotrain
+
+go 1.26.8
+
+require (
+	github.com/gomlx/go-xla v0.1.4
+	github.com/gomlx/gomlx v0.26.0
+	github.com/spf13/cobra v1.10.2
+)
+
+require (
+	github.com/dustin/go-humanize v1.0.1 // indirect
+	github.com/go-logr/logr v1.4.3 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/pkg/errors v0.9.1 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	github.com/x448/float16 v0.8.4 // indirect
+	golang.org/x/exp v0.0.0-20250819193227-8b4c13bb791b // indirect
+	golang.org/x/sys v0.39.0 // indirect
+	golang.org/x/term v0.38.0 // indirect
+	google.golang.org/protobuf v1.36.10 // indirect
+	k8s.io/klog/v2 v2.130.1 // indirect
+)
