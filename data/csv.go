@@ -1,0 +1,464 @@
+package data
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// CSVOptions controls how [ReadCSV] and [LoadCSV] interpret a CSV file.
+// The zero value reads a comma-separated regression data set whose target
+// is the last column.
+type CSVOptions struct {
+	// Target names the target column. Empty means the last column.
+	Target string
+
+	// Classification marks the target as class labels. If every label is
+	// a non-negative integer below 65536 (such as "0".."9", or "3.0"), Y
+	// holds the label values and Classes stays nil. Otherwise the distinct
+	// labels are sorted (numerically if all are numbers, else bytewise),
+	// stored in Classes, and Y holds each row's index into Classes.
+	Classification bool
+
+	// Comma is the field delimiter. Zero means ','.
+	Comma rune
+
+	// MaxRows, when positive, stops reading after that many data rows.
+	// Zero means no limit.
+	MaxRows int
+}
+
+// maxIntLabel bounds the labels that are kept as their own class index, so
+// that a label such as "1000000" cannot make a model allocate a million
+// classes; larger labels are mapped through Classes instead.
+const maxIntLabel = 1 << 16
+
+// ReadCSV reads a data set from CSV text with a header row. The name is used
+// as the data set's Name and in error messages (typically the file name).
+//
+// The first line must be a header naming every column, without duplicates.
+// A first line made only of numbers is taken for a missing header and
+// rejected, unless the numbers are distinct non-negative integers written
+// in digits only (the names pandas gives unnamed columns).
+//
+// Every column other than the target is a numeric feature. An empty field,
+// "NA", "NaN" or "nan" in a feature is a missing value and is stored as NaN;
+// infinities are rejected. The target must not be missing. Spaces around
+// fields and names are ignored. A leading UTF-8 byte order mark and CRLF line
+// endings are accepted; quoted fields follow RFC 4180 as in [encoding/csv].
+//
+// Errors about a value name the file, the line (the header is line 1) and the
+// column by name and 1-based number, for example:
+//
+//	data: diabetes.csv line 17, column "bmi" (3): "abc" is not a number
+func ReadCSV(r io.Reader, name string, opts CSVOptions) (*Dataset, error) {
+	if opts.MaxRows < 0 {
+		return nil, fmt.Errorf("data: %s: negative MaxRows %d", name, opts.MaxRows)
+	}
+	comma := opts.Comma
+	if comma == 0 {
+		comma = ','
+	}
+	if !validDelim(comma) {
+		return nil, fmt.Errorf("data: %s: invalid field delimiter %q", name, comma)
+	}
+
+	br := bufio.NewReaderSize(r, 64<<10)
+	if bom, err := br.Peek(3); err == nil && string(bom) == "\uFEFF" {
+		br.Discard(3)
+	}
+	cr := csv.NewReader(br)
+	cr.Comma = comma
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+
+	p := &csvParser{name: name, cr: cr}
+	if err := p.readHeader(opts.Target); err != nil {
+		return nil, err
+	}
+	if err := p.readRows(opts); err != nil {
+		return nil, err
+	}
+	if p.rows == 0 {
+		return nil, fmt.Errorf("data: %s: no data rows after the header", name)
+	}
+
+	d := &Dataset{
+		Name:       name,
+		TargetName: p.header[p.target],
+		X:          slices.Clip(p.x),
+		Y:          p.y,
+		Rows:       p.rows,
+		Cols:       len(p.features),
+	}
+	d.FeatureNames = make([]string, len(p.features))
+	for k, j := range p.features {
+		d.FeatureNames[k] = p.header[j]
+	}
+	if opts.Classification {
+		d.Classes = p.encodeLabels()
+	}
+	return d, nil
+}
+
+// LoadCSV reads the CSV file at path with [ReadCSV]. The data set is named
+// after the file's base name, and errors name the path.
+func LoadCSV(path string, opts CSVOptions) (*Dataset, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	defer f.Close()
+	d, err := ReadCSV(f, path, opts)
+	if err != nil {
+		return nil, err
+	}
+	d.Name = filepath.Base(path)
+	return d, nil
+}
+
+// WriteCSV writes a header row and then the rows of numbers as CSV with
+// comma delimiters and LF line endings. Each row must have len(header)
+// values. Numbers are written in the shortest form that reads back exactly;
+// NaN is written as "NaN", which [ReadCSV] reads as missing. Infinite values
+// are rejected because ReadCSV does not accept them.
+func WriteCSV(w io.Writer, header []string, rows [][]float64) error {
+	bw := bufio.NewWriter(w)
+	cw := csv.NewWriter(bw)
+	if err := cw.Write(header); err != nil {
+		return fmt.Errorf("data: writing CSV header: %w", err)
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("data: writing CSV header: %w", err)
+	}
+	var buf []byte
+	for i, row := range rows {
+		if len(row) != len(header) {
+			return fmt.Errorf("data: writing CSV: row %d has %d values, want %d (one per header column)", i, len(row), len(header))
+		}
+		buf = buf[:0]
+		for j, v := range row {
+			if j > 0 {
+				buf = append(buf, ',')
+			}
+			switch {
+			case math.IsNaN(v):
+				buf = append(buf, "NaN"...)
+			case math.IsInf(v, 0):
+				return fmt.Errorf("data: writing CSV: row %d, column %q (%d): value is infinite", i, header[j], j+1)
+			default:
+				buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
+			}
+		}
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return fmt.Errorf("data: writing CSV: %w", err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("data: writing CSV: %w", err)
+	}
+	return nil
+}
+
+// validDelim reports whether encoding/csv accepts r as a field delimiter.
+func validDelim(r rune) bool {
+	return r != 0 && r != '"' && r != '\r' && r != '\n' && utf8.ValidRune(r) && r != utf8.RuneError
+}
+
+// csvParser holds the state of one ReadCSV call.
+type csvParser struct {
+	name     string
+	cr       *csv.Reader
+	header   []string
+	target   int   // header index of the target column
+	features []int // header indices of the feature columns, in order
+
+	x    []float64
+	y    []float64
+	rows int
+
+	// Classification labels: labelID maps each distinct label to the order
+	// in which it was first seen; labels lists them in that order. y holds
+	// first-seen ids until encodeLabels rewrites it.
+	labelID map[string]int
+	labels  []string
+}
+
+// read returns the next record, turning csv parse errors into errors that
+// name the file and line.
+func (p *csvParser) read() ([]string, error) {
+	rec, err := p.cr.Read()
+	if err == nil || err == io.EOF {
+		return rec, err
+	}
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return nil, fmt.Errorf("data: %s line %d, byte %d: %w", p.name, pe.Line, pe.Column, pe.Err)
+	}
+	return nil, fmt.Errorf("data: reading %s: %w", p.name, err)
+}
+
+// readHeader reads and checks the header row and locates the target column.
+func (p *csvParser) readHeader(target string) error {
+	rec, err := p.read()
+	if err == io.EOF {
+		return fmt.Errorf("data: %s: empty file (a header row is required)", p.name)
+	}
+	if err != nil {
+		return err
+	}
+	p.header = make([]string, len(rec))
+	for j, s := range rec {
+		p.header[j] = strings.TrimSpace(s)
+	}
+	seen := make(map[string]int, len(p.header))
+	for j, h := range p.header {
+		if h == "" {
+			return fmt.Errorf("data: %s line 1: column %d has an empty name (a header row naming every column is required)", p.name, j+1)
+		}
+		if k, dup := seen[h]; dup {
+			if looksLikeData(p.header) {
+				return missingHeader(p.name)
+			}
+			return fmt.Errorf("data: %s line 1: duplicate column name %q (columns %d and %d)", p.name, h, k+1, j+1)
+		}
+		seen[h] = j
+	}
+	if looksLikeData(p.header) && !allDistinctInts(p.header) {
+		return missingHeader(p.name)
+	}
+
+	if target == "" {
+		p.target = len(p.header) - 1
+	} else {
+		j, ok := seen[strings.TrimSpace(target)]
+		if !ok {
+			return fmt.Errorf("data: %s: target column %q not found; available columns: %s", p.name, target, listNames(p.header))
+		}
+		p.target = j
+	}
+	if len(p.header) < 2 {
+		return fmt.Errorf("data: %s line 1: only one column (%q); need at least one feature column besides the target", p.name, p.header[0])
+	}
+	p.features = make([]int, 0, len(p.header)-1)
+	for j := range p.header {
+		if j != p.target {
+			p.features = append(p.features, j)
+		}
+	}
+	return nil
+}
+
+func missingHeader(name string) error {
+	return fmt.Errorf("data: %s line 1: missing header: the first line holds only numbers, but a header row naming the columns is required", name)
+}
+
+// looksLikeData reports whether every field parses as a number.
+func looksLikeData(rec []string) bool {
+	for _, s := range rec {
+		if _, err := strconv.ParseFloat(s, 64); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// allDistinctInts reports whether every name is a non-negative integer
+// written in digits only, such as the "0,1,2,..." header that pandas writes
+// for unnamed columns; such a header is accepted as names.
+func allDistinctInts(names []string) bool {
+	for _, s := range names {
+		if strings.Trim(s, "0123456789") != "" {
+			return false
+		}
+	}
+	return true // duplicates were rejected before
+}
+
+// listNames quotes up to 50 names for an error message.
+func listNames(names []string) string {
+	const maxList = 50
+	var b strings.Builder
+	for j, n := range names {
+		if j == maxList {
+			fmt.Fprintf(&b, ", ... (%d more)", len(names)-maxList)
+			break
+		}
+		if j > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(n))
+	}
+	return b.String()
+}
+
+// readRows reads the data rows.
+func (p *csvParser) readRows(opts CSVOptions) error {
+	ncol := len(p.header)
+	nfeat := len(p.features)
+	if opts.Classification {
+		p.labelID = make(map[string]int)
+	}
+	for opts.MaxRows == 0 || p.rows < opts.MaxRows {
+		rec, err := p.read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if len(rec) != ncol {
+			line, _ := p.cr.FieldPos(0)
+			return fmt.Errorf("data: %s line %d: %d fields, want %d (one per header column)", p.name, line, len(rec), ncol)
+		}
+
+		start := len(p.x)
+		p.x = slices.Grow(p.x, nfeat)[:start+nfeat]
+		row := p.x[start:]
+		for k, j := range p.features {
+			s := strings.TrimSpace(rec[j])
+			if isMissing(s) {
+				row[k] = math.NaN()
+				continue
+			}
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil && !errors.Is(err, strconv.ErrRange) {
+				return p.fieldErr(j, "%s is not a number", quoteValue(s))
+			}
+			if math.IsInf(v, 0) {
+				return p.fieldErr(j, "%s is not a finite number", quoteValue(s))
+			}
+			row[k] = v // NaN spelled another way ("NAN") is missing too
+		}
+
+		s := strings.TrimSpace(rec[p.target])
+		if isMissing(s) {
+			return p.fieldErr(p.target, "target value is missing")
+		}
+		if opts.Classification {
+			id, ok := p.labelID[s]
+			if !ok {
+				id = len(p.labels)
+				s = strings.Clone(s) // s points into the whole line
+				p.labelID[s] = id
+				p.labels = append(p.labels, s)
+			}
+			p.y = append(p.y, float64(id))
+		} else {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil && !errors.Is(err, strconv.ErrRange) {
+				return p.fieldErr(p.target, "target %s is not a number", quoteValue(s))
+			}
+			if math.IsNaN(v) {
+				return p.fieldErr(p.target, "target value is missing")
+			}
+			if math.IsInf(v, 0) {
+				return p.fieldErr(p.target, "target %s is not a finite number", quoteValue(s))
+			}
+			p.y = append(p.y, v)
+		}
+		p.rows++
+	}
+	return nil
+}
+
+// fieldErr returns an error about column j of the current record.
+func (p *csvParser) fieldErr(j int, format string, args ...any) error {
+	line, _ := p.cr.FieldPos(j)
+	return fmt.Errorf("data: %s line %d, column %q (%d): %s", p.name, line, p.header[j], j+1, fmt.Sprintf(format, args...))
+}
+
+// isMissing reports whether a (trimmed) field denotes a missing value.
+func isMissing(s string) bool {
+	switch s {
+	case "", "NA", "NaN", "nan":
+		return true
+	}
+	return false
+}
+
+// quoteValue quotes a field for an error message, shortening long ones.
+func quoteValue(s string) string {
+	const maxLen = 40
+	if len(s) <= maxLen {
+		return strconv.Quote(s)
+	}
+	cut := maxLen
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "..."
+}
+
+// encodeLabels turns the first-seen label ids in p.y into final class
+// values and returns Classes (nil when the labels are their own indices).
+func (p *csvParser) encodeLabels() []string {
+	type label struct {
+		text    string
+		value   float64
+		numeric bool
+	}
+	ls := make([]label, len(p.labels))
+	allNumeric, allSmallInts := true, true
+	for i, s := range p.labels {
+		v, err := strconv.ParseFloat(s, 64)
+		ok := err == nil && !math.IsInf(v, 0) && !math.IsNaN(v)
+		ls[i] = label{text: s, value: v, numeric: ok}
+		allNumeric = allNumeric && ok
+		allSmallInts = allSmallInts && ok && v >= 0 && v < maxIntLabel && v == math.Trunc(v)
+	}
+
+	// remap[id] is the final value of the label first seen as id.
+	remap := make([]float64, len(ls))
+	var classes []string
+	switch {
+	case allSmallInts:
+		for i, l := range ls {
+			remap[i] = l.value + 0 // +0 turns -0 into 0
+		}
+	case allNumeric:
+		// Sort by value; labels spelled differently but equal in value
+		// ("1", "1.0") are one class, named in canonical form.
+		vals := make([]float64, len(ls))
+		for i, l := range ls {
+			vals[i] = l.value + 0
+		}
+		slices.Sort(vals)
+		vals = slices.Compact(vals)
+		classes = make([]string, len(vals))
+		for k, v := range vals {
+			classes[k] = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+		for i, l := range ls {
+			k, _ := slices.BinarySearch(vals, l.value+0)
+			remap[i] = float64(k)
+		}
+	default:
+		order := make([]int, len(ls))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ls[a].text, ls[b].text) })
+		classes = make([]string, len(ls))
+		for k, i := range order {
+			classes[k] = ls[i].text
+			remap[i] = float64(k)
+		}
+	}
+	for r, id := range p.y {
+		p.y[r] = remap[int(id)]
+	}
+	return classes
+}

@@ -1,0 +1,113 @@
+package data
+
+import (
+	"math"
+	"slices"
+)
+
+// A Dataset is a table of numeric features with one target per row.
+//
+// X holds the features in row-major order: the value of feature j in row i is
+// X[i*Cols+j]. A NaN in X marks a missing value. Y holds one target per row.
+//
+// For a classification target read from text labels, Classes lists the label
+// of each class and Y holds class indices 0..len(Classes)-1. Classes is nil
+// for regression targets and for classification targets whose labels are
+// themselves the class indices (such as digits 0..9).
+type Dataset struct {
+	// Name identifies the data set, typically the file name it came from.
+	Name string
+	// FeatureNames holds the name of each of the Cols feature columns.
+	FeatureNames []string
+	// TargetName is the name of the target column.
+	TargetName string
+	// X is the Rows×Cols feature matrix in row-major order; NaN = missing.
+	X []float64
+	// Y holds the Rows target values.
+	Y []float64
+	// Rows is the number of rows (samples); Cols the number of features.
+	Rows, Cols int
+	// Classes names the classes of a classification target read from text
+	// labels; Y then holds indices into Classes. Nil otherwise.
+	Classes []string
+}
+
+// Row returns the features of row i as a slice of X, without copying.
+// Changing the returned slice changes the data set. Its capacity is limited
+// to the row, so appending to it never overwrites the next row.
+// Row panics if i is out of range, as indexing a slice does.
+func (d *Dataset) Row(i int) []float64 {
+	start := i * d.Cols
+	return d.X[start : start+d.Cols : start+d.Cols]
+}
+
+// Column copies the values of feature column j into dst, which is grown
+// when its capacity is below Rows, and returns it with length Rows.
+// Column panics if j is out of range, as indexing a slice does.
+func (d *Dataset) Column(j int, dst []float64) []float64 {
+	if j < 0 || j >= d.Cols {
+		panic("data: Dataset.Column: column index out of range")
+	}
+	if cap(dst) < d.Rows {
+		dst = make([]float64, d.Rows)
+	}
+	dst = dst[:d.Rows]
+	for i := range dst {
+		dst[i] = d.X[i*d.Cols+j]
+	}
+	return dst
+}
+
+// Subset returns a new data set holding copies of the rows listed in idx, in
+// that order; an index may appear more than once (as in a bootstrap sample).
+// The result shares nothing with d. Subset panics if an index is out of
+// range, as indexing a slice does.
+func (d *Dataset) Subset(idx []int) *Dataset {
+	s := &Dataset{
+		Name:         d.Name,
+		FeatureNames: slices.Clone(d.FeatureNames),
+		TargetName:   d.TargetName,
+		X:            make([]float64, len(idx)*d.Cols),
+		Y:            make([]float64, len(idx)),
+		Rows:         len(idx),
+		Cols:         d.Cols,
+		Classes:      slices.Clone(d.Classes),
+	}
+	for k, i := range idx {
+		copy(s.X[k*d.Cols:(k+1)*d.Cols], d.Row(i))
+		s.Y[k] = d.Y[i]
+	}
+	return s
+}
+
+// Clone returns a deep copy of d.
+func (d *Dataset) Clone() *Dataset {
+	c := *d
+	c.FeatureNames = slices.Clone(d.FeatureNames)
+	c.X = slices.Clone(d.X)
+	c.Y = slices.Clone(d.Y)
+	c.Classes = slices.Clone(d.Classes)
+	return &c
+}
+
+// NumClasses returns the number of classes of a classification target:
+// len(Classes) when Classes is non-nil; otherwise, when every Y is a
+// non-negative integer, the largest Y plus one; otherwise 0, meaning the
+// target is not a class index (a regression target). A data set with no rows
+// and nil Classes has 0 classes.
+func (d *Dataset) NumClasses() int {
+	if d.Classes != nil {
+		return len(d.Classes)
+	}
+	if len(d.Y) == 0 {
+		return 0
+	}
+	maxY := 0.0
+	for _, y := range d.Y {
+		if !(y >= 0) || y != math.Trunc(y) || y >= math.MaxInt32 {
+			return 0
+		}
+		maxY = max(maxY, y)
+	}
+	return int(maxY) + 1
+}

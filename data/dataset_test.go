@@ -1,0 +1,103 @@
+package data
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+func testDataset() *Dataset {
+	return &Dataset{
+		Name:         "t",
+		FeatureNames: []string{"a", "b"},
+		TargetName:   "y",
+		X:            []float64{1, 2, 3, 4, 5, 6},
+		Y:            []float64{0, 1, 0},
+		Rows:         3,
+		Cols:         2,
+		Classes:      []string{"no", "yes"},
+	}
+}
+
+func TestDatasetRowColumn(t *testing.T) {
+	d := testDataset()
+	r := d.Row(1)
+	if !slices.Equal(r, []float64{3, 4}) || cap(r) != 2 {
+		t.Errorf("Row(1) = %v (cap %d), want [3 4] (cap 2)", r, cap(r))
+	}
+	r[0] = 30
+	if d.X[2] != 30 {
+		t.Errorf("Row is not a view: X[2] = %v after setting Row(1)[0]", d.X[2])
+	}
+	_ = append(r, 99)
+	if d.X[4] != 5 {
+		t.Errorf("appending to Row(1) overwrote row 2")
+	}
+
+	tests := []struct {
+		j   int
+		dst []float64
+	}{
+		{0, nil},
+		{1, make([]float64, 0, 10)},
+		{1, make([]float64, 1)},
+	}
+	for _, tc := range tests {
+		got := d.Column(tc.j, tc.dst)
+		want := []float64{d.X[tc.j], d.X[2+tc.j], d.X[4+tc.j]}
+		if !slices.Equal(got, want) {
+			t.Errorf("Column(%d) = %v, want %v", tc.j, got, want)
+		}
+		if cap(tc.dst) >= 3 && &got[0] != &tc.dst[:1][0] {
+			t.Errorf("Column(%d) did not reuse dst", tc.j)
+		}
+	}
+}
+
+func TestDatasetSubsetClone(t *testing.T) {
+	d := testDataset()
+	s := d.Subset([]int{2, 0, 2})
+	if s.Rows != 3 || s.Cols != 2 || !slices.Equal(s.X, []float64{5, 6, 1, 2, 5, 6}) || !slices.Equal(s.Y, []float64{0, 0, 0}) {
+		t.Errorf("Subset = %+v", s)
+	}
+	s.X[0], s.FeatureNames[0], s.Classes[0] = -1, "z", "z"
+	if d.X[4] != 5 || d.FeatureNames[0] != "a" || d.Classes[0] != "no" {
+		t.Errorf("Subset shares memory with the original")
+	}
+	if e := d.Subset(nil); e.Rows != 0 || len(e.X) != 0 {
+		t.Errorf("Subset(nil) = %+v", e)
+	}
+
+	c := d.Clone()
+	c.X[0], c.Y[0], c.FeatureNames[1], c.Classes[1] = -1, -1, "z", "z"
+	if d.X[0] != 1 || d.Y[0] != 0 || d.FeatureNames[1] != "b" || d.Classes[1] != "yes" {
+		t.Errorf("Clone shares memory with the original")
+	}
+}
+
+func TestNumClasses(t *testing.T) {
+	tests := []struct {
+		name    string
+		y       []float64
+		classes []string
+		want    int
+	}{
+		{"classes set", []float64{0, 0}, []string{"a", "b", "c"}, 3},
+		{"empty classes", nil, []string{}, 0},
+		{"integer labels", []float64{0, 3, 1}, nil, 4},
+		{"all zero", []float64{0, 0}, nil, 1},
+		{"fractional", []float64{0, 1.5}, nil, 0},
+		{"negative", []float64{-1, 1}, nil, 0},
+		{"NaN", []float64{1, math.NaN()}, nil, 0},
+		{"infinite", []float64{1, math.Inf(1)}, nil, 0},
+		{"no rows", nil, nil, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := &Dataset{Y: tc.y, Rows: len(tc.y), Classes: tc.classes}
+			if got := d.NumClasses(); got != tc.want {
+				t.Errorf("NumClasses() = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,248 @@
+package data
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+)
+
+// Magic numbers of the IDX files used by MNIST: unsigned bytes, with three
+// dimensions (images) or one (labels).
+const (
+	idxImagesMagic = 0x00000803
+	idxLabelsMagic = 0x00000801
+)
+
+// Limits checked before any allocation sized by an IDX header.
+const (
+	maxIDXItems  = 10_000_000
+	maxIDXDim    = 4096
+	maxIDXPixels = 1 << 31
+)
+
+// openIDX returns a buffered reader for r that transparently gunzips the
+// stream if it starts with the gzip magic bytes.
+func openIDX(r io.Reader, name string) (io.Reader, error) {
+	br := bufio.NewReader(r)
+	magic, err := br.Peek(2)
+	if err != nil && len(magic) < 2 {
+		if err == io.EOF {
+			return nil, fmt.Errorf("data: %s: empty or truncated IDX file", name)
+		}
+		return nil, fmt.Errorf("data: reading %s: %w", name, err)
+	}
+	if magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("data: %s: %w", name, err)
+		}
+		return bufio.NewReader(zr), nil
+	}
+	return br, nil
+}
+
+// readIDXHeader reads the magic number and the n dimensions that follow it.
+func readIDXHeader(r io.Reader, name string, wantMagic uint32, what string, dims []uint32) error {
+	var hdr [4 * 4]byte
+	size := 4 * (1 + len(dims))
+	if _, err := io.ReadFull(r, hdr[:size]); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return fmt.Errorf("data: %s: truncated IDX header (want %d bytes)", name, size)
+		}
+		return fmt.Errorf("data: reading %s: %w", name, err)
+	}
+	if m := binary.BigEndian.Uint32(hdr[:4]); m != wantMagic {
+		return fmt.Errorf("data: %s: bad magic number 0x%08x, want 0x%08x (IDX %s)", name, m, wantMagic, what)
+	}
+	for i := range dims {
+		dims[i] = binary.BigEndian.Uint32(hdr[4*(i+1):])
+	}
+	return nil
+}
+
+// readIDXData reads exactly size bytes of data and checks that the stream
+// ends there. Memory grows with the data actually read, so a header that
+// claims more than the file holds cannot cause a large allocation.
+func readIDXData(r io.Reader, name string, size int, what string) ([]byte, error) {
+	buf := make([]byte, 0, min(size, 64<<10))
+	for len(buf) < size {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, min(size-len(buf), len(buf)))
+		}
+		n, err := io.ReadFull(r, buf[len(buf):min(cap(buf), size)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil, fmt.Errorf("data: %s: truncated: header promises %s (%d bytes of data), file has %d", name, what, size, len(buf))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("data: reading %s: %w", name, err)
+		}
+	}
+	var one [1]byte
+	n, err := io.ReadFull(r, one[:])
+	if n > 0 {
+		return nil, fmt.Errorf("data: %s: trailing data after %s (%d bytes)", name, what, size)
+	}
+	if err != io.EOF {
+		return nil, fmt.Errorf("data: reading %s: %w", name, err)
+	}
+	return buf[:size:size], nil
+}
+
+// ReadIDXImages reads an IDX file of unsigned-byte images (magic 0x00000803),
+// such as MNIST's train-images-idx3-ubyte, gunzipping it first if it is
+// gzipped. It returns the n×rows×cols pixels in row-major order. The name is
+// used in error messages.
+//
+// The header is checked before anything is allocated: at most 10,000,000
+// images of at most 4096×4096 pixels, and at most 2³¹ pixels in all. The data
+// must be exactly as long as the header says.
+func ReadIDXImages(r io.Reader, name string) (images []uint8, n, rows, cols int, err error) {
+	r, err = openIDX(r, name)
+	if err != nil {
+		return nil, 0, 0, 0, err
+	}
+	var dims [3]uint32
+	if err := readIDXHeader(r, name, idxImagesMagic, "images", dims[:]); err != nil {
+		return nil, 0, 0, 0, err
+	}
+	n, rows, cols = int(dims[0]), int(dims[1]), int(dims[2])
+	switch {
+	case n > maxIDXItems:
+		return nil, 0, 0, 0, fmt.Errorf("data: %s: %d images exceeds the limit of %d", name, n, maxIDXItems)
+	case rows < 1 || rows > maxIDXDim || cols < 1 || cols > maxIDXDim:
+		return nil, 0, 0, 0, fmt.Errorf("data: %s: image size %d×%d out of range (1 to %d per side)", name, rows, cols, maxIDXDim)
+	case uint64(n)*uint64(rows)*uint64(cols) > maxIDXPixels || uint64(n)*uint64(rows)*uint64(cols) > math.MaxInt:
+		return nil, 0, 0, 0, fmt.Errorf("data: %s: %d images of %d×%d is %d pixels, over the limit of %d", name, n, rows, cols, uint64(n)*uint64(rows)*uint64(cols), uint64(maxIDXPixels))
+	}
+	what := strconv.Itoa(n) + " images of " + strconv.Itoa(rows) + "×" + strconv.Itoa(cols)
+	images, err = readIDXData(r, name, n*rows*cols, what)
+	if err != nil {
+		return nil, 0, 0, 0, err
+	}
+	return images, n, rows, cols, nil
+}
+
+// ReadIDXLabels reads an IDX file of unsigned-byte labels (magic
+// 0x00000801), such as MNIST's train-labels-idx1-ubyte, gunzipping it first
+// if it is gzipped. The name is used in error messages. At most 10,000,000
+// labels are accepted, and the data must be exactly as long as the header
+// says.
+func ReadIDXLabels(r io.Reader, name string) ([]uint8, error) {
+	r, err := openIDX(r, name)
+	if err != nil {
+		return nil, err
+	}
+	var dims [1]uint32
+	if err := readIDXHeader(r, name, idxLabelsMagic, "labels", dims[:]); err != nil {
+		return nil, err
+	}
+	n := int(dims[0])
+	if n > maxIDXItems {
+		return nil, fmt.Errorf("data: %s: %d labels exceeds the limit of %d", name, n, maxIDXItems)
+	}
+	return readIDXData(r, name, n, strconv.Itoa(n)+" labels")
+}
+
+// LoadMNIST reads the MNIST training and test sets from dir, which must hold
+// train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte
+// and t10k-labels-idx1-ubyte, each possibly gzipped with a ".gz" suffix (the
+// variant spelling with ".idx3-ubyte" is also accepted). Pixels are scaled to
+// [0, 1] and named px0..px783 in row-major order; the target "label" holds
+// the digit 0..9 (Classes is nil). The data sets are named "mnist-train" and
+// "mnist-test".
+//
+// The full training set takes about 376 MB as float64.
+func LoadMNIST(dir string) (train, test *Dataset, err error) {
+	train, err = loadMNISTPart(dir, "train", "mnist-train")
+	if err != nil {
+		return nil, nil, err
+	}
+	test, err = loadMNISTPart(dir, "t10k", "mnist-test")
+	if err != nil {
+		return nil, nil, err
+	}
+	return train, test, nil
+}
+
+func loadMNISTPart(dir, prefix, name string) (*Dataset, error) {
+	imgPath, err := findMNISTFile(dir, prefix, "images", "idx3")
+	if err != nil {
+		return nil, err
+	}
+	lblPath, err := findMNISTFile(dir, prefix, "labels", "idx1")
+	if err != nil {
+		return nil, err
+	}
+
+	f, err := os.Open(imgPath)
+	if err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	pixels, n, rows, cols, err := ReadIDXImages(f, imgPath)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	f, err = os.Open(lblPath)
+	if err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	labels, err := ReadIDXLabels(f, lblPath)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	if len(labels) != n {
+		return nil, fmt.Errorf("data: %s has %d images but %s has %d labels", imgPath, n, lblPath, len(labels))
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("data: %s: no images", imgPath)
+	}
+
+	d := &Dataset{
+		Name:         name,
+		FeatureNames: make([]string, rows*cols),
+		TargetName:   "label",
+		X:            make([]float64, len(pixels)),
+		Y:            make([]float64, n),
+		Rows:         n,
+		Cols:         rows * cols,
+	}
+	for j := range d.FeatureNames {
+		d.FeatureNames[j] = "px" + strconv.Itoa(j)
+	}
+	for i, p := range pixels {
+		d.X[i] = float64(p) / 255
+	}
+	for i, l := range labels {
+		d.Y[i] = float64(l)
+	}
+	return d, nil
+}
+
+// findMNISTFile returns the path of the first of the accepted spellings of
+// an MNIST file that exists in dir.
+func findMNISTFile(dir, prefix, kind, idx string) (string, error) {
+	base := prefix + "-" + kind + "-" + idx + "-ubyte"
+	alt := prefix + "-" + kind + "." + idx + "-ubyte"
+	for _, f := range []string{base, base + ".gz", alt, alt + ".gz"} {
+		p := filepath.Join(dir, f)
+		_, err := os.Stat(p)
+		if err == nil {
+			return p, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("data: %w", err)
+		}
+	}
+	return "", fmt.Errorf("data: MNIST file %s (or %s.gz) not found in %s", base, base, dir)
+}

@@ -1,0 +1,119 @@
+package forest
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+)
+
+// Binner maps raw feature values to bin codes. Feature j has NumBins(j) real
+// bins 0..NumBins(j)-1; code NumBins(j) is its missing-value (NaN) bin. A value
+// x falls in the first bin b with x <= Edges[j][b], or in the last real bin.
+// Thus x <= Edges[j][b] exactly when code(x) <= b, and a split on bin b is the
+// threshold Edges[j][b].
+type Binner struct {
+	// Edges are each feature's ascending upper bin edges (NumBins(j)-1 of them).
+	Edges [][]float64
+}
+
+// NumBins returns feature j's number of real bins.
+func (bn *Binner) NumBins(j int) int { return len(bn.Edges[j]) + 1 }
+
+// MissingCode returns feature j's missing-value code.
+func (bn *Binner) MissingCode(j int) uint8 { return uint8(len(bn.Edges[j]) + 1) }
+
+// NewBinner computes quantile bins for each column of the row-major matrix x
+// (rows x cols) with at most maxBins-1 real bins per feature (one code is kept
+// for missing values). When a feature has fewer distinct values than that,
+// each value gets its own bin and the edges are the midpoints between
+// consecutive values, which are also the thresholds an exact learner tries.
+func NewBinner(x []float64, rows, cols, maxBins int) (*Binner, error) {
+	if maxBins < 2 || maxBins > 256 {
+		return nil, fmt.Errorf("forest: bins = %d, want 2..256", maxBins)
+	}
+	bn := &Binner{Edges: make([][]float64, cols)}
+	vals := make([]float64, 0, rows)
+	for j := 0; j < cols; j++ {
+		vals = vals[:0]
+		for i := 0; i < rows; i++ {
+			v := x[i*cols+j]
+			if math.IsInf(v, 0) {
+				return nil, fmt.Errorf("forest: row %d, feature %d: infinite value", i, j)
+			}
+			if !math.IsNaN(v) {
+				vals = append(vals, v)
+			}
+		}
+		bn.Edges[j] = quantileEdges(vals, maxBins-1)
+	}
+	return bn, nil
+}
+
+// quantileEdges returns at most maxReal-1 edges splitting vals (modified:
+// sorted) into bins of about equal counts, placed midway between distinct values.
+func quantileEdges(vals []float64, maxReal int) []float64 {
+	if len(vals) == 0 {
+		return nil
+	}
+	slices.Sort(vals)
+	// Distinct values and their counts.
+	var distinct []float64
+	var counts []int
+	for i, v := range vals {
+		if i == 0 || v != vals[i-1] {
+			distinct = append(distinct, v)
+			counts = append(counts, 0)
+		}
+		counts[len(counts)-1]++
+	}
+	mid := func(a, b float64) float64 {
+		m := a + (b-a)/2
+		if m >= b { // a and b are adjacent floats
+			m = a
+		}
+		return m
+	}
+	if len(distinct) <= maxReal {
+		edges := make([]float64, len(distinct)-1)
+		for i := range edges {
+			edges[i] = mid(distinct[i], distinct[i+1])
+		}
+		return edges
+	}
+	// Greedy equal-frequency bins over the distinct values.
+	n := len(vals)
+	edges := make([]float64, 0, maxReal-1)
+	cum := 0
+	for i := 0; i < len(distinct)-1 && len(edges) < maxReal-1; i++ {
+		cum += counts[i]
+		target := float64(n) * float64(len(edges)+1) / float64(maxReal)
+		if float64(cum) >= target {
+			edges = append(edges, mid(distinct[i], distinct[i+1]))
+		}
+	}
+	return edges
+}
+
+// Code returns the bin code of value v for feature j.
+func (bn *Binner) Code(j int, v float64) uint8 {
+	e := bn.Edges[j]
+	if math.IsNaN(v) {
+		return uint8(len(e) + 1)
+	}
+	return uint8(sort.SearchFloat64s(e, v)) // first b with e[b] >= v
+}
+
+// Transform bins the row-major matrix x (rows x cols) into codes, row-major.
+func (bn *Binner) Transform(x []float64, rows, cols int, dst []uint8) []uint8 {
+	if cap(dst) < rows*cols {
+		dst = make([]uint8, rows*cols)
+	}
+	dst = dst[:rows*cols]
+	for i := 0; i < rows; i++ {
+		for j := 0; j < cols; j++ {
+			dst[i*cols+j] = bn.Code(j, x[i*cols+j])
+		}
+	}
+	return dst
+}

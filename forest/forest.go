@@ -1,0 +1,340 @@
+package forest
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Forest is a fitted random forest.
+type Forest struct {
+	// Options are the settings the forest was fitted with, defaults filled in.
+	Options Options
+	// Features are the feature names (may be empty).
+	Features []string
+	// Target is the target's name.
+	Target string
+	// NumFeatures is the number of input features.
+	NumFeatures int
+	// Classes are the class names for classification; len(Classes) is the number of classes.
+	Classes []string
+	// Binner holds the bin edges learnt from the training data.
+	Binner *Binner
+	// Trees are the fitted trees.
+	Trees []Tree
+	// OOBScore is the out-of-bag R² (regression) or accuracy (classification); NaN when not computed.
+	OOBScore float64
+	// OOBRows is how many training rows had at least one out-of-bag tree.
+	OOBRows int
+}
+
+// Outputs returns the number of values per node: 1 for regression, the number
+// of classes for classification.
+func (f *Forest) Outputs() int {
+	if f.Options.Task == Classification {
+		return len(f.Classes)
+	}
+	return 1
+}
+
+// Dataset is the training input of Fit.
+type Dataset struct {
+	// X is the row-major feature matrix, Rows x Cols; NaN marks a missing value.
+	X []float64
+	// Y is the target: real values, or class indices 0..len(Classes)-1.
+	Y []float64
+	// Rows and Cols are X's dimensions.
+	Rows, Cols int
+	// Features and Target name the columns (optional).
+	Features []string
+	Target   string
+	// Classes names the classes for classification; when nil, the classes are
+	// "0".."K-1" with K = max(Y)+1.
+	Classes []string
+}
+
+// smallOverride, when >= 0, replaces the node size at or below which the
+// sorted path is used (tests use it to force either path).
+var smallOverride = -1
+
+// Fit trains a forest. The result depends only on the data and the options
+// (Seed included), not on Options.Threads.
+func Fit(ds Dataset, opt Options) (*Forest, error) {
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	n, p := ds.Rows, ds.Cols
+	switch {
+	case n < 1 || p < 1:
+		return nil, fmt.Errorf("forest: need at least one row and one feature, got %d x %d", n, p)
+	case n >= 1<<31-1:
+		return nil, fmt.Errorf("forest: %d rows is too many", n)
+	case len(ds.X) != n*p:
+		return nil, fmt.Errorf("forest: X has %d values, want rows*cols = %d", len(ds.X), n*p)
+	case len(ds.Y) != n:
+		return nil, fmt.Errorf("forest: Y has %d values, want %d", len(ds.Y), n)
+	case ds.Features != nil && len(ds.Features) != p:
+		return nil, fmt.Errorf("forest: %d feature names for %d features", len(ds.Features), p)
+	}
+	f := &Forest{Options: opt, Features: ds.Features, Target: ds.Target, NumFeatures: p, OOBScore: math.NaN()}
+	b := &builder{n: n, p: p, seed: opt.Seed, maxDepth: opt.MaxDepth, minLeaf: opt.MinSamplesLeaf, minSplit: opt.MinSamplesSplit}
+	if b.k, err = opt.featuresPerNode(p); err != nil {
+		return nil, err
+	}
+	if opt.Task == Classification {
+		if f.Classes, b.cls, err = classLabels(ds.Y, ds.Classes); err != nil {
+			return nil, err
+		}
+		b.d = len(f.Classes)
+		b.entropy = opt.Criterion == Entropy
+	} else {
+		if b.yq, b.ymean, b.scale, err = fixedPoint(ds.Y); err != nil {
+			return nil, err
+		}
+		b.d = 1
+	}
+	b.stride = 2 + b.d
+	if f.Binner, err = NewBinner(ds.X, n, p, opt.Bins); err != nil {
+		return nil, err
+	}
+	b.edges = f.Binner.Edges
+	b.xb = f.Binner.Transform(ds.X, n, p, nil)
+	b.nb = make([]int, p)
+	b.off = make([]int, p)
+	b.miss = make([]uint8, p)
+	for j := 0; j < p; j++ {
+		b.nb[j] = f.Binner.NumBins(j)
+		b.off[j] = b.entries
+		b.entries += b.nb[j] + 1
+		b.miss[j] = f.Binner.MissingCode(j)
+	}
+	b.small = max(16, 2*b.entries/p)
+	if smallOverride >= 0 {
+		b.small = smallOverride
+	}
+	draws, err := opt.draws(n)
+	if err != nil {
+		return nil, err
+	}
+
+	f.Trees = make([]Tree, opt.Trees)
+	var inbag [][]uint64
+	if opt.OOB {
+		inbag = make([][]uint64, opt.Trees)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(opt.Threads, opt.Trees); w++ {
+		wb := newWorker(b)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				t := int(next.Add(1) - 1)
+				if t >= opt.Trees {
+					return
+				}
+				if opt.NoBootstrap {
+					for i := range wb.counts {
+						wb.counts[i] = 1
+					}
+				} else {
+					BootstrapCounts(opt.Seed, t, draws, wb.counts)
+				}
+				if inbag != nil {
+					mask := make([]uint64, (n+63)/64)
+					for i, c := range wb.counts {
+						if c > 0 {
+							mask[i/64] |= 1 << (i % 64)
+						}
+					}
+					inbag[t] = mask
+				}
+				wb.buildTree(t, &f.Trees[t])
+			}
+		}()
+	}
+	wg.Wait()
+	if opt.OOB {
+		f.computeOOB(b.xb, ds.Y, inbag, b.cls)
+	}
+	return f, nil
+}
+
+// classLabels checks that y holds class indices and returns the class names.
+func classLabels(y []float64, names []string) ([]string, []int32, error) {
+	cls := make([]int32, len(y))
+	k := 0
+	for i, v := range y {
+		if v < 0 || v != math.Trunc(v) || v > 1<<20 {
+			return nil, nil, fmt.Errorf("forest: row %d: class label %v is not a non-negative integer", i, v)
+		}
+		cls[i] = int32(v)
+		k = max(k, int(v)+1)
+	}
+	if names != nil {
+		if k > len(names) {
+			return nil, nil, fmt.Errorf("forest: class index %d but only %d class names", k-1, len(names))
+		}
+		return names, cls, nil
+	}
+	names = make([]string, k)
+	for i := range names {
+		names[i] = fmt.Sprint(i)
+	}
+	return names, cls, nil
+}
+
+// fixedPoint converts the regression target to centred fixed point: y ≈
+// ymean + yq/scale, with scale a power of two small enough that any weighted
+// sum over the rows fits in an int64.
+func fixedPoint(y []float64) (yq []int64, ymean, scale float64, err error) {
+	var sum float64
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, 0, 0, fmt.Errorf("forest: row %d: target %v is not a finite number", i, v)
+		}
+		sum += v
+	}
+	ymean = sum / float64(len(y))
+	var maxAbs float64
+	for _, v := range y {
+		maxAbs = max(maxAbs, math.Abs(v-ymean))
+	}
+	scale = 1
+	if maxAbs > 0 {
+		// Σ w·|yq| <= n·maxAbs·scale <= 2^61 (draws never exceed n).
+		e := math.Floor(61 - math.Log2(float64(len(y))*maxAbs))
+		scale = math.Ldexp(1, int(min(e, 900)))
+	}
+	yq = make([]int64, len(y))
+	for i, v := range y {
+		yq[i] = int64(math.Round((v - ymean) * scale))
+	}
+	return yq, ymean, scale, nil
+}
+
+// computeOOB computes the out-of-bag score: each row is predicted by the
+// trees that did not draw it, summed in tree order.
+func (f *Forest) computeOOB(xb []uint8, y []float64, inbag [][]uint64, cls []int32) {
+	n, p, d := len(y), f.NumFeatures, f.Outputs()
+	miss := f.missCodes()
+	pred := make([]float64, n*d)
+	cnt := make([]int32, n)
+	parallelRows(n, f.Options.Threads, func(lo, hi int) {
+		for t := range f.Trees {
+			tr := &f.Trees[t]
+			mask := inbag[t]
+			for i := lo; i < hi; i++ {
+				if mask[i/64]&(1<<(i%64)) != 0 {
+					continue
+				}
+				leaf := tr.leafCodes(xb[i*p:(i+1)*p], miss)
+				for q := 0; q < d; q++ {
+					pred[i*d+q] += tr.Value[leaf*d+q]
+				}
+				cnt[i]++
+			}
+		}
+	})
+	var m int
+	if f.Options.Task == Regression {
+		var sy float64
+		for i := range y {
+			if cnt[i] > 0 {
+				sy += y[i]
+				m++
+			}
+		}
+		if m == 0 {
+			return
+		}
+		mean := sy / float64(m)
+		var sse, sst float64
+		for i := range y {
+			if cnt[i] > 0 {
+				e := pred[i]/float64(cnt[i]) - y[i]
+				sse += e * e
+				sst += (y[i] - mean) * (y[i] - mean)
+			}
+		}
+		f.OOBScore, f.OOBRows = 1-sse/sst, m
+		return
+	}
+	correct := 0
+	for i := range y {
+		if cnt[i] == 0 {
+			continue
+		}
+		m++
+		if argmax(pred[i*d:(i+1)*d]) == int(cls[i]) {
+			correct++
+		}
+	}
+	if m > 0 {
+		f.OOBScore, f.OOBRows = float64(correct)/float64(m), m
+	}
+}
+
+func (f *Forest) missCodes() []uint8 {
+	miss := make([]uint8, f.NumFeatures)
+	for j := range miss {
+		miss[j] = f.Binner.MissingCode(j)
+	}
+	return miss
+}
+
+// argmax returns the index of the first largest value.
+func argmax(v []float64) int {
+	best := 0
+	for i, x := range v {
+		if x > v[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+// parallelRows runs fn over [0,n) in contiguous blocks on up to threads goroutines.
+func parallelRows(n, threads int, fn func(lo, hi int)) {
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	const block = 1024
+	nb := (n + block - 1) / block
+	if threads == 1 || nb <= 1 {
+		fn(0, n)
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(threads, nb); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				b := int(next.Add(1) - 1)
+				if b >= nb {
+					return
+				}
+				fn(b*block, min(n, (b+1)*block))
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// Timed runs Fit and returns the wall time it took.
+func Timed(ds Dataset, opt Options) (*Forest, time.Duration, error) {
+	start := time.Now()
+	f, err := Fit(ds, opt)
+	return f, time.Since(start), err
+}
+
+// ErrShape is wrapped by prediction errors about input dimensions.
+var ErrShape = errors.New("wrong input shape")

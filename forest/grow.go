@@ -1,0 +1,677 @@
+package forest
+
+import (
+	"math"
+	"slices"
+)
+
+// Split rules, shared with the accelerator learner.
+//
+// A node's rows carry integer statistics: n (distinct rows), w (bootstrap
+// weight) and D sums — for regression the weighted fixed-point target
+// Σ w·round((y-ȳ)·2^s), for classification the weighted class counts. All
+// sums are exact integers, so they do not depend on the order rows are added
+// in. For each feature, a candidate split at bin b sends codes <= b left and
+// missing values to one side; it is valid when both sides keep at least
+// MinSamplesLeaf rows. Its score is proxy(left) + proxy(right) computed in
+// float64 by splitScore. The best candidate has the highest score; ties go to
+// the lowest feature index, then the lowest bin, then missing-right before
+// missing-left. A node splits only when the best score exceeds the node's own
+// proxy by more than a relative 1e-12. When the node saw no missing value of
+// the chosen feature, missing values go to the side with more weight (left on
+// a tie). Only bins where a row of the node falls are candidate boundaries, so
+// a learner that walks the node's rows sorted by code (the sorted path, used
+// for small nodes) and one that scans every bin of a histogram (the dense
+// path) choose the same split.
+//
+// Scores are computed from the integer statistics only, by the same float64
+// expressions in every path: squared error float64(s*s)/w with s converted to
+// float64 first; Gini float64(Σ c²)/w with Σ c² summed exactly in int64;
+// entropy Σ c·ln c − w·ln w summed in class order.
+
+// gainTolerance is the relative improvement a split must bring.
+const gainTolerance = 1e-12
+
+// builder grows trees; one per worker, reused across trees.
+type builder struct {
+	// Shared, read-only.
+	xb       []uint8 // binned rows, row-major n x p
+	n, p     int
+	nb       []int   // real bins per feature
+	off      []int   // histogram offset (in entries) of each feature
+	entries  int     // total histogram entries (real + missing bins)
+	miss     []uint8 // missing code per feature
+	yq       []int64 // regression: fixed-point centred target per row
+	cls      []int32 // classification: class per row
+	d        int     // sums per entry (1 or number of classes)
+	stride   int     // int64s per histogram entry: n, w, sums
+	entropy  bool
+	k        int // features considered per node
+	small    int // nodes with at most this many rows use the sorted path
+	seed     uint64
+	scale    float64
+	ymean    float64
+	edges    [][]float64
+	maxDepth int
+	minLeaf  int
+	minSplit int
+
+	// Per worker, reused across trees.
+	tree   int
+	counts []int32
+	wy     []int64 // regression: counts[r]*yq[r]
+	rows   []int32
+	sorted []int32 // feature j's rows of a sorted node, sorted by code, at [j*n+lo, j*n+hi)
+	mark   []uint8 // per row: 1 when it goes left in the current partition
+	tmp    []int32
+	bucket []int32
+	nodes  []bnode
+	values []float64
+	pool   [][]int64
+	order  []int
+	prio   []uint64
+	scr    scratch
+	arena  []int64 // statistics of the nodes on the current path
+}
+
+// scratch holds per-node buffers of stride int64s.
+type scratch struct {
+	left, miss, cand, best []int64
+}
+
+// bnode is a node while growing (depth-first order).
+type bnode struct {
+	feature     int32
+	bin         uint8
+	missingLeft bool
+	left, right int32
+	n           int32
+	w           int64
+	gain        float64
+}
+
+// split is a candidate split.
+type split struct {
+	ok          bool
+	feature     int
+	bin         int
+	missingLeft bool
+	score       float64
+	left        []int64 // stride statistics of the left side
+}
+
+func newWorker(b *builder) *builder {
+	w := *b
+	w.counts = make([]int32, b.n)
+	if b.cls == nil {
+		w.wy = make([]int64, b.n)
+	}
+	w.rows = make([]int32, 0, b.n)
+	w.sorted = make([]int32, b.n*b.p)
+	w.mark = make([]uint8, b.n)
+	w.tmp = make([]int32, b.n)
+	w.bucket = make([]int32, 257)
+	w.order = make([]int, b.p)
+	for j := range w.order {
+		w.order[j] = j
+	}
+	w.prio = make([]uint64, b.p)
+	w.pool, w.nodes, w.values = nil, nil, nil
+	w.arena = make([]int64, 0, 128*b.stride)
+	w.scr = scratch{make([]int64, b.stride), make([]int64, b.stride), make([]int64, b.stride), make([]int64, b.stride)}
+	return &w
+}
+
+func (b *builder) getHist() []int64 {
+	if n := len(b.pool); n > 0 {
+		h := b.pool[n-1]
+		b.pool = b.pool[:n-1]
+		clear(h)
+		return h
+	}
+	return make([]int64, b.entries*b.stride)
+}
+
+func (b *builder) putHist(h []int64) {
+	if h != nil {
+		b.pool = append(b.pool, h)
+	}
+}
+
+// xlogx is x·ln x with 0·ln 0 = 0.
+func xlogx(x float64) float64 {
+	if x <= 0 {
+		return 0
+	}
+	return float64(x * math.Log(x))
+}
+
+// proxy is the impurity proxy of a side with statistics st (n, w, sums).
+// Higher proxy sums mean purer children.
+func (b *builder) proxy(st []int64) float64 {
+	w := float64(st[1])
+	if w <= 0 {
+		return 0
+	}
+	switch {
+	case b.cls == nil:
+		s := float64(st[2])
+		return float64(s*s) / w
+	case b.entropy:
+		var s float64
+		for _, v := range st[2:b.stride] {
+			s += xlogx(float64(v))
+		}
+		return s - xlogx(w)
+	}
+	var sq int64
+	for _, v := range st[2:b.stride] {
+		sq += v * v
+	}
+	return float64(sq) / w
+}
+
+// better reports whether candidate (score, j, bin, ml) beats the current best
+// under the tie-breaking rule.
+func better(cur *split, score float64, j, bin int, ml bool) bool {
+	if !cur.ok || score > cur.score {
+		return true
+	}
+	if score < cur.score {
+		return false
+	}
+	if j != cur.feature {
+		return j < cur.feature
+	}
+	if bin != cur.bin {
+		return bin < cur.bin
+	}
+	return !ml && cur.missingLeft
+}
+
+// buildTree grows tree t over the rows with positive counts.
+func (b *builder) buildTree(t int, tr *Tree) {
+	b.tree = t
+	b.nodes = b.nodes[:0]
+	b.values = b.values[:0]
+	b.rows = b.rows[:0]
+	tot := make([]int64, b.stride)
+	for i, c := range b.counts {
+		if c > 0 {
+			r := int32(i)
+			b.rows = append(b.rows, r)
+			if b.wy != nil {
+				b.wy[i] = int64(c) * b.yq[i]
+			}
+			b.addRow(tot, r)
+		}
+	}
+	var hist []int64
+	if len(b.rows) > b.small {
+		hist = b.getHist()
+		b.accumulate(hist, b.rows)
+	}
+	b.grow(0, len(b.rows), 0, RootKey, hist, false, tot)
+	b.emit(tr)
+}
+
+// addRow adds row r's statistics to st.
+func (b *builder) addRow(st []int64, r int32) {
+	w := int64(b.counts[r])
+	st[0]++
+	st[1] += w
+	if b.cls != nil {
+		st[2+b.cls[r]] += w
+	} else {
+		st[2] += w * b.yq[r]
+	}
+}
+
+// accumulate adds the rows' statistics into the dense histogram h.
+func (b *builder) accumulate(h []int64, rows []int32) {
+	p, off, stride := b.p, b.off, b.stride
+	if b.cls == nil {
+		for _, r := range rows {
+			w := int64(b.counts[r])
+			wy := b.wy[r]
+			xr := b.xb[int(r)*p : int(r)*p+p]
+			for j, c := range xr {
+				e := (off[j] + int(c)) * 3
+				hh := h[e : e+3 : e+3]
+				hh[0]++
+				hh[1] += w
+				hh[2] += wy
+			}
+		}
+		return
+	}
+	for _, r := range rows {
+		w := int64(b.counts[r])
+		cl := 2 + int(b.cls[r])
+		xr := b.xb[int(r)*p : int(r)*p+p]
+		for j, c := range xr {
+			e := (off[j] + int(c)) * stride
+			h[e]++
+			h[e+1] += w
+			h[e+cl] += w
+		}
+	}
+}
+
+// featureOrder returns the features in the order the node examines them.
+func (b *builder) featureOrder(key uint64) []int {
+	if b.k == b.p {
+		return b.order // identity
+	}
+	o := b.order[:b.p]
+	for j := range o {
+		o[j] = j
+		b.prio[j] = FeaturePriority(b.seed, b.tree, key, j)
+	}
+	slices.SortFunc(o, func(x, y int) int {
+		if b.prio[x] != b.prio[y] {
+			if b.prio[x] < b.prio[y] {
+				return -1
+			}
+			return 1
+		}
+		return x - y
+	})
+	return o
+}
+
+// boundary evaluates the splits between code c (last code on the left, with
+// left statistics left) and the next present code, with missing values on
+// either side (m: missing statistics, tot: node totals).
+func (b *builder) boundary(j, c int, left, m, tot []int64, best *split) {
+	stride := b.stride
+	minLeaf := int64(b.minLeaf)
+	for pass := 0; pass < 2; pass++ {
+		ml := pass == 1
+		if ml && m[0] == 0 {
+			return
+		}
+		var score float64
+		if b.cls == nil {
+			nl, wl, sl := left[0], left[1], left[2]
+			if ml {
+				nl, wl, sl = nl+m[0], wl+m[1], sl+m[2]
+			}
+			if nl < minLeaf || tot[0]-nl < minLeaf {
+				continue
+			}
+			fl, fr := float64(sl), float64(tot[2]-sl)
+			score = float64(fl*fl)/float64(wl) + float64(fr*fr)/float64(tot[1]-wl)
+		} else {
+			cand := b.scr.cand
+			copy(cand, left)
+			if ml {
+				for q := 0; q < stride; q++ {
+					cand[q] += m[q]
+				}
+			}
+			if cand[0] < minLeaf || tot[0]-cand[0] < minLeaf {
+				continue
+			}
+			score = b.proxy(cand)
+			for q := 0; q < stride; q++ {
+				cand[q] = tot[q] - cand[q]
+			}
+			score += b.proxy(cand)
+		}
+		if better(best, score, j, c, ml) {
+			best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, c, ml
+			copy(best.left, left)
+			if ml {
+				for q := 0; q < stride; q++ {
+					best.left[q] += m[q]
+				}
+			}
+		}
+	}
+}
+
+// scanDense evaluates feature j from the dense histogram h of the node.
+// It returns false when the feature is constant in the node.
+func (b *builder) scanDense(j int, hist, tot []int64, best *split) bool {
+	stride, nbj := b.stride, b.nb[j]
+	h := hist[b.off[j]*stride : (b.off[j]+nbj+1)*stride]
+	m := h[nbj*stride : (nbj+1)*stride]
+	first, last := -1, -1
+	for c := 0; c < nbj; c++ {
+		if h[c*stride] > 0 {
+			if first < 0 {
+				first = c
+			}
+			last = c
+		}
+	}
+	if first == last {
+		return false
+	}
+	left := b.scr.left
+	clear(left)
+	for c := first; c < last; c++ {
+		st := h[c*stride : (c+1)*stride]
+		if st[0] == 0 {
+			continue
+		}
+		for q := range left {
+			left[q] += st[q]
+		}
+		b.boundary(j, c, left, m, tot, best)
+	}
+	return true
+}
+
+// scanSorted evaluates feature j from the node's rows sorted by code.
+// It returns false when the feature is constant in the node.
+func (b *builder) scanSorted(j, lo, hi int, tot []int64, best *split) bool {
+	seg := b.sorted[j*b.n+lo : j*b.n+hi]
+	p, xb, mc := b.p, b.xb, b.miss[j]
+	// Missing rows sort last.
+	end := len(seg)
+	for end > 0 && xb[int(seg[end-1])*p+j] == mc {
+		end--
+	}
+	if end == 0 || xb[int(seg[0])*p+j] == xb[int(seg[end-1])*p+j] {
+		return false
+	}
+	m := b.scr.miss
+	clear(m)
+	for _, r := range seg[end:] {
+		b.addRow(m, r)
+	}
+	left := b.scr.left
+	clear(left)
+	prev := xb[int(seg[0])*p+j]
+	if b.cls == nil {
+		b.scanSortedRegression(j, seg[:end], prev, m, tot, best)
+		return true
+	}
+	for _, r := range seg[:end] {
+		c := xb[int(r)*p+j]
+		if c != prev {
+			b.boundary(j, int(prev), left, m, tot, best)
+			prev = c
+		}
+		w := int64(b.counts[r])
+		left[0]++
+		left[1] += w
+		left[2+b.cls[r]] += w
+	}
+	return true
+}
+
+// scanSortedRegression is scanSorted's loop for squared error, with the
+// candidate scores of boundary inlined.
+func (b *builder) scanSortedRegression(j int, seg []int32, prev uint8, m, tot []int64, best *split) {
+	p, xb, counts, wy := b.p, b.xb, b.counts, b.wy
+	minLeaf := int64(b.minLeaf)
+	tn, tw, ts := tot[0], tot[1], tot[2]
+	mn, mw, ms := m[0], m[1], m[2]
+	var nl, wl, sl int64
+	consider := func(n, w, s int64, ml bool) {
+		if n < minLeaf || tn-n < minLeaf {
+			return
+		}
+		fl, fr := float64(s), float64(ts-s)
+		score := float64(fl*fl)/float64(w) + float64(fr*fr)/float64(tw-w)
+		if best.ok && score < best.score {
+			return
+		}
+		if better(best, score, j, int(prev), ml) {
+			best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, int(prev), ml
+			best.left[0], best.left[1], best.left[2] = n, w, s
+		}
+	}
+	for _, r := range seg {
+		c := xb[int(r)*p+j]
+		if c != prev {
+			consider(nl, wl, sl, false)
+			if mn > 0 {
+				consider(nl+mn, wl+mw, sl+ms, true)
+			}
+			prev = c
+		}
+		nl++
+		wl += int64(counts[r])
+		sl += wy[r]
+	}
+}
+
+// findSplit searches the node's best split.
+func (b *builder) findSplit(lo, hi int, key uint64, hist []int64, tot []int64) split {
+	best := split{left: b.scr.best}
+	examined := 0
+	for _, j := range b.featureOrder(key) {
+		if examined >= b.k {
+			break
+		}
+		var ok bool
+		if hist != nil {
+			ok = b.scanDense(j, hist, tot, &best)
+		} else {
+			ok = b.scanSorted(j, lo, hi, tot, &best)
+		}
+		if ok {
+			examined++
+		}
+	}
+	if best.ok {
+		parent := b.proxy(tot)
+		if !(best.score-parent > gainTolerance*math.Abs(parent)) {
+			best.ok = false
+		}
+	}
+	if best.ok && !b.hasMissing(hist, lo, hi, best.feature) {
+		// No missing value seen: send them to the heavier side.
+		best.missingLeft = 2*best.left[1] >= tot[1]
+	}
+	return best
+}
+
+// hasMissing tells whether any of the node's rows misses feature j.
+func (b *builder) hasMissing(hist []int64, lo, hi, j int) bool {
+	if hist != nil {
+		return hist[(b.off[j]+b.nb[j])*b.stride] > 0
+	}
+	mc := b.miss[j]
+	for _, r := range b.rows[lo:hi] {
+		if b.xb[int(r)*b.p+j] == mc {
+			return true
+		}
+	}
+	return false
+}
+
+// sortSegment fills every feature's sorted list for rows[lo:hi] by counting sort.
+func (b *builder) sortSegment(lo, hi int) {
+	rows := b.rows[lo:hi]
+	p, xb, cnt := b.p, b.xb, b.bucket
+	for j := 0; j < p; j++ {
+		clear(cnt)
+		for _, r := range rows {
+			cnt[int(xb[int(r)*p+j])+1]++
+		}
+		for c := 1; c < len(cnt); c++ {
+			cnt[c] += cnt[c-1]
+		}
+		dst := b.sorted[j*b.n+lo : j*b.n+hi]
+		for _, r := range rows {
+			c := xb[int(r)*p+j]
+			dst[cnt[c]] = r
+			cnt[c]++
+		}
+	}
+}
+
+// grow builds the subtree over rows[lo:hi] and returns its node index.
+// hist (owned by the call) is the node's dense histogram, or nil; sorted
+// tells whether the sorted lists hold the node's rows.
+func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, sorted bool, tot []int64) int32 {
+	id := int32(len(b.nodes))
+	b.nodes = append(b.nodes, bnode{feature: -1, left: -1, right: -1, n: int32(tot[0]), w: tot[1]})
+	b.values = b.appendValue(b.values, tot)
+	n := hi - lo
+	if (b.maxDepth > 0 && depth >= b.maxDepth) || n < b.minSplit || n < 2*b.minLeaf {
+		b.putHist(hist)
+		return id
+	}
+	if hist == nil && !sorted {
+		b.sortSegment(lo, hi)
+		sorted = true
+	}
+	sp := b.findSplit(lo, hi, key, hist, tot)
+	if !sp.ok {
+		b.putHist(hist)
+		return id
+	}
+	j, bin, ml, mc := sp.feature, uint8(sp.bin), sp.missingLeft, b.miss[sp.feature]
+	mark := len(b.arena)
+	b.arena = append(b.arena, sp.left...)
+	b.arena = append(b.arena, tot...)
+	ltot := b.arena[mark : mark+b.stride : mark+b.stride]
+	rtot := b.arena[mark+b.stride : mark+2*b.stride : mark+2*b.stride]
+	for q := range rtot {
+		rtot[q] = tot[q] - ltot[q]
+	}
+	mid := b.partition(lo, hi, j, bin, ml, mc, sorted)
+	nl, nr := mid-lo, hi-mid
+	var lh, rh []int64
+	if hist != nil && max(nl, nr) > b.small {
+		small := b.getHist()
+		if nl <= nr {
+			b.accumulate(small, b.rows[lo:mid])
+			subtract(hist, small)
+			lh, rh = small, hist
+		} else {
+			b.accumulate(small, b.rows[mid:hi])
+			subtract(hist, small)
+			lh, rh = hist, small
+		}
+		if nl <= b.small {
+			b.putHist(lh)
+			lh = nil
+		}
+		if nr <= b.small {
+			b.putHist(rh)
+			rh = nil
+		}
+	} else {
+		b.putHist(hist)
+	}
+	b.nodes[id].feature = int32(j)
+	b.nodes[id].bin = bin
+	b.nodes[id].missingLeft = ml
+	b.nodes[id].gain = sp.score - b.proxy(tot)
+	l := b.grow(lo, mid, depth+1, ChildKey(key, 0), lh, sorted, ltot)
+	r := b.grow(mid, hi, depth+1, ChildKey(key, 1), rh, sorted, rtot)
+	b.nodes[id].left, b.nodes[id].right = l, r
+	b.arena = b.arena[:mark]
+	return id
+}
+
+// partition moves the rows of [lo,hi) going left first and returns the
+// boundary. For sorted nodes every feature's list is partitioned stably.
+func (b *builder) partition(lo, hi, j int, bin uint8, ml bool, mc uint8, sorted bool) int {
+	rows, p, xb := b.rows, b.p, b.xb
+	goesLeft := func(r int32) bool {
+		c := xb[int(r)*p+j]
+		return c <= bin || (c == mc && ml)
+	}
+	if !sorted {
+		i, k := lo, hi-1
+		for i <= k {
+			if goesLeft(rows[i]) {
+				i++
+			} else {
+				rows[i], rows[k] = rows[k], rows[i]
+				k--
+			}
+		}
+		return i
+	}
+	mark := b.mark
+	mid := lo
+	for _, r := range rows[lo:hi] {
+		var l uint8
+		if goesLeft(r) {
+			l = 1
+		}
+		mark[r] = l
+		mid += int(l)
+	}
+	tmp := b.tmp
+	stable := func(seg []int32) {
+		w, t := 0, 0
+		for _, r := range seg {
+			l := int(mark[r])
+			seg[w] = r
+			tmp[t] = r
+			w += l
+			t += 1 - l
+		}
+		copy(seg[w:], tmp[:t])
+	}
+	stable(rows[lo:hi])
+	for f := 0; f < p; f++ {
+		stable(b.sorted[f*b.n+lo : f*b.n+hi])
+	}
+	return mid
+}
+
+// subtract sets h -= s.
+func subtract(h, s []int64) {
+	s = s[:len(h)]
+	for i := range h {
+		h[i] -= s[i]
+	}
+}
+
+// appendValue appends the node value for statistics tot.
+func (b *builder) appendValue(vals []float64, tot []int64) []float64 {
+	w := float64(tot[1])
+	if b.cls == nil {
+		return append(vals, float64(tot[2])/w/b.scale+b.ymean)
+	}
+	for _, s := range tot[2:b.stride] {
+		vals = append(vals, float64(s)/w)
+	}
+	return vals
+}
+
+// emit writes the grown tree into tr in breadth-first order.
+func (b *builder) emit(tr *Tree) {
+	nn := len(b.nodes)
+	d := b.stride - 2
+	*tr = Tree{
+		Feature:     make([]int32, nn),
+		Bin:         make([]uint8, nn),
+		Threshold:   make([]float64, nn),
+		MissingLeft: make([]bool, nn),
+		Left:        make([]int32, nn),
+		Value:       make([]float64, nn*d),
+		Samples:     make([]int32, nn),
+		Weight:      make([]int64, nn),
+		Gain:        make([]float64, nn),
+	}
+	queue := make([]int32, 1, nn)
+	for out := 0; out < len(queue); out++ {
+		src := b.nodes[queue[out]]
+		tr.Feature[out] = src.feature
+		tr.Samples[out] = src.n
+		tr.Weight[out] = src.w
+		copy(tr.Value[out*d:(out+1)*d], b.values[int(queue[out])*d:int(queue[out]+1)*d])
+		if src.feature < 0 {
+			tr.Left[out] = -1
+			continue
+		}
+		tr.Bin[out] = src.bin
+		tr.Threshold[out] = b.edges[src.feature][src.bin]
+		tr.MissingLeft[out] = src.missingLeft
+		tr.Gain[out] = src.gain
+		tr.Left[out] = int32(len(queue))
+		queue = append(queue, src.left, src.right)
+	}
+}

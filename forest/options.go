@@ -1,0 +1,174 @@
+package forest
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+// Task is what a forest predicts.
+type Task string
+
+const (
+	// Regression predicts a real value (squared-error criterion).
+	Regression Task = "regression"
+	// Classification predicts a class and class probabilities.
+	Classification Task = "classification"
+)
+
+// Criterion is the impurity a split minimises.
+type Criterion string
+
+const (
+	// SquaredError is the squared error, for regression.
+	SquaredError Criterion = "squared_error"
+	// Gini is the Gini impurity, for classification.
+	Gini Criterion = "gini"
+	// Entropy is the Shannon entropy, for classification.
+	Entropy Criterion = "entropy"
+)
+
+// Options are the learner's settings. Names and defaults follow
+// scikit-learn's RandomForestRegressor and RandomForestClassifier.
+type Options struct {
+	// Task is regression or classification.
+	Task Task
+	// Criterion defaults to squared_error (regression) or gini (classification).
+	Criterion Criterion
+	// Trees is the number of trees (n_estimators); default 100.
+	Trees int
+	// MaxDepth limits tree depth; 0 means unlimited.
+	MaxDepth int
+	// MinSamplesSplit is the fewest rows a node needs to be split; default 2.
+	MinSamplesSplit int
+	// MinSamplesLeaf is the fewest rows each child must keep; default 1.
+	MinSamplesLeaf int
+	// MaxFeatures is how many features each node considers: "sqrt", "log2",
+	// "all" (or "1.0"), a fraction in (0,1], or an integer. Default: all for
+	// regression, sqrt for classification.
+	MaxFeatures string
+	// Bootstrap draws each tree's rows with replacement; default true (see NoBootstrap).
+	NoBootstrap bool
+	// MaxSamples is the number of draws per tree when bootstrapping: a
+	// fraction of the rows if in (0,1], else a count; 0 means all rows.
+	MaxSamples float64
+	// Seed fixes every random choice.
+	Seed uint64
+	// Bins is the most bins per feature, the missing-value bin included
+	// (2..256); default 256.
+	Bins int
+	// Threads is the number of goroutines; 0 means runtime.NumCPU(). The
+	// forest does not depend on it.
+	Threads int
+	// OOB computes the out-of-bag score (bootstrap only).
+	OOB bool
+}
+
+// withDefaults returns o with defaults filled in, or an error for invalid values.
+func (o Options) withDefaults() (Options, error) {
+	if o.Task == "" {
+		o.Task = Regression
+	}
+	switch o.Task {
+	case Regression:
+		if o.Criterion == "" {
+			o.Criterion = SquaredError
+		}
+		if o.Criterion != SquaredError {
+			return o, fmt.Errorf("forest: criterion %q is not valid for regression (use squared_error)", o.Criterion)
+		}
+	case Classification:
+		if o.Criterion == "" {
+			o.Criterion = Gini
+		}
+		if o.Criterion != Gini && o.Criterion != Entropy {
+			return o, fmt.Errorf("forest: criterion %q is not valid for classification (use gini or entropy)", o.Criterion)
+		}
+	default:
+		return o, fmt.Errorf("forest: unknown task %q (use regression or classification)", o.Task)
+	}
+	if o.Trees == 0 {
+		o.Trees = 100
+	}
+	if o.MinSamplesSplit == 0 {
+		o.MinSamplesSplit = 2
+	}
+	if o.MinSamplesLeaf == 0 {
+		o.MinSamplesLeaf = 1
+	}
+	if o.Bins == 0 {
+		o.Bins = 256
+	}
+	if o.Threads <= 0 {
+		o.Threads = runtime.NumCPU()
+	}
+	switch {
+	case o.Trees < 1 || o.Trees > 1<<20:
+		return o, fmt.Errorf("forest: trees = %d, want 1..%d", o.Trees, 1<<20)
+	case o.MaxDepth < 0:
+		return o, fmt.Errorf("forest: max depth = %d, want >= 0 (0 = unlimited)", o.MaxDepth)
+	case o.MinSamplesSplit < 2:
+		return o, fmt.Errorf("forest: min samples split = %d, want >= 2", o.MinSamplesSplit)
+	case o.MinSamplesLeaf < 1:
+		return o, fmt.Errorf("forest: min samples leaf = %d, want >= 1", o.MinSamplesLeaf)
+	case o.Bins < 2 || o.Bins > 256:
+		return o, fmt.Errorf("forest: bins = %d, want 2..256", o.Bins)
+	case o.MaxSamples < 0 || math.IsNaN(o.MaxSamples):
+		return o, fmt.Errorf("forest: max samples = %v, want > 0", o.MaxSamples)
+	case o.OOB && o.NoBootstrap:
+		return o, fmt.Errorf("forest: the out-of-bag score needs bootstrap")
+	}
+	if o.MaxFeatures == "" {
+		o.MaxFeatures = "all"
+		if o.Task == Classification {
+			o.MaxFeatures = "sqrt"
+		}
+	}
+	if _, err := o.featuresPerNode(1); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+// featuresPerNode resolves MaxFeatures for p features.
+func (o Options) featuresPerNode(p int) (int, error) {
+	s := strings.ToLower(strings.TrimSpace(o.MaxFeatures))
+	var k int
+	switch s {
+	case "all", "none", "":
+		k = p
+	case "sqrt", "auto":
+		k = int(math.Sqrt(float64(p)))
+	case "log2":
+		k = int(math.Log2(float64(p)))
+	default:
+		if n, err := strconv.Atoi(s); err == nil {
+			if n < 1 {
+				return 0, fmt.Errorf("forest: max features %q: an integer must be >= 1", o.MaxFeatures)
+			}
+			k = n
+		} else if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 && f <= 1 {
+			k = int(f * float64(p))
+		} else {
+			return 0, fmt.Errorf("forest: max features %q: want sqrt, log2, all, a fraction in (0,1] or an integer >= 1", o.MaxFeatures)
+		}
+	}
+	return min(max(k, 1), p), nil
+}
+
+// draws returns the number of bootstrap draws per tree for n rows.
+func (o Options) draws(n int) (int, error) {
+	switch {
+	case o.MaxSamples == 0:
+		return n, nil
+	case o.MaxSamples <= 1:
+		return max(1, int(math.Round(o.MaxSamples*float64(n)))), nil
+	case o.MaxSamples != math.Trunc(o.MaxSamples):
+		return 0, fmt.Errorf("forest: max samples %v: a count above 1 must be an integer", o.MaxSamples)
+	case int(o.MaxSamples) > n:
+		return 0, fmt.Errorf("forest: max samples %d exceeds the %d training rows", int(o.MaxSamples), n)
+	}
+	return int(o.MaxSamples), nil
+}
