@@ -36,6 +36,10 @@ type CSVOptions struct {
 	// MaxRows, when positive, stops reading after that many data rows.
 	// Zero means no limit.
 	MaxRows int
+
+	// NoTarget reads every column as a feature (for prediction inputs):
+	// Y stays nil and Target must be empty.
+	NoTarget bool
 }
 
 // maxIntLabel bounds the labels that are kept as their own class index, so
@@ -82,7 +86,10 @@ func ReadCSV(r io.Reader, name string, opts CSVOptions) (*Dataset, error) {
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 
-	p := &csvParser{name: name, cr: cr}
+	p := &csvParser{name: name, cr: cr, noTarget: opts.NoTarget}
+	if opts.NoTarget && (opts.Target != "" || opts.Classification) {
+		return nil, fmt.Errorf("data: %s: NoTarget excludes Target and Classification", name)
+	}
 	if err := p.readHeader(opts.Target); err != nil {
 		return nil, err
 	}
@@ -93,9 +100,13 @@ func ReadCSV(r io.Reader, name string, opts CSVOptions) (*Dataset, error) {
 		return nil, fmt.Errorf("data: %s: no data rows after the header", name)
 	}
 
+	targetName := ""
+	if !p.noTarget {
+		targetName = p.header[p.target]
+	}
 	d := &Dataset{
 		Name:       name,
-		TargetName: p.header[p.target],
+		TargetName: targetName,
 		X:          slices.Clip(p.x),
 		Y:          p.y,
 		Rows:       p.rows,
@@ -182,7 +193,8 @@ type csvParser struct {
 	name     string
 	cr       *csv.Reader
 	header   []string
-	target   int   // header index of the target column
+	target   int // header index of the target column (-1 with noTarget)
+	noTarget bool
 	features []int // header indices of the feature columns, in order
 
 	x    []float64
@@ -240,6 +252,14 @@ func (p *csvParser) readHeader(target string) error {
 		return missingHeader(p.name)
 	}
 
+	if p.noTarget {
+		p.target = -1
+		p.features = make([]int, len(p.header))
+		for j := range p.features {
+			p.features[j] = j
+		}
+		return nil
+	}
 	if target == "" {
 		p.target = len(p.header) - 1
 	} else {
@@ -343,6 +363,10 @@ func (p *csvParser) readRows(opts CSVOptions) error {
 			row[k] = v // NaN spelled another way ("NAN") is missing too
 		}
 
+		if p.noTarget {
+			p.rows++
+			continue
+		}
 		s := strings.TrimSpace(rec[p.target])
 		if isMissing(s) {
 			return p.fieldErr(p.target, "target value is missing")

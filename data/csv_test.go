@@ -319,3 +319,19 @@ func BenchmarkReadCSV(b *testing.B) {
 		}
 	}
 }
+
+func TestReadCSVNoTarget(t *testing.T) {
+	d, err := ReadCSV(strings.NewReader("a,b\n1,2\n,4\n"), "in.csv", CSVOptions{NoTarget: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Cols != 2 || d.Rows != 2 || d.Y != nil || d.TargetName != "" || d.FeatureNames[1] != "b" || !math.IsNaN(d.X[2]) || d.X[3] != 4 {
+		t.Errorf("got %+v", d)
+	}
+	if _, err := ReadCSV(strings.NewReader("a\nx\n"), "in.csv", CSVOptions{NoTarget: true}); err == nil || !strings.Contains(err.Error(), `line 2, column "a" (1)`) {
+		t.Errorf("bad value: err = %v", err)
+	}
+	if _, err := ReadCSV(strings.NewReader("a\n1\n"), "in.csv", CSVOptions{NoTarget: true, Target: "a"}); err == nil {
+		t.Error("NoTarget with Target accepted")
+	}
+}

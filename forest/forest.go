@@ -30,6 +30,8 @@ type Forest struct {
 	OOBScore float64
 	// OOBRows is how many training rows had at least one out-of-bag tree.
 	OOBRows int
+
+	pred *compiled // the predictor, built by Fit, Load or on first use
 }
 
 // Outputs returns the number of values per node: 1 for regression, the number
@@ -162,6 +164,9 @@ func Fit(ds Dataset, opt Options) (*Forest, error) {
 	wg.Wait()
 	if opt.OOB {
 		f.computeOOB(b.xb, ds.Y, inbag, b.cls)
+	}
+	if f.pred, err = compile(f); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
@@ -302,10 +307,14 @@ func argmax(v []float64) int {
 
 // parallelRows runs fn over [0,n) in contiguous blocks on up to threads goroutines.
 func parallelRows(n, threads int, fn func(lo, hi int)) {
+	parallelBlocks(n, threads, 1024, fn)
+}
+
+// parallelBlocks is parallelRows with a given block size.
+func parallelBlocks(n, threads, block int, fn func(lo, hi int)) {
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}
-	const block = 1024
 	nb := (n + block - 1) / block
 	if threads == 1 || nb <= 1 {
 		fn(0, n)

@@ -27,7 +27,8 @@ import (
 // Scores are computed from the integer statistics only, by the same float64
 // expressions in every path: squared error float64(s*s)/w with s converted to
 // float64 first; Gini float64(Σ c²)/w with Σ c² summed exactly in int64;
-// entropy Σ c·ln c − w·ln w summed in class order.
+// entropy Σ c·ln c − w·ln w summed in class order; the squared-error score of
+// a split is regressionScore.
 
 // gainTolerance is the relative improvement a split must bring.
 const gainTolerance = 1e-12
@@ -61,9 +62,16 @@ type builder struct {
 	counts []int32
 	wy     []int64 // regression: counts[r]*yq[r]
 	rows   []int32
-	sorted []int32 // feature j's rows of a sorted node, sorted by code, at [j*n+lo, j*n+hi)
+	// The sorted path works on one subtree at a time: the node that entered
+	// it covers rows[sbase:sbase+scap'] and feature j's entries of position
+	// pos, sorted by code within each node, are at j*scap + pos-sbase.
+	sbase  int
+	scap   int
+	ent    []sent
+	scode  []uint8
 	mark   []uint8 // per row: 1 when it goes left in the current partition
-	tmp    []int32
+	tent   []sent
+	tcode  []uint8
 	bucket []int32
 	nodes  []bnode
 	values []float64
@@ -72,6 +80,14 @@ type builder struct {
 	prio   []uint64
 	scr    scratch
 	arena  []int64 // statistics of the nodes on the current path
+}
+
+// sent is a row in a sorted list: its weight, its weighted target (regression)
+// or class (classification), and its index.
+type sent struct {
+	wy  int64
+	w   int32
+	row int32
 }
 
 // scratch holds per-node buffers of stride int64s.
@@ -107,9 +123,12 @@ func newWorker(b *builder) *builder {
 		w.wy = make([]int64, b.n)
 	}
 	w.rows = make([]int32, 0, b.n)
-	w.sorted = make([]int32, b.n*b.p)
+	w.scap = min(b.n, max(b.small, 1))
+	w.ent = make([]sent, w.scap*b.p)
+	w.scode = make([]uint8, w.scap*b.p)
 	w.mark = make([]uint8, b.n)
-	w.tmp = make([]int32, b.n)
+	w.tent = make([]sent, w.scap)
+	w.tcode = make([]uint8, w.scap)
 	w.bucket = make([]int32, 257)
 	w.order = make([]int, b.p)
 	for j := range w.order {
@@ -300,8 +319,7 @@ func (b *builder) boundary(j, c int, left, m, tot []int64, best *split) {
 			if nl < minLeaf || tot[0]-nl < minLeaf {
 				continue
 			}
-			fl, fr := float64(sl), float64(tot[2]-sl)
-			score = float64(fl*fl)/float64(wl) + float64(fr*fr)/float64(tot[1]-wl)
+			score = regressionScore(sl, wl, tot[2], tot[1])
 		} else {
 			cand := b.scr.cand
 			copy(cand, left)
@@ -367,56 +385,71 @@ func (b *builder) scanDense(j int, hist, tot []int64, best *split) bool {
 // scanSorted evaluates feature j from the node's rows sorted by code.
 // It returns false when the feature is constant in the node.
 func (b *builder) scanSorted(j, lo, hi int, tot []int64, best *split) bool {
-	seg := b.sorted[j*b.n+lo : j*b.n+hi]
-	p, xb, mc := b.p, b.xb, b.miss[j]
+	off := j*b.scap + lo - b.sbase
+	ents := b.ent[off : off+hi-lo]
+	codes := b.scode[off : off+hi-lo]
+	mc := b.miss[j]
 	// Missing rows sort last.
-	end := len(seg)
-	for end > 0 && xb[int(seg[end-1])*p+j] == mc {
+	end := len(codes)
+	for end > 0 && codes[end-1] == mc {
 		end--
 	}
-	if end == 0 || xb[int(seg[0])*p+j] == xb[int(seg[end-1])*p+j] {
+	if end == 0 || codes[0] == codes[end-1] {
 		return false
 	}
 	m := b.scr.miss
 	clear(m)
-	for _, r := range seg[end:] {
-		b.addRow(m, r)
+	for _, e := range ents[end:] {
+		m[0]++
+		m[1] += int64(e.w)
+		if b.cls != nil {
+			m[2+e.wy] += int64(e.w)
+		} else {
+			m[2] += e.wy
+		}
+	}
+	if b.cls == nil {
+		b.scanSortedRegression(j, ents[:end], codes[:end], m, tot, best)
+		return true
 	}
 	left := b.scr.left
 	clear(left)
-	prev := xb[int(seg[0])*p+j]
-	if b.cls == nil {
-		b.scanSortedRegression(j, seg[:end], prev, m, tot, best)
-		return true
-	}
-	for _, r := range seg[:end] {
-		c := xb[int(r)*p+j]
-		if c != prev {
+	prev := codes[0]
+	for i, e := range ents[:end] {
+		if c := codes[i]; c != prev {
 			b.boundary(j, int(prev), left, m, tot, best)
 			prev = c
 		}
-		w := int64(b.counts[r])
 		left[0]++
-		left[1] += w
-		left[2+b.cls[r]] += w
+		left[1] += int64(e.w)
+		left[2+e.wy] += int64(e.w)
 	}
 	return true
 }
 
+// regressionScore is the squared-error score of a split whose left side has
+// weighted target sum s and weight w, in a node with totals ts and tw:
+// s²/w + (ts−s)²/(tw−w), each square rounded to float64 before its division.
+// Every learner must use exactly this expression.
+func regressionScore(s, w, ts, tw int64) float64 {
+	fl, fr := float64(s), float64(ts-s)
+	wl, wr := float64(w), float64(tw-w)
+	return float64(fl*fl)/wl + float64(fr*fr)/wr
+}
+
 // scanSortedRegression is scanSorted's loop for squared error, with the
 // candidate scores of boundary inlined.
-func (b *builder) scanSortedRegression(j int, seg []int32, prev uint8, m, tot []int64, best *split) {
-	p, xb, counts, wy := b.p, b.xb, b.counts, b.wy
+func (b *builder) scanSortedRegression(j int, ents []sent, codes []uint8, m, tot []int64, best *split) {
 	minLeaf := int64(b.minLeaf)
 	tn, tw, ts := tot[0], tot[1], tot[2]
 	mn, mw, ms := m[0], m[1], m[2]
 	var nl, wl, sl int64
+	prev := codes[0]
 	consider := func(n, w, s int64, ml bool) {
 		if n < minLeaf || tn-n < minLeaf {
 			return
 		}
-		fl, fr := float64(s), float64(ts-s)
-		score := float64(fl*fl)/float64(w) + float64(fr*fr)/float64(tw-w)
+		score := regressionScore(s, w, ts, tw)
 		if best.ok && score < best.score {
 			return
 		}
@@ -425,9 +458,9 @@ func (b *builder) scanSortedRegression(j int, seg []int32, prev uint8, m, tot []
 			best.left[0], best.left[1], best.left[2] = n, w, s
 		}
 	}
-	for _, r := range seg {
-		c := xb[int(r)*p+j]
-		if c != prev {
+	codes = codes[:len(ents)]
+	for i, e := range ents {
+		if c := codes[i]; c != prev {
 			consider(nl, wl, sl, false)
 			if mn > 0 {
 				consider(nl+mn, wl+mw, sl+ms, true)
@@ -435,8 +468,8 @@ func (b *builder) scanSortedRegression(j int, seg []int32, prev uint8, m, tot []
 			prev = c
 		}
 		nl++
-		wl += int64(counts[r])
-		sl += wy[r]
+		wl += int64(e.w)
+		sl += e.wy
 	}
 }
 
@@ -476,17 +509,13 @@ func (b *builder) hasMissing(hist []int64, lo, hi, j int) bool {
 	if hist != nil {
 		return hist[(b.off[j]+b.nb[j])*b.stride] > 0
 	}
-	mc := b.miss[j]
-	for _, r := range b.rows[lo:hi] {
-		if b.xb[int(r)*b.p+j] == mc {
-			return true
-		}
-	}
-	return false
+	return b.scode[j*b.scap+hi-1-b.sbase] == b.miss[j]
 }
 
-// sortSegment fills every feature's sorted list for rows[lo:hi] by counting sort.
+// sortSegment starts a sorted subtree at rows[lo:hi]: it fills every
+// feature's entries, sorted by code with a counting sort.
 func (b *builder) sortSegment(lo, hi int) {
+	b.sbase = lo
 	rows := b.rows[lo:hi]
 	p, xb, cnt := b.p, b.xb, b.bucket
 	for j := 0; j < p; j++ {
@@ -497,11 +526,20 @@ func (b *builder) sortSegment(lo, hi int) {
 		for c := 1; c < len(cnt); c++ {
 			cnt[c] += cnt[c-1]
 		}
-		dst := b.sorted[j*b.n+lo : j*b.n+hi]
+		ents := b.ent[j*b.scap : j*b.scap+len(rows)]
+		codes := b.scode[j*b.scap : j*b.scap+len(rows)]
 		for _, r := range rows {
 			c := xb[int(r)*p+j]
-			dst[cnt[c]] = r
+			k := cnt[c]
 			cnt[c]++
+			e := sent{w: b.counts[r], row: r}
+			if b.cls != nil {
+				e.wy = int64(b.cls[r])
+			} else {
+				e.wy = b.wy[r]
+			}
+			ents[k] = e
+			codes[k] = c
 		}
 	}
 }
@@ -573,17 +611,15 @@ func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, sorted bool,
 }
 
 // partition moves the rows of [lo,hi) going left first and returns the
-// boundary. For sorted nodes every feature's list is partitioned stably.
+// boundary. For sorted nodes every feature's entries are partitioned stably
+// (rows itself is no longer used there).
 func (b *builder) partition(lo, hi, j int, bin uint8, ml bool, mc uint8, sorted bool) int {
-	rows, p, xb := b.rows, b.p, b.xb
-	goesLeft := func(r int32) bool {
-		c := xb[int(r)*p+j]
-		return c <= bin || (c == mc && ml)
-	}
 	if !sorted {
+		rows, p, xb := b.rows, b.p, b.xb
 		i, k := lo, hi-1
 		for i <= k {
-			if goesLeft(rows[i]) {
+			c := xb[int(rows[i])*p+j]
+			if c <= bin || (c == mc && ml) {
 				i++
 			} else {
 				rows[i], rows[k] = rows[k], rows[i]
@@ -592,31 +628,35 @@ func (b *builder) partition(lo, hi, j int, bin uint8, ml bool, mc uint8, sorted 
 		}
 		return i
 	}
+	n := hi - lo
 	mark := b.mark
 	mid := lo
-	for _, r := range rows[lo:hi] {
+	off := j*b.scap + lo - b.sbase
+	for i, e := range b.ent[off : off+n] {
+		c := b.scode[off+i]
 		var l uint8
-		if goesLeft(r) {
+		if c <= bin || (c == mc && ml) {
 			l = 1
 		}
-		mark[r] = l
+		mark[e.row] = l
 		mid += int(l)
 	}
-	tmp := b.tmp
-	stable := func(seg []int32) {
+	tent, tcode := b.tent, b.tcode
+	for f := 0; f < b.p; f++ {
+		o := f*b.scap + lo - b.sbase
+		ents := b.ent[o : o+n]
+		codes := b.scode[o : o+n]
 		w, t := 0, 0
-		for _, r := range seg {
-			l := int(mark[r])
-			seg[w] = r
-			tmp[t] = r
+		for i, e := range ents {
+			c := codes[i]
+			l := int(mark[e.row])
+			ents[w], codes[w] = e, c
+			tent[t], tcode[t] = e, c
 			w += l
 			t += 1 - l
 		}
-		copy(seg[w:], tmp[:t])
-	}
-	stable(rows[lo:hi])
-	for f := 0; f < p; f++ {
-		stable(b.sorted[f*b.n+lo : f*b.n+hi])
+		copy(ents[w:], tent[:t])
+		copy(codes[w:], tcode[:t])
 	}
 	return mid
 }
