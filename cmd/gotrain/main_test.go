@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -85,5 +88,104 @@ func TestInvalidDevice(t *testing.T) {
 	_, _, err := run(t, "--device", "gpu:x", "devices")
 	if err == nil || !strings.Contains(err.Error(), device.ValidForms) {
 		t.Errorf("err = %v, want the valid forms listed", err)
+	}
+}
+
+func TestForestTrainSavePredict(t *testing.T) {
+	dir := t.TempDir()
+	model := dir + "/m.gtf"
+	out, _, err := run(t, "--json", "forest", "train", "--dataset", "diabetes", "--trees", "15", "--save", model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep forestReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("bad JSON: %v\n%s", err, out)
+	}
+	if rep.Device != "cpu" || rep.Trees != 15 || rep.TestMSE == nil || rep.TestR2 == nil || rep.OOBScore == nil || rep.FitSeconds <= 0 || rep.TrainRows != 353 || rep.TestRows != 89 {
+		t.Errorf("report lacks fields: %s", out)
+	}
+	in := dir + "/in.csv"
+	if err := os.WriteFile(in, []byte("bmi,age,sex,bp,s1,s2,s3,s4,s5,s6,extra\n32.1,59,2,101,157,93.2,38,4,4.8598,87,1\n21.6,48,1,87,183,103.2,70,3,3.8918,69,2\n,,,,,,,,,,\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err = run(t, "forest", "predict", "--model", model, "--data", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 || lines[0] != "prediction" {
+		t.Fatalf("predict output:\n%s", out)
+	}
+	for _, l := range lines[1:] {
+		v, err := strconv.ParseFloat(l, 64)
+		if err != nil || v < 25 || v > 346 {
+			t.Errorf("prediction %q outside the target range", l)
+		}
+	}
+	// Missing column, named in the error.
+	bad := dir + "/bad.csv"
+	os.WriteFile(bad, []byte("age,sex\n1,2\n"), 0o644)
+	if _, _, err := run(t, "forest", "predict", "--model", model, "--data", bad); err == nil || !strings.Contains(err.Error(), `"bmi"`) {
+		t.Errorf("missing column: err = %v", err)
+	}
+	// A file that is not a model.
+	if _, _, err := run(t, "forest", "predict", "--model", in, "--data", in); err == nil || !strings.Contains(err.Error(), in) {
+		t.Errorf("not a model: err = %v", err)
+	}
+	if _, _, err := run(t, "forest", "predict", "--model", model, "--data", in, "--proba"); err == nil || !strings.Contains(err.Error(), "classification") {
+		t.Errorf("--proba on regression: err = %v", err)
+	}
+}
+
+func TestForestClassificationProba(t *testing.T) {
+	dir := t.TempDir()
+	model := dir + "/d.gtf"
+	out, _, err := run(t, "--json", "forest", "train", "--dataset", "digits", "--trees", "10", "--save", model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep forestReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.TestAccuracy == nil || *rep.TestAccuracy < 0.85 {
+		t.Fatalf("digits report: %v %s", err, out)
+	}
+	var header []string
+	for r := 0; r < 8; r++ {
+		for c := 0; c < 8; c++ {
+			header = append(header, fmt.Sprintf("pixel_%d_%d", r, c))
+		}
+	}
+	in := dir + "/in.csv"
+	os.WriteFile(in, []byte(strings.Join(header, ",")+"\n"+strings.Repeat("0,", 63)+"0\n"), 0o644)
+	out, _, err = run(t, "forest", "predict", "--model", model, "--data", in, "--proba")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "proba_0,proba_1") || strings.Count(lines[1], ",") != 9 {
+		t.Errorf("proba output:\n%s", out)
+	}
+}
+
+func TestForestTrainErrors(t *testing.T) {
+	dir := t.TempDir()
+	csv := dir + "/t.csv"
+	os.WriteFile(csv, []byte("a,b,y\n1,2,3\n4,x,6\n"), 0o644)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"forest", "train"}, "exactly one of --dataset and --train"},
+		{[]string{"forest", "train", "--dataset", "iris"}, "diabetes"},
+		{[]string{"forest", "train", "--train", csv}, `line 3, column "b" (2)`},
+		{[]string{"forest", "train", "--train", dir + "/none.csv"}, "none.csv"},
+		{[]string{"forest", "train", "--dataset", "diabetes", "--trees", "0", "--max-depth", "-1"}, "max depth"},
+		{[]string{"forest", "train", "--dataset", "diabetes", "--max-features", "many"}, "max features"},
+		{[]string{"--device", "gpu", "forest", "train", "--dataset", "diabetes"}, "--fallback"},
+	}
+	for _, tt := range tests {
+		if _, _, err := run(t, tt.args...); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: err = %v, want %q", tt.args, err, tt.want)
+		}
 	}
 }

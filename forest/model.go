@@ -1,0 +1,893 @@
+// Package forest fits random forests for regression and classification.
+//
+// # Model file format
+//
+// [Forest.Save] and [Forest.SaveFile] write a fitted forest, and [Load] and
+// [LoadFile] read it back; a loaded forest predicts bit for bit as the saved
+// one did. A model file is, in order (all integers little-endian):
+//
+//  1. the 14 magic bytes "GOTRAINFOREST\n";
+//  2. the format version, a uint32 (currently 1);
+//  3. the header length H, a uint64, at most 64 MiB;
+//  4. H bytes of header: one UTF-8 JSON object (described below);
+//  5. the trees, one after the other (described below);
+//  6. a uint32 CRC-32 (Castagnoli polynomial) of every byte before it,
+//     magic included.
+//
+// The header is self-describing. Its fields are:
+//
+//	format        "gotrain-forest"
+//	version       1, as in the binary prefix
+//	created_by    "gotrain"
+//	task          "regression" or "classification"
+//	criterion     "squared_error", "gini" or "entropy"
+//	options       the other fitting options: trees, max_depth,
+//	              min_samples_split, min_samples_leaf, max_features,
+//	              bootstrap, max_samples, seed, bins, threads, oob
+//	features      feature names: null, or num_features strings
+//	target        target name
+//	classes       class names: null for regression, outputs strings for
+//	              classification
+//	num_features  number of input features
+//	num_trees     number of trees
+//	outputs       values per node: 1 for regression, the number of classes
+//	              for classification
+//	node_counts   number of nodes of each tree (num_trees integers)
+//	tree_layout   the names and types of the per-tree arrays, in order (the
+//	              list below); a reader rejects a layout it does not know
+//	bin_edges     each feature's ascending, finite bin edges (at most 254);
+//	              null for a feature without any (non-missing) value
+//	oob_score     out-of-bag score: a number; null when not computed (NaN);
+//	              "Infinity" or "-Infinity" for infinite values
+//	oob_rows      number of training rows with an out-of-bag tree
+//
+// Readers ignore header fields they do not know. Each tree of n nodes
+// (n = node_counts[t]) is stored as these arrays, each complete before the
+// next, nodes in the tree's breadth-first order:
+//
+//	feature       n × int32    split feature, -1 at leaves
+//	left          n × int32    left child (the right child is left+1), -1 at leaves
+//	bin           n × uint8    split bin: bin codes <= bin go left
+//	missing_left  n × uint8    1 when missing values go left, else 0
+//	threshold     n × float64  split threshold, bin_edges[feature][bin]
+//	value         n·outputs × float64  node values, outputs per node
+//	samples       n × int32    distinct training rows reaching the node
+//	weight        n × int64    bootstrap-weighted rows reaching the node
+//	gain          n × float64  weighted impurity decrease of the split
+//
+// Floats are IEEE 754 binary64 bit patterns, so a tree is 38 + 8·outputs
+// bytes per node.
+//
+// Loading checks the structure fully, so that a damaged or hostile file is
+// an error, never a panic or an outsized allocation. Sizes are bounded: at
+// most 2^20 trees, 2^28 nodes, 2^31-1 values and depth 2^20 per tree, 65534
+// features, 2^16 outputs and 2^40 bytes of trees. When the reader's size is
+// known, they are checked against it before anything is allocated; otherwise
+// arrays grow only as their bytes arrive. The options must be valid; every feature index must be in range;
+// the children of the internal nodes, taken in node order, must be exactly
+// nodes 1, 2, 3, … (so every node but the root has one parent, which comes
+// before it); every split bin must be a bin edge of its feature and its
+// threshold that edge; values, thresholds and gains must be finite, and
+// the checksum must match.
+package forest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrInvalidModel is wrapped by the errors of [Load] and [LoadFile] about a
+// model file that is damaged, truncated or not a model file, and by those of
+// [Forest.Save] about a forest that cannot be saved.
+var ErrInvalidModel = errors.New("invalid model")
+
+const (
+	modelMagic   = "GOTRAINFOREST\n"
+	modelVersion = 1
+	modelFormat  = "gotrain-forest"
+	modelCreator = "gotrain"
+
+	// maxHeaderLen bounds the JSON header.
+	maxHeaderLen = 64 << 20
+	// maxModelTrees bounds the number of trees (as Options.Trees does).
+	maxModelTrees = 1 << 20
+	// maxTreeNodes bounds the nodes of one tree.
+	maxTreeNodes = 1 << 28
+	// maxModelFeatures bounds the number of features, as the predictor does.
+	maxModelFeatures = 1<<16 - 2
+	// maxTreeValues bounds the values (nodes × outputs) of one tree: the
+	// predictor indexes them with int32.
+	maxTreeValues = math.MaxInt32
+	// maxTreeDepth bounds the depth of a tree: the predictor is built
+	// recursively, and a hostile degenerate tree must not exhaust the stack.
+	maxTreeDepth = 1 << 20
+	// maxOutputs bounds the values per node (the number of classes).
+	maxOutputs = 1 << 16
+	// maxEdges is the most bin edges a feature can have: its missing code
+	// len(edges)+1 must fit in a uint8.
+	maxEdges = 254
+	// maxTreeBytes bounds the total size of the trees.
+	maxTreeBytes = 1 << 40
+	// nodeFixedBytes is the size of a node in the tree arrays, values excluded.
+	nodeFixedBytes = 4 + 4 + 1 + 1 + 8 + 4 + 8 + 8
+	// ioChunk is the size of the buffer arrays are encoded and decoded through.
+	ioChunk = 64 << 10
+)
+
+// treeLayout names the per-tree arrays in file order, as the header lists them.
+var treeLayout = []string{
+	"feature:int32", "left:int32", "bin:uint8", "missing_left:uint8", "threshold:float64",
+	"value:float64[outputs]", "samples:int32", "weight:int64", "gain:float64",
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// modelHeader is the JSON header.
+type modelHeader struct {
+	Format      string       `json:"format"`
+	Version     int          `json:"version"`
+	CreatedBy   string       `json:"created_by"`
+	Task        Task         `json:"task"`
+	Criterion   Criterion    `json:"criterion"`
+	Options     modelOptions `json:"options"`
+	Features    []string     `json:"features"`
+	Target      string       `json:"target"`
+	Classes     []string     `json:"classes"`
+	NumFeatures int          `json:"num_features"`
+	NumTrees    int          `json:"num_trees"`
+	Outputs     int          `json:"outputs"`
+	NodeCounts  []int64      `json:"node_counts"`
+	TreeLayout  []string     `json:"tree_layout"`
+	BinEdges    [][]float64  `json:"bin_edges"`
+	OOBScore    jsonScore    `json:"oob_score"`
+	OOBRows     int          `json:"oob_rows"`
+}
+
+// modelOptions are the Options other than Task and Criterion.
+type modelOptions struct {
+	Trees           int     `json:"trees"`
+	MaxDepth        int     `json:"max_depth"`
+	MinSamplesSplit int     `json:"min_samples_split"`
+	MinSamplesLeaf  int     `json:"min_samples_leaf"`
+	MaxFeatures     string  `json:"max_features"`
+	Bootstrap       bool    `json:"bootstrap"`
+	MaxSamples      float64 `json:"max_samples"`
+	Seed            uint64  `json:"seed"`
+	Bins            int     `json:"bins"`
+	Threads         int     `json:"threads"`
+	OOB             bool    `json:"oob"`
+}
+
+// jsonScore is a float64 that JSON-encodes NaN as null and the infinities as
+// the strings "Infinity" and "-Infinity"; set records that it was present.
+type jsonScore struct {
+	v   float64
+	set bool
+}
+
+func (s jsonScore) MarshalJSON() ([]byte, error) {
+	switch {
+	case math.IsNaN(s.v):
+		return []byte("null"), nil
+	case math.IsInf(s.v, 1):
+		return []byte(`"Infinity"`), nil
+	case math.IsInf(s.v, -1):
+		return []byte(`"-Infinity"`), nil
+	}
+	return json.Marshal(s.v)
+}
+
+func (s *jsonScore) UnmarshalJSON(b []byte) error {
+	s.set = true
+	switch string(b) {
+	case "null":
+		s.v = math.NaN()
+		return nil
+	case `"Infinity"`:
+		s.v = math.Inf(1)
+		return nil
+	case `"-Infinity"`:
+		s.v = math.Inf(-1)
+		return nil
+	}
+	return json.Unmarshal(b, &s.v)
+}
+
+// Save writes the forest in the model file format (see the package
+// documentation). It refuses, with an error wrapping [ErrInvalidModel], a
+// forest that Load would reject, such as one whose names are not valid
+// UTF-8.
+func (f *Forest) Save(w io.Writer) error {
+	if err := f.checkSave(); err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, ioChunk)
+	if err := f.encode(bw); err != nil {
+		return fmt.Errorf("forest: save model: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("forest: save model: %w", err)
+	}
+	return nil
+}
+
+// checkSave checks that f can be saved and loaded back.
+func (f *Forest) checkSave() error {
+	if err := f.validateMeta(len(f.Trees)); err != nil {
+		return fmt.Errorf("forest: cannot save model: %w", err)
+	}
+	var total int64
+	for t := range f.Trees {
+		if err := f.validateTree(t); err != nil {
+			return fmt.Errorf("forest: cannot save model: %w", err)
+		}
+		total += int64(len(f.Trees[t].Feature)) * (nodeFixedBytes + 8*int64(f.Outputs()))
+		if total > maxTreeBytes {
+			return fmt.Errorf("forest: cannot save model: %w", invalid("the trees exceed %d bytes", int64(maxTreeBytes)))
+		}
+	}
+	if math.IsNaN(f.Options.MaxSamples) || math.IsInf(f.Options.MaxSamples, 0) {
+		return fmt.Errorf("forest: cannot save model: %w", invalid("max samples %v is not finite", f.Options.MaxSamples))
+	}
+	check := func(what string, s []string) error {
+		for i, name := range s {
+			if !utf8.ValidString(name) {
+				return fmt.Errorf("forest: cannot save model: %w", invalid("%s %d (%q) is not valid UTF-8", what, i, name))
+			}
+		}
+		return nil
+	}
+	if err := check("feature name", f.Features); err != nil {
+		return err
+	}
+	if err := check("class name", f.Classes); err != nil {
+		return err
+	}
+	if !utf8.ValidString(f.Target) {
+		return fmt.Errorf("forest: cannot save model: %w", invalid("target name %q is not valid UTF-8", f.Target))
+	}
+	return nil
+}
+
+// header returns f's JSON header.
+func (f *Forest) header() modelHeader {
+	o := f.Options
+	h := modelHeader{
+		Format:    modelFormat,
+		Version:   modelVersion,
+		CreatedBy: modelCreator,
+		Task:      o.Task,
+		Criterion: o.Criterion,
+		Options: modelOptions{
+			Trees:           o.Trees,
+			MaxDepth:        o.MaxDepth,
+			MinSamplesSplit: o.MinSamplesSplit,
+			MinSamplesLeaf:  o.MinSamplesLeaf,
+			MaxFeatures:     o.MaxFeatures,
+			Bootstrap:       !o.NoBootstrap,
+			MaxSamples:      o.MaxSamples,
+			Seed:            o.Seed,
+			Bins:            o.Bins,
+			Threads:         o.Threads,
+			OOB:             o.OOB,
+		},
+		Features:    f.Features,
+		Target:      f.Target,
+		Classes:     f.Classes,
+		NumFeatures: f.NumFeatures,
+		NumTrees:    len(f.Trees),
+		Outputs:     f.Outputs(),
+		NodeCounts:  make([]int64, len(f.Trees)),
+		TreeLayout:  treeLayout,
+		OOBScore:    jsonScore{v: f.OOBScore, set: true},
+		OOBRows:     f.OOBRows,
+	}
+	if f.Binner != nil {
+		h.BinEdges = f.Binner.Edges
+	}
+	for t := range f.Trees {
+		h.NodeCounts[t] = int64(len(f.Trees[t].Feature))
+	}
+	return h
+}
+
+// encoder writes bytes and keeps their checksum.
+type encoder struct {
+	w   io.Writer
+	crc uint32
+	buf []byte
+	err error
+}
+
+func (e *encoder) write(p []byte) {
+	if e.err != nil {
+		return
+	}
+	e.crc = crc32.Update(e.crc, castagnoli, p)
+	_, e.err = e.w.Write(p)
+}
+
+// writeArray writes xs, size bytes each, encoded by put.
+func writeArray[T any](e *encoder, xs []T, size int, put func([]byte, T)) {
+	per := len(e.buf) / size
+	for lo := 0; lo < len(xs) && e.err == nil; lo += per {
+		chunk := xs[lo:min(len(xs), lo+per)]
+		b := e.buf[:len(chunk)*size]
+		for i, x := range chunk {
+			put(b[i*size:], x)
+		}
+		e.write(b)
+	}
+}
+
+func putInt32(b []byte, x int32)     { binary.LittleEndian.PutUint32(b, uint32(x)) }
+func putInt64(b []byte, x int64)     { binary.LittleEndian.PutUint64(b, uint64(x)) }
+func putFloat64(b []byte, x float64) { binary.LittleEndian.PutUint64(b, math.Float64bits(x)) }
+func putUint8(b []byte, x uint8)     { b[0] = x }
+func putBool(b []byte, x bool) {
+	b[0] = 0
+	if x {
+		b[0] = 1
+	}
+}
+
+// encode writes f to w without checking it.
+func (f *Forest) encode(w io.Writer) error {
+	hdr, err := json.Marshal(f.header())
+	if err != nil {
+		return err
+	}
+	if len(hdr) > maxHeaderLen {
+		return invalid("the header takes %d bytes, more than the limit of %d", len(hdr), maxHeaderLen)
+	}
+	e := &encoder{w: w, buf: make([]byte, ioChunk)}
+	prefix := make([]byte, 0, len(modelMagic)+12)
+	prefix = append(prefix, modelMagic...)
+	prefix = binary.LittleEndian.AppendUint32(prefix, modelVersion)
+	prefix = binary.LittleEndian.AppendUint64(prefix, uint64(len(hdr)))
+	e.write(prefix)
+	e.write(hdr)
+	for t := range f.Trees {
+		tr := &f.Trees[t]
+		writeArray(e, tr.Feature, 4, putInt32)
+		writeArray(e, tr.Left, 4, putInt32)
+		writeArray(e, tr.Bin, 1, putUint8)
+		writeArray(e, tr.MissingLeft, 1, putBool)
+		writeArray(e, tr.Threshold, 8, putFloat64)
+		writeArray(e, tr.Value, 8, putFloat64)
+		writeArray(e, tr.Samples, 4, putInt32)
+		writeArray(e, tr.Weight, 8, putInt64)
+		writeArray(e, tr.Gain, 8, putFloat64)
+	}
+	if e.err != nil {
+		return e.err
+	}
+	_, err = w.Write(binary.LittleEndian.AppendUint32(nil, e.crc))
+	return err
+}
+
+// SaveFile writes the forest to the named file, atomically: it writes a
+// temporary file in the same folder, syncs it to disk and renames it over
+// path. On error, no temporary file is left and an existing file at path is
+// unchanged. A new file gets permissions 0644; a replaced file keeps its
+// permissions. A symbolic link at path is replaced, not followed.
+func (f *Forest) SaveFile(path string) (err error) {
+	if err := f.checkSave(); err != nil {
+		return err
+	}
+	perm := fs.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("forest: save model %s: not a regular file", path)
+		}
+		perm = st.Mode().Perm()
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("forest: save model %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(tmp, ioChunk)
+	if err := f.encode(bw); err != nil {
+		return fmt.Errorf("forest: save model %s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("forest: save model %s: %w", path, err)
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		return fmt.Errorf("forest: save model %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("forest: save model %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("forest: save model %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("forest: save model %s: %w", path, err)
+	}
+	// Make the rename durable; not every system can sync a folder.
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// Load reads a forest in the model file format (see the package
+// documentation) from r. It reads exactly the model's bytes and not beyond.
+// Errors about the data wrap [ErrInvalidModel] (and [io.ErrUnexpectedEOF]
+// when it ends early). When r is an *os.File, *bytes.Reader, *bytes.Buffer or
+// *strings.Reader, sizes declared by the file are checked against the bytes
+// left before anything is allocated.
+func Load(r io.Reader) (*Forest, error) {
+	return load(r, "", remaining(r))
+}
+
+// LoadFile reads a forest from the named file, which must hold exactly one
+// model. Its errors name the file.
+func LoadFile(path string) (*Forest, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("forest: model %s: %w", path, err)
+	}
+	defer file.Close()
+	f, err := load(file, path, remaining(file))
+	if err != nil {
+		return nil, err
+	}
+	var one [1]byte
+	if n, _ := io.ReadFull(file, one[:]); n > 0 {
+		return nil, fmt.Errorf("forest: model %s: %w", path, invalid("unexpected data after the model"))
+	}
+	return f, nil
+}
+
+// remaining returns the number of bytes left in r, or -1 when unknown.
+func remaining(r io.Reader) int64 {
+	switch v := r.(type) {
+	case *bytes.Reader:
+		return int64(v.Len())
+	case *bytes.Buffer:
+		return int64(v.Len())
+	case *strings.Reader:
+		return int64(v.Len())
+	case *os.File:
+		st, err := v.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			return -1
+		}
+		pos, err := v.Seek(0, io.SeekCurrent)
+		if err != nil || pos > st.Size() {
+			return -1
+		}
+		return st.Size() - pos
+	}
+	return -1
+}
+
+// decoder reads bytes and keeps their checksum.
+type decoder struct {
+	r    io.Reader
+	crc  uint32
+	n    int64 // bytes read
+	size int64 // bytes available at the start, or -1 when unknown
+	buf  []byte
+	tree int // the tree being read, or -1
+}
+
+// read fills p; what names the data for the error on a short read.
+func (d *decoder) read(p []byte, what string) error {
+	k, err := io.ReadFull(d.r, p)
+	d.crc = crc32.Update(d.crc, castagnoli, p[:k])
+	d.n += int64(k)
+	if err == nil {
+		return nil
+	}
+	if d.tree >= 0 {
+		what = fmt.Sprintf("tree %d %s", d.tree, what)
+	}
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return invalid("truncated at byte %d, reading %s: %w", d.n, what, io.ErrUnexpectedEOF)
+	}
+	return fmt.Errorf("reading %s: %w", what, err)
+}
+
+// readArray reads n values of size bytes each, decoded by get. When the
+// input's size is unknown, the slice grows as the bytes arrive.
+func readArray[T any](d *decoder, n int, size int, get func([]byte) T, what string) ([]T, error) {
+	c := n
+	if d.size < 0 {
+		c = min(n, ioChunk/size)
+	}
+	out := make([]T, 0, c)
+	for len(out) < n {
+		k := min(n-len(out), len(d.buf)/size)
+		b := d.buf[:k*size]
+		if err := d.read(b, what); err != nil {
+			return nil, err
+		}
+		for i := 0; i < k; i++ {
+			out = append(out, get(b[i*size:]))
+		}
+	}
+	return out, nil
+}
+
+func getInt32(b []byte) int32     { return int32(binary.LittleEndian.Uint32(b)) }
+func getInt64(b []byte) int64     { return int64(binary.LittleEndian.Uint64(b)) }
+func getFloat64(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) }
+func getUint8(b []byte) uint8     { return b[0] }
+
+// load reads a model from r; name (the file, or "") is for errors; size is
+// the number of bytes r holds, or -1 when unknown.
+func load(r io.Reader, name string, size int64) (*Forest, error) {
+	f, err := decode(r, size)
+	if err != nil {
+		if name == "" {
+			return nil, fmt.Errorf("forest: model: %w", err)
+		}
+		return nil, fmt.Errorf("forest: model %s: %w", name, err)
+	}
+	return f, nil
+}
+
+// invalidError is an error about the model's content; it wraps ErrInvalidModel.
+type invalidError struct{ err error }
+
+func (e *invalidError) Error() string   { return e.err.Error() }
+func (e *invalidError) Unwrap() []error { return []error{ErrInvalidModel, e.err} }
+
+// invalid returns an error wrapping ErrInvalidModel and whatever format wraps.
+func invalid(format string, a ...any) error {
+	return &invalidError{fmt.Errorf(format, a...)}
+}
+
+// decode reads and checks a model.
+func decode(r io.Reader, size int64) (*Forest, error) {
+	d := &decoder{r: r, size: size, buf: make([]byte, ioChunk), tree: -1}
+	pre := d.buf[:len(modelMagic)+12]
+	if err := d.read(pre[:len(modelMagic)], "the magic bytes"); err != nil {
+		return nil, err
+	}
+	if string(pre[:len(modelMagic)]) != modelMagic {
+		return nil, invalid("not a gotrain forest model (bad magic bytes %q)", pre[:len(modelMagic)])
+	}
+	if err := d.read(pre[len(modelMagic):], "the version and header length"); err != nil {
+		return nil, err
+	}
+	version := binary.LittleEndian.Uint32(pre[len(modelMagic):])
+	if version != modelVersion {
+		return nil, invalid("unsupported format version %d (this reader knows version %d)", version, modelVersion)
+	}
+	hlen := binary.LittleEndian.Uint64(pre[len(modelMagic)+4:])
+	if hlen > maxHeaderLen {
+		return nil, invalid("header length %d exceeds the limit of %d", hlen, maxHeaderLen)
+	}
+	if d.size >= 0 && int64(hlen) > d.size-d.n {
+		return nil, invalid("header length %d exceeds the %d bytes left: %w", hlen, d.size-d.n, io.ErrUnexpectedEOF)
+	}
+	hdr, err := readArray(d, int(hlen), 1, getUint8, "the header")
+	if err != nil {
+		return nil, err
+	}
+	var h modelHeader
+	if err := json.Unmarshal(hdr, &h); err != nil {
+		return nil, invalid("header: %v", err)
+	}
+	hdr = nil
+	f, err := h.forest()
+	if err != nil {
+		return nil, err
+	}
+
+	// Bound the trees' size before allocating them.
+	out := f.Outputs()
+	var body int64
+	for t, n := range h.NodeCounts {
+		if n < 1 || n > maxTreeNodes {
+			return nil, invalid("tree %d: %d nodes, want 1..%d", t, n, maxTreeNodes)
+		}
+		if v := n * int64(out); v > maxTreeValues || v > math.MaxInt/8 {
+			return nil, invalid("tree %d: %d nodes of %d values each is too many", t, n, out)
+		}
+		body += n * (nodeFixedBytes + 8*int64(out))
+		if body > maxTreeBytes {
+			return nil, invalid("the trees take more than %d bytes", int64(maxTreeBytes))
+		}
+	}
+	if d.size >= 0 && body+4 > d.size-d.n {
+		return nil, invalid("the header declares %d bytes of trees and checksum but %d bytes follow: %w", body+4, d.size-d.n, io.ErrUnexpectedEOF)
+	}
+
+	if d.size >= 0 {
+		f.Trees = make([]Tree, 0, len(h.NodeCounts))
+	} else {
+		f.Trees = make([]Tree, 0, min(len(h.NodeCounts), 1024))
+	}
+	var missing [][]uint8 // missing_left bytes, checked after the checksum
+	for t, n64 := range h.NodeCounts {
+		n := int(n64)
+		d.tree = t
+		var tr Tree
+		if tr.Feature, err = readArray(d, n, 4, getInt32, "feature"); err != nil {
+			return nil, err
+		}
+		if tr.Left, err = readArray(d, n, 4, getInt32, "left"); err != nil {
+			return nil, err
+		}
+		if tr.Bin, err = readArray(d, n, 1, getUint8, "bin"); err != nil {
+			return nil, err
+		}
+		ml, err := readArray(d, n, 1, getUint8, "missing_left")
+		if err != nil {
+			return nil, err
+		}
+		missing = append(missing, ml)
+		if tr.Threshold, err = readArray(d, n, 8, getFloat64, "threshold"); err != nil {
+			return nil, err
+		}
+		if tr.Value, err = readArray(d, n*out, 8, getFloat64, "value"); err != nil {
+			return nil, err
+		}
+		if tr.Samples, err = readArray(d, n, 4, getInt32, "samples"); err != nil {
+			return nil, err
+		}
+		if tr.Weight, err = readArray(d, n, 8, getInt64, "weight"); err != nil {
+			return nil, err
+		}
+		if tr.Gain, err = readArray(d, n, 8, getFloat64, "gain"); err != nil {
+			return nil, err
+		}
+		f.Trees = append(f.Trees, tr)
+	}
+
+	d.tree = -1
+	sum := d.crc
+	var tail [4]byte
+	if err := d.read(tail[:], "the checksum"); err != nil {
+		return nil, err
+	}
+	if got := binary.LittleEndian.Uint32(tail[:]); got != sum {
+		return nil, invalid("checksum mismatch: the file says %08x, its content gives %08x (the file is damaged)", got, sum)
+	}
+	for t, ml := range missing {
+		tr := &f.Trees[t]
+		tr.MissingLeft = make([]bool, len(ml))
+		for i, b := range ml {
+			if b > 1 {
+				return nil, invalid("tree %d node %d: missing_left byte is %d, want 0 or 1", t, i, b)
+			}
+			tr.MissingLeft[i] = b == 1
+		}
+		missing[t] = nil
+	}
+	for t := range f.Trees {
+		if err := f.validateTree(t); err != nil {
+			return nil, err
+		}
+	}
+	if f.pred, err = compile(f); err != nil {
+		return nil, invalid("%s", strings.TrimPrefix(err.Error(), "forest: "))
+	}
+	return f, nil
+}
+
+// forest checks the header and returns the forest it describes, without trees.
+func (h *modelHeader) forest() (*Forest, error) {
+	switch {
+	case h.Format != modelFormat:
+		return nil, invalid("header: format is %q, want %q", h.Format, modelFormat)
+	case h.Version != modelVersion:
+		return nil, invalid("header: version is %d but the file's version is %d", h.Version, modelVersion)
+	case !slices.Equal(h.TreeLayout, treeLayout):
+		return nil, invalid("header: unknown tree layout %q", h.TreeLayout)
+	case !h.OOBScore.set:
+		return nil, invalid("header: oob_score is missing")
+	case h.NumTrees != len(h.NodeCounts):
+		return nil, invalid("header: num_trees is %d but node_counts has %d entries", h.NumTrees, len(h.NodeCounts))
+	}
+	o := h.Options
+	f := &Forest{
+		Options: Options{
+			Task:            h.Task,
+			Criterion:       h.Criterion,
+			Trees:           o.Trees,
+			MaxDepth:        o.MaxDepth,
+			MinSamplesSplit: o.MinSamplesSplit,
+			MinSamplesLeaf:  o.MinSamplesLeaf,
+			MaxFeatures:     o.MaxFeatures,
+			NoBootstrap:     !o.Bootstrap,
+			MaxSamples:      o.MaxSamples,
+			Seed:            o.Seed,
+			Bins:            o.Bins,
+			Threads:         o.Threads,
+			OOB:             o.OOB,
+		},
+		Features:    h.Features,
+		Target:      h.Target,
+		NumFeatures: h.NumFeatures,
+		Classes:     h.Classes,
+		Binner:      &Binner{Edges: h.BinEdges},
+		OOBScore:    h.OOBScore.v,
+		OOBRows:     h.OOBRows,
+	}
+	if err := f.validateMeta(h.NumTrees); err != nil {
+		return nil, err
+	}
+	if h.Outputs != f.Outputs() {
+		return nil, invalid("header: outputs is %d, want %d for %s with %d classes", h.Outputs, f.Outputs(), f.Options.Task, len(f.Classes))
+	}
+	return f, nil
+}
+
+// validateMeta checks everything but the trees, for a forest of nt trees.
+func (f *Forest) validateMeta(nt int) error {
+	o := f.Options
+	switch o.Task {
+	case Regression:
+		if o.Criterion != SquaredError {
+			return invalid("criterion %q is not valid for regression", o.Criterion)
+		}
+		if len(f.Classes) != 0 {
+			return invalid("a regression model has %d classes, want none", len(f.Classes))
+		}
+	case Classification:
+		if o.Criterion != Gini && o.Criterion != Entropy {
+			return invalid("criterion %q is not valid for classification", o.Criterion)
+		}
+		if len(f.Classes) < 1 || len(f.Classes) > maxOutputs {
+			return invalid("a classification model has %d classes, want 1..%d", len(f.Classes), maxOutputs)
+		}
+	default:
+		return invalid("unknown task %q", o.Task)
+	}
+	if _, err := o.withDefaults(); err != nil {
+		return invalid("options: %s", strings.TrimPrefix(err.Error(), "forest: "))
+	}
+	switch {
+	case f.NumFeatures < 1 || f.NumFeatures > maxModelFeatures:
+		return invalid("%d features, want 1..%d", f.NumFeatures, maxModelFeatures)
+	case len(f.Features) != 0 && len(f.Features) != f.NumFeatures:
+		return invalid("%d feature names for %d features", len(f.Features), f.NumFeatures)
+	case nt < 1 || nt > maxModelTrees:
+		return invalid("%d trees, want 1..%d", nt, maxModelTrees)
+	case f.OOBRows < 0:
+		return invalid("oob rows is %d, want >= 0", f.OOBRows)
+	case f.Binner == nil:
+		return invalid("no bin edges")
+	case len(f.Binner.Edges) != f.NumFeatures:
+		return invalid("bin edges for %d features, want %d", len(f.Binner.Edges), f.NumFeatures)
+	}
+	for j, e := range f.Binner.Edges {
+		if len(e) > maxEdges {
+			return invalid("feature %d has %d bin edges, want at most %d", j, len(e), maxEdges)
+		}
+		for k, v := range e {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return invalid("feature %d bin edge %d is %v, want a finite number", j, k, v)
+			}
+			if k > 0 && v < e[k-1] {
+				return invalid("feature %d bin edges are not ascending: edge %d is %v after %v", j, k, v, e[k-1])
+			}
+		}
+	}
+	return nil
+}
+
+// validateTree checks tree t's structure against the rest of the forest,
+// which validateMeta accepted.
+func (f *Forest) validateTree(t int) error { return f.checkTree(t, maxTreeDepth) }
+
+// checkTree is validateTree with a given depth limit.
+func (f *Forest) checkTree(t, maxDepth int) error {
+	tr := &f.Trees[t]
+	n, d := len(tr.Feature), f.Outputs()
+	if n < 1 || n > maxTreeNodes {
+		return invalid("tree %d: %d nodes, want 1..%d", t, n, maxTreeNodes)
+	}
+	for _, a := range []struct {
+		name string
+		n    int
+	}{
+		{"bin", len(tr.Bin)}, {"threshold", len(tr.Threshold)}, {"missing_left", len(tr.MissingLeft)},
+		{"left", len(tr.Left)}, {"samples", len(tr.Samples)}, {"weight", len(tr.Weight)}, {"gain", len(tr.Gain)},
+	} {
+		if a.n != n {
+			return invalid("tree %d: %d %s entries for %d nodes", t, a.n, a.name, n)
+		}
+	}
+	if int64(n)*int64(d) > maxTreeValues {
+		return invalid("tree %d: %d nodes of %d values each is too many", t, n, d)
+	}
+	if len(tr.Value) != n*d {
+		return invalid("tree %d: %d values for %d nodes of %d outputs", t, len(tr.Value), n, d)
+	}
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	next := 1 // the left child the next internal node must have
+	// Children being numbered consecutively, each level of the tree is a
+	// range of nodes: the current level ends at levelEnd, and the next one
+	// at next once the current level is done.
+	depth, levelEnd := 0, 1
+	for i := 0; i < n; i++ {
+		if i == levelEnd {
+			depth, levelEnd = depth+1, next
+			if depth > maxDepth {
+				return invalid("tree %d node %d: depth %d exceeds the limit of %d", t, i, depth, maxDepth)
+			}
+		}
+		feat, l := tr.Feature[i], tr.Left[i]
+		switch {
+		case feat == -1:
+			if l != -1 {
+				return invalid("tree %d node %d: leaf with left child %d, want -1", t, i, l)
+			}
+			if !finite(tr.Threshold[i]) {
+				return invalid("tree %d node %d: threshold %v is not finite", t, i, tr.Threshold[i])
+			}
+		case feat < -1 || int(feat) >= f.NumFeatures:
+			return invalid("tree %d node %d: feature %d out of range [0,%d)", t, i, feat, f.NumFeatures)
+		default:
+			switch {
+			case int(l) <= i:
+				return invalid("tree %d node %d: left child %d does not come after its parent", t, i, l)
+			case int(l) >= n-1:
+				return invalid("tree %d node %d: children %d and %d out of range (the tree has %d nodes)", t, i, l, int64(l)+1, n)
+			case int(l) != next:
+				return invalid("tree %d node %d: left child is %d, want %d (children must follow in breadth-first order)", t, i, l, next)
+			}
+			next += 2
+			edges := f.Binner.Edges[feat]
+			b := int(tr.Bin[i])
+			if b >= len(edges) {
+				return invalid("tree %d node %d: split bin %d out of range: feature %d has %d bin edges", t, i, b, feat, len(edges))
+			}
+			if math.Float64bits(tr.Threshold[i]) != math.Float64bits(edges[b]) {
+				return invalid("tree %d node %d: threshold %v is not edge %d of feature %d (%v)", t, i, tr.Threshold[i], b, feat, edges[b])
+			}
+		}
+		for q, v := range tr.Value[i*d : (i+1)*d] {
+			if !finite(v) {
+				return invalid("tree %d node %d: value %d is %v, want a finite number", t, i, q, v)
+			}
+		}
+		switch {
+		case !finite(tr.Gain[i]):
+			return invalid("tree %d node %d: gain %v is not finite", t, i, tr.Gain[i])
+		case tr.Samples[i] < 0:
+			return invalid("tree %d node %d: samples %d is negative", t, i, tr.Samples[i])
+		case tr.Weight[i] < 0:
+			return invalid("tree %d node %d: weight %d is negative", t, i, tr.Weight[i])
+		}
+	}
+	if next != n {
+		return invalid("tree %d: %d nodes but the splits have children 1..%d", t, n, next-1)
+	}
+	return nil
+}

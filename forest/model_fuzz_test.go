@@ -1,0 +1,113 @@
+package forest
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"slices"
+	"testing"
+)
+
+// FuzzLoad checks that Load never panics, agrees with itself whether or not
+// it knows the input's size, and that whatever it accepts saves, loads back
+// identically and predicts without panicking. Each input is also tried with
+// its last four bytes replaced by the right checksum, so that the fuzzer gets
+// past the checksum to the structural checks.
+func FuzzLoad(f *testing.F) {
+	for _, task := range []Task{Regression, Classification} {
+		good := saveBytes(f, tinyForest(f, task))
+		hdr, _ := splitModel(f, good)
+		treesAt := len(modelMagic) + 12 + len(hdr)
+		f.Add(good)
+		f.Add(good[:len(good)/2])
+		f.Add(good[:treesAt])
+		for _, at := range []int{3, len(modelMagic), len(modelMagic) + 4, len(modelMagic) + 20, treesAt + 1, treesAt + 17, len(good) - 1} {
+			c := slices.Clone(good)
+			c[at] ^= 0x41
+			f.Add(c)
+		}
+		f.Add(append(slices.Clone(good), good...))
+	}
+	f.Add([]byte(modelMagic))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkLoad(t, b)
+		if len(b) >= 4 {
+			checkLoad(t, fixChecksum(slices.Clone(b)))
+		}
+	})
+}
+
+func checkLoad(t *testing.T, b []byte) {
+	f, err := Load(bytes.NewReader(b))
+	g, err2 := Load(unsized{bytes.NewReader(b)})
+	if (err == nil) != (err2 == nil) {
+		t.Fatalf("sized and unsized loads disagree: %v / %v", err, err2)
+	}
+	if err != nil {
+		if !errors.Is(err, ErrInvalidModel) || !errors.Is(err2, ErrInvalidModel) {
+			t.Fatalf("errors do not wrap ErrInvalidModel: %v / %v", err, err2)
+		}
+		return
+	}
+	if d := forestsEqual(f, g); d != "" {
+		t.Fatalf("sized and unsized loads differ: %s", d)
+	}
+	var buf bytes.Buffer
+	if err := f.Save(&buf); err != nil {
+		t.Fatalf("a loaded forest does not save: %v", err)
+	}
+	h, err := Load(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatalf("a re-saved forest does not load: %v", err)
+	}
+	if d := forestsEqual(f, h); d != "" {
+		t.Fatalf("re-saved forest differs: %s", d)
+	}
+	if f.NumFeatures > 1<<12 {
+		return
+	}
+	p := f.NumFeatures
+	x := make([]float64, 4*p)
+	for j := 0; j < p; j++ {
+		x[p+j] = math.NaN()
+		x[2*p+j] = 1e300
+		x[3*p+j] = -1e300
+	}
+	if _, err := f.Predict(x, 4); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.PredictValues(x, 4); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzModelHeader fuzzes the JSON header of a small valid model, keeping
+// its trees and fixing the checksum, to explore the header's checks.
+func FuzzModelHeader(f *testing.F) {
+	good := saveBytes(f, tinyForest(f, Classification))
+	hdr, trees := splitModel(f, good)
+	f.Add(slices.Clone(hdr))
+	reg := saveBytes(f, tinyForest(f, Regression))
+	rh, _ := splitModel(f, reg)
+	f.Add(slices.Clone(rh))
+	f.Add([]byte(`{}`))
+	f.Fuzz(func(t *testing.T, h []byte) {
+		checkLoad(t, buildModel(modelVersion, uint64(len(h)), h, trees))
+	})
+}
+
+// FuzzModelTrees fuzzes the tree bytes of a small valid model, keeping its
+// header and fixing the checksum, to explore the trees' checks.
+func FuzzModelTrees(f *testing.F) {
+	hdrs := map[bool][]byte{}
+	for _, task := range []Task{Regression, Classification} {
+		h, trees := splitModel(f, saveBytes(f, tinyForest(f, task)))
+		hdrs[task == Classification] = slices.Clone(h)
+		f.Add(task == Classification, slices.Clone(trees))
+	}
+	f.Fuzz(func(t *testing.T, cls bool, trees []byte) {
+		h := hdrs[cls]
+		checkLoad(t, buildModel(modelVersion, uint64(len(h)), h, trees))
+	})
+}
