@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 )
 
 // Binner maps raw feature values to bin codes. Feature j has NumBins(j) real
@@ -101,7 +100,17 @@ func (bn *Binner) Code(j int, v float64) uint8 {
 	if math.IsNaN(v) {
 		return uint8(len(e) + 1)
 	}
-	return uint8(sort.SearchFloat64s(e, v)) // first b with e[b] >= v
+	// First b with e[b] >= v (binary search, written out for speed).
+	lo, hi := 0, len(e)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if e[m] < v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return uint8(lo)
 }
 
 // Transform bins the row-major matrix x (rows x cols) into codes, row-major.

@@ -124,6 +124,18 @@ func Fit(ds Dataset, opt Options) (*Forest, error) {
 		return nil, err
 	}
 
+	// Reciprocals of every possible weight, for regressionScoreRec.
+	b.rec = make([]float64, draws+1)
+	for w := 1; w <= draws; w++ {
+		b.rec[w] = 1 / float64(w)
+	}
+	if opt.NoBootstrap {
+		b.rec = make([]float64, n+1)
+		for w := 1; w <= n; w++ {
+			b.rec[w] = 1 / float64(w)
+		}
+	}
+
 	f.Trees = make([]Tree, opt.Trees)
 	var inbag [][]uint64
 	if opt.OOB {

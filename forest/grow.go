@@ -65,13 +65,16 @@ type builder struct {
 	// The sorted path works on one subtree at a time: the node that entered
 	// it covers rows[sbase:sbase+scap'] and feature j's entries of position
 	// pos, sorted by code within each node, are at j*scap + pos-sbase.
+	// Rows of the subtree are renumbered 0..m-1 (local indices) so that its
+	// lists hold 4-byte indices and its weights fit in the CPU's cache.
 	sbase  int
 	scap   int
-	ent    []sent
-	scode  []uint8
-	mark   []uint8 // per row: 1 when it goes left in the current partition
-	tent   []sent
-	tcode  []uint8
+	ent    [2][]int32 // local row indices, in two buffers that partitions alternate between
+	scode  [2][]uint8 // their codes
+	lw     []int64 // weight of each local row
+	lwy    []int64 // weighted fixed-point target (regression) or class of each local row
+	mark   []uint8 // per local row: 1 when it goes left in the current partition
+	rec    []float64 // rec[w] = 1/w
 	bucket []int32
 	nodes  []bnode
 	values []float64
@@ -80,14 +83,6 @@ type builder struct {
 	prio   []uint64
 	scr    scratch
 	arena  []int64 // statistics of the nodes on the current path
-}
-
-// sent is a row in a sorted list: its weight, its weighted target (regression)
-// or class (classification), and its index.
-type sent struct {
-	wy  int64
-	w   int32
-	row int32
 }
 
 // scratch holds per-node buffers of stride int64s.
@@ -124,11 +119,13 @@ func newWorker(b *builder) *builder {
 	}
 	w.rows = make([]int32, 0, b.n)
 	w.scap = min(b.n, max(b.small, 1))
-	w.ent = make([]sent, w.scap*b.p)
-	w.scode = make([]uint8, w.scap*b.p)
-	w.mark = make([]uint8, b.n)
-	w.tent = make([]sent, w.scap)
-	w.tcode = make([]uint8, w.scap)
+	for k := range w.ent {
+		w.ent[k] = make([]int32, w.scap*b.p)
+		w.scode[k] = make([]uint8, w.scap*b.p)
+	}
+	w.lw = make([]int64, w.scap)
+	w.lwy = make([]int64, w.scap)
+	w.mark = make([]uint8, w.scap)
 	w.bucket = make([]int32, 257)
 	w.order = make([]int, b.p)
 	for j := range w.order {
@@ -230,7 +227,7 @@ func (b *builder) buildTree(t int, tr *Tree) {
 		hist = b.getHist()
 		b.accumulate(hist, b.rows)
 	}
-	b.grow(0, len(b.rows), 0, RootKey, hist, false, tot)
+	b.grow(0, len(b.rows), 0, RootKey, hist, -1, tot)
 	b.emit(tr)
 }
 
@@ -319,7 +316,7 @@ func (b *builder) boundary(j, c int, left, m, tot []int64, best *split) {
 			if nl < minLeaf || tot[0]-nl < minLeaf {
 				continue
 			}
-			score = regressionScore(sl, wl, tot[2], tot[1])
+			score = regressionScoreRec(sl, wl, tot[2], tot[1], b.rec)
 		} else {
 			cand := b.scr.cand
 			copy(cand, left)
@@ -384,10 +381,10 @@ func (b *builder) scanDense(j int, hist, tot []int64, best *split) bool {
 
 // scanSorted evaluates feature j from the node's rows sorted by code.
 // It returns false when the feature is constant in the node.
-func (b *builder) scanSorted(j, lo, hi int, tot []int64, best *split) bool {
+func (b *builder) scanSorted(j, lo, hi, buf int, tot []int64, best *split) bool {
 	off := j*b.scap + lo - b.sbase
-	ents := b.ent[off : off+hi-lo]
-	codes := b.scode[off : off+hi-lo]
+	ents := b.ent[buf][off : off+hi-lo]
+	codes := b.scode[buf][off : off+hi-lo]
 	mc := b.miss[j]
 	// Missing rows sort last.
 	end := len(codes)
@@ -399,13 +396,14 @@ func (b *builder) scanSorted(j, lo, hi int, tot []int64, best *split) bool {
 	}
 	m := b.scr.miss
 	clear(m)
+	lw, lwy := b.lw, b.lwy
 	for _, e := range ents[end:] {
 		m[0]++
-		m[1] += int64(e.w)
+		m[1] += lw[e]
 		if b.cls != nil {
-			m[2+e.wy] += int64(e.w)
+			m[2+lwy[e]] += lw[e]
 		} else {
-			m[2] += e.wy
+			m[2] += lwy[e]
 		}
 	}
 	if b.cls == nil {
@@ -421,35 +419,35 @@ func (b *builder) scanSorted(j, lo, hi int, tot []int64, best *split) bool {
 			prev = c
 		}
 		left[0]++
-		left[1] += int64(e.w)
-		left[2+e.wy] += int64(e.w)
+		left[1] += lw[e]
+		left[2+lwy[e]] += lw[e]
 	}
 	return true
 }
 
-// regressionScore is the squared-error score of a split whose left side has
-// weighted target sum s and weight w, in a node with totals ts and tw:
-// s²/w + (ts−s)²/(tw−w), each square rounded to float64 before its division.
-// Every learner must use exactly this expression.
-func regressionScore(s, w, ts, tw int64) float64 {
+// regressionScoreRec is the squared-error score of a split whose left side
+// has weighted target sum s and weight w, in a node with totals ts and tw:
+// s²·(1/w) + (ts−s)²·(1/(tw−w)), where rec[w] = 1/w and every product is
+// rounded to float64. Every learner must use exactly this expression.
+func regressionScoreRec(s, w, ts, tw int64, rec []float64) float64 {
 	fl, fr := float64(s), float64(ts-s)
-	wl, wr := float64(w), float64(tw-w)
-	return float64(fl*fl)/wl + float64(fr*fr)/wr
+	return float64(float64(fl*fl)*rec[w]) + float64(float64(fr*fr)*rec[tw-w])
 }
 
 // scanSortedRegression is scanSorted's loop for squared error, with the
 // candidate scores of boundary inlined.
-func (b *builder) scanSortedRegression(j int, ents []sent, codes []uint8, m, tot []int64, best *split) {
+func (b *builder) scanSortedRegression(j int, ents []int32, codes []uint8, m, tot []int64, best *split) {
 	minLeaf := int64(b.minLeaf)
 	tn, tw, ts := tot[0], tot[1], tot[2]
 	mn, mw, ms := m[0], m[1], m[2]
 	var nl, wl, sl int64
 	prev := codes[0]
+	lw, lwy, rec := b.lw, b.lwy, b.rec
 	consider := func(n, w, s int64, ml bool) {
 		if n < minLeaf || tn-n < minLeaf {
 			return
 		}
-		score := regressionScore(s, w, ts, tw)
+		score := regressionScoreRec(s, w, ts, tw, rec)
 		if best.ok && score < best.score {
 			return
 		}
@@ -468,13 +466,13 @@ func (b *builder) scanSortedRegression(j int, ents []sent, codes []uint8, m, tot
 			prev = c
 		}
 		nl++
-		wl += int64(e.w)
-		sl += e.wy
+		wl += lw[e]
+		sl += lwy[e]
 	}
 }
 
 // findSplit searches the node's best split.
-func (b *builder) findSplit(lo, hi int, key uint64, hist []int64, tot []int64) split {
+func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int64) split {
 	best := split{left: b.scr.best}
 	examined := 0
 	for _, j := range b.featureOrder(key) {
@@ -485,7 +483,7 @@ func (b *builder) findSplit(lo, hi int, key uint64, hist []int64, tot []int64) s
 		if hist != nil {
 			ok = b.scanDense(j, hist, tot, &best)
 		} else {
-			ok = b.scanSorted(j, lo, hi, tot, &best)
+			ok = b.scanSorted(j, lo, hi, buf, tot, &best)
 		}
 		if ok {
 			examined++
@@ -497,7 +495,7 @@ func (b *builder) findSplit(lo, hi int, key uint64, hist []int64, tot []int64) s
 			best.ok = false
 		}
 	}
-	if best.ok && !b.hasMissing(hist, lo, hi, best.feature) {
+	if best.ok && !b.hasMissing(hist, lo, hi, buf, best.feature) {
 		// No missing value seen: send them to the heavier side.
 		best.missingLeft = 2*best.left[1] >= tot[1]
 	}
@@ -505,18 +503,26 @@ func (b *builder) findSplit(lo, hi int, key uint64, hist []int64, tot []int64) s
 }
 
 // hasMissing tells whether any of the node's rows misses feature j.
-func (b *builder) hasMissing(hist []int64, lo, hi, j int) bool {
+func (b *builder) hasMissing(hist []int64, lo, hi, buf, j int) bool {
 	if hist != nil {
 		return hist[(b.off[j]+b.nb[j])*b.stride] > 0
 	}
-	return b.scode[j*b.scap+hi-1-b.sbase] == b.miss[j]
+	return b.scode[buf][j*b.scap+hi-1-b.sbase] == b.miss[j]
 }
 
-// sortSegment starts a sorted subtree at rows[lo:hi]: it fills every
-// feature's entries, sorted by code with a counting sort.
+// sortSegment starts a sorted subtree at rows[lo:hi]: it renumbers the rows
+// locally and fills every feature's list, sorted by code with a counting sort.
 func (b *builder) sortSegment(lo, hi int) {
 	b.sbase = lo
 	rows := b.rows[lo:hi]
+	for i, r := range rows {
+		b.lw[i] = int64(b.counts[r])
+		if b.cls != nil {
+			b.lwy[i] = int64(b.cls[r])
+		} else {
+			b.lwy[i] = b.wy[r]
+		}
+	}
 	p, xb, cnt := b.p, b.xb, b.bucket
 	for j := 0; j < p; j++ {
 		clear(cnt)
@@ -526,41 +532,39 @@ func (b *builder) sortSegment(lo, hi int) {
 		for c := 1; c < len(cnt); c++ {
 			cnt[c] += cnt[c-1]
 		}
-		ents := b.ent[j*b.scap : j*b.scap+len(rows)]
-		codes := b.scode[j*b.scap : j*b.scap+len(rows)]
-		for _, r := range rows {
+		ents := b.ent[0][j*b.scap : j*b.scap+len(rows)]
+		codes := b.scode[0][j*b.scap : j*b.scap+len(rows)]
+		for i, r := range rows {
 			c := xb[int(r)*p+j]
 			k := cnt[c]
 			cnt[c]++
-			e := sent{w: b.counts[r], row: r}
-			if b.cls != nil {
-				e.wy = int64(b.cls[r])
-			} else {
-				e.wy = b.wy[r]
-			}
-			ents[k] = e
+			ents[k] = int32(i)
 			codes[k] = c
 		}
 	}
 }
 
+// isLeaf tells whether a node at depth with n rows is a leaf without a split search.
+func (b *builder) isLeaf(depth, n int) bool {
+	return (b.maxDepth > 0 && depth >= b.maxDepth) || n < b.minSplit || n < 2*b.minLeaf
+}
+
 // grow builds the subtree over rows[lo:hi] and returns its node index.
-// hist (owned by the call) is the node's dense histogram, or nil; sorted
-// tells whether the sorted lists hold the node's rows.
-func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, sorted bool, tot []int64) int32 {
+// hist (owned by the call) is the node's dense histogram, or nil; buf is the
+// sorted-list buffer that holds the node's rows, or -1 when none does.
+func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, buf int, tot []int64) int32 {
 	id := int32(len(b.nodes))
 	b.nodes = append(b.nodes, bnode{feature: -1, left: -1, right: -1, n: int32(tot[0]), w: tot[1]})
 	b.values = b.appendValue(b.values, tot)
-	n := hi - lo
-	if (b.maxDepth > 0 && depth >= b.maxDepth) || n < b.minSplit || n < 2*b.minLeaf {
+	if b.isLeaf(depth, hi-lo) {
 		b.putHist(hist)
 		return id
 	}
-	if hist == nil && !sorted {
+	if hist == nil && buf < 0 {
 		b.sortSegment(lo, hi)
-		sorted = true
+		buf = 0
 	}
-	sp := b.findSplit(lo, hi, key, hist, tot)
+	sp := b.findSplit(lo, hi, buf, key, hist, tot)
 	if !sp.ok {
 		b.putHist(hist)
 		return id
@@ -574,10 +578,20 @@ func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, sorted bool,
 	for q := range rtot {
 		rtot[q] = tot[q] - ltot[q]
 	}
-	mid := b.partition(lo, hi, j, bin, ml, mc, sorted)
+	var mid int
+	leaves := b.isLeaf(depth+1, int(ltot[0])) && b.isLeaf(depth+1, int(rtot[0]))
+	if leaves {
+		mid = lo + int(ltot[0]) // both children are leaves: their rows are not needed
+	} else {
+		mid = b.partition(lo, hi, buf, j, bin, ml, mc)
+	}
+	cbuf := buf
+	if buf >= 0 && !leaves {
+		cbuf = 1 - buf
+	}
 	nl, nr := mid-lo, hi-mid
 	var lh, rh []int64
-	if hist != nil && max(nl, nr) > b.small {
+	if hist != nil && !leaves && max(nl, nr) > b.small {
 		small := b.getHist()
 		if nl <= nr {
 			b.accumulate(small, b.rows[lo:mid])
@@ -603,18 +617,18 @@ func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, sorted bool,
 	b.nodes[id].bin = bin
 	b.nodes[id].missingLeft = ml
 	b.nodes[id].gain = sp.score - b.proxy(tot)
-	l := b.grow(lo, mid, depth+1, ChildKey(key, 0), lh, sorted, ltot)
-	r := b.grow(mid, hi, depth+1, ChildKey(key, 1), rh, sorted, rtot)
+	l := b.grow(lo, mid, depth+1, ChildKey(key, 0), lh, cbuf, ltot)
+	r := b.grow(mid, hi, depth+1, ChildKey(key, 1), rh, cbuf, rtot)
 	b.nodes[id].left, b.nodes[id].right = l, r
 	b.arena = b.arena[:mark]
 	return id
 }
 
 // partition moves the rows of [lo,hi) going left first and returns the
-// boundary. For sorted nodes every feature's entries are partitioned stably
-// (rows itself is no longer used there).
-func (b *builder) partition(lo, hi, j int, bin uint8, ml bool, mc uint8, sorted bool) int {
-	if !sorted {
+// boundary. For sorted nodes (buf >= 0) it moves every feature's list from
+// buffer buf to the other buffer, stably (rows itself is no longer used there).
+func (b *builder) partition(lo, hi, buf, j int, bin uint8, ml bool, mc uint8) int {
+	if buf < 0 {
 		rows, p, xb := b.rows, b.p, b.xb
 		i, k := lo, hi-1
 		for i <= k {
@@ -630,35 +644,31 @@ func (b *builder) partition(lo, hi, j int, bin uint8, ml bool, mc uint8, sorted 
 	}
 	n := hi - lo
 	mark := b.mark
-	mid := lo
+	nl := 0
 	off := j*b.scap + lo - b.sbase
-	for i, e := range b.ent[off : off+n] {
-		c := b.scode[off+i]
+	for i, e := range b.ent[buf][off : off+n] {
+		c := b.scode[buf][off+i]
 		var l uint8
 		if c <= bin || (c == mc && ml) {
 			l = 1
 		}
-		mark[e.row] = l
-		mid += int(l)
+		mark[e] = l
+		nl += int(l)
 	}
-	tent, tcode := b.tent, b.tcode
 	for f := 0; f < b.p; f++ {
 		o := f*b.scap + lo - b.sbase
-		ents := b.ent[o : o+n]
-		codes := b.scode[o : o+n]
-		w, t := 0, 0
-		for i, e := range ents {
-			c := codes[i]
-			l := int(mark[e.row])
-			ents[w], codes[w] = e, c
-			tent[t], tcode[t] = e, c
+		src, scodes := b.ent[buf][o:o+n], b.scode[buf][o:o+n]
+		dst, dcodes := b.ent[1-buf][o:o+n], b.scode[1-buf][o:o+n]
+		w, t := 0, nl
+		for i, e := range src {
+			l := int(mark[e])
+			pos := t + (w-t)*l
+			dst[pos], dcodes[pos] = e, scodes[i]
 			w += l
 			t += 1 - l
 		}
-		copy(ents[w:], tent[:t])
-		copy(codes[w:], tcode[:t])
 	}
-	return mid
+	return lo + nl
 }
 
 // subtract sets h -= s.

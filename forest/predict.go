@@ -8,26 +8,38 @@ import (
 // The predictor.
 //
 // Prediction bins each input row once (Binner.Code) and walks compact trees
-// over the codes: a node is 8 bytes, laid out depth-first so that the left
-// child is the next node, and rows go through each tree in interleaved groups
-// so that the walks of several rows overlap in the CPU. Since code(x) <= b
-// exactly when x <= Edges[j][b], this gives the same leaves as comparing raw
-// values with Tree.Threshold (tested).
+// over the codes. Each tree is compiled into 8-byte nodes laid out
+// depth-first, so a node's left child is the next node. A leaf tests a
+// padding column whose code (255) never goes left, and its right child is
+// itself: every row can take exactly Depth steps without testing for leaves,
+// and each step picks the child without a branch. Rows go through a tree in
+// large blocks (so the tree stays in cache) and several at a time (so their
+// walks overlap in the CPU). Since code(x) <= b exactly when x <= Edges[j][b],
+// this gives the same leaves as comparing raw values with Tree.Threshold
+// (tested).
 
-// cnode is a compact node. Leaves have feature == leafFeature and next holding
-// the index of their first value in Tree.Value.
+// cnode is a compiled node: a row whose code c at feature satisfies c <= bin
+// or c == missing goes to the next node (the left child), others to right.
 type cnode struct {
-	next    int32  // right child (internal) or value offset (leaf)
-	feature uint16 // split feature, or leafFeature
-	bin     uint8  // codes <= bin go left
-	missing uint8  // a code equal to this goes left too (the missing code when missing values go left)
+	right   int32
+	feature uint16
+	bin     uint8
+	missing uint8
 }
 
-const leafFeature = 0xFFFF
+// ctree is a compiled tree.
+type ctree struct {
+	nodes []cnode
+	value []int32 // per node: offset of its values in Tree.Value (used at leaves)
+	depth int
+}
 
 // compiled is the predictor built from a forest's trees.
 type compiled struct {
-	trees [][]cnode
+	trees []ctree
+	// stride is the number of codes per binned row: the features plus the
+	// padding column that leaves test.
+	stride int
 }
 
 // compileMu guards the lazy compilation of forests built without Fit or Load.
@@ -50,107 +62,117 @@ func (f *Forest) compiledTrees() (*compiled, error) {
 
 // compile builds the predictor of f.
 func compile(f *Forest) (*compiled, error) {
-	if f.NumFeatures >= leafFeature {
+	if f.NumFeatures >= 1<<16-1 {
 		return nil, fmt.Errorf("forest: %d features is too many for the predictor", f.NumFeatures)
 	}
-	c := &compiled{trees: make([][]cnode, len(f.Trees))}
+	pad := uint16(f.NumFeatures) // the padding column, always code 255
+	c := &compiled{trees: make([]ctree, len(f.Trees)), stride: f.NumFeatures + 1}
 	d := int32(f.Outputs())
 	for t := range f.Trees {
 		tr := &f.Trees[t]
-		out := make([]cnode, 0, tr.NumNodes())
-		var walk func(i int32)
-		walk = func(i int32) {
-			at := len(out)
+		nn := tr.NumNodes()
+		ct := ctree{nodes: make([]cnode, 0, nn), value: make([]int32, 0, nn), depth: tr.Depth()}
+		// Depth-first order with an explicit stack (trees can be deep): the
+		// left child follows its parent; the parent learns its right child
+		// when that is placed.
+		type item struct{ src, parent int32 }
+		stack := []item{{0, -1}}
+		for len(stack) > 0 {
+			it := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			at := int32(len(ct.nodes))
+			if it.parent >= 0 {
+				ct.nodes[it.parent].right = at
+			}
+			i := it.src
+			ct.value = append(ct.value, i*d)
 			if tr.Feature[i] < 0 {
-				out = append(out, cnode{next: i * d, feature: leafFeature})
-				return
+				ct.nodes = append(ct.nodes, cnode{right: at, feature: pad, bin: 254, missing: 0})
+				continue
 			}
 			j := tr.Feature[i]
-			nd := cnode{feature: uint16(j), bin: tr.Bin[i], missing: tr.Bin[i]}
+			nd := cnode{right: -1, feature: uint16(j), bin: tr.Bin[i], missing: tr.Bin[i]}
 			if tr.MissingLeft[i] {
 				nd.missing = f.Binner.MissingCode(int(j))
 			}
-			out = append(out, nd)
-			walk(tr.Left[i])
-			out[at].next = int32(len(out))
-			walk(tr.Left[i] + 1)
+			ct.nodes = append(ct.nodes, nd)
+			// The right child is pushed first so the left one is placed next.
+			stack = append(stack, item{tr.Left[i] + 1, at}, item{tr.Left[i], -1})
 		}
-		walk(0)
-		c.trees[t] = out
+		c.trees[t] = ct
 	}
 	return c, nil
 }
 
 // predictBlock is the number of rows binned and pushed through every tree at a time.
-const predictBlock = 4096
+const predictBlock = 16384
 
 // group is the number of rows walked through a tree together.
-const group = 8
+const group = 16
 
 // leaves sets leaf[i] to the value offset reached by row i of the binned
-// block codes (n rows of p codes) in tree nodes.
-func leaves(nodes []cnode, codes []uint8, p, n int, leaf []int32) {
+// block codes (n rows of stride codes) in tree ct.
+func leaves(ct *ctree, codes []uint8, stride, n int, leaf []int32) {
+	nodes := ct.nodes
 	i := 0
 	for ; i+group <= n; i += group {
 		var idx [group]int32
-		var row [group][]uint8
-		for g := range row {
-			row[g] = codes[(i+g)*p : (i+g+1)*p]
-		}
-		for {
-			done := 0
-			for g := 0; g < group; g++ {
-				nd := nodes[idx[g]]
-				if nd.feature == leafFeature {
-					done++
-					continue
+		base := codes[i*stride : (i+group)*stride]
+		for range ct.depth {
+			for g := range idx {
+				k := idx[g]
+				nd := nodes[k]
+				c := base[g*stride+int(nd.feature)]
+				var l, m int32
+				if c <= nd.bin {
+					l = 1
 				}
-				c := row[g][nd.feature]
-				if c <= nd.bin || c == nd.missing {
-					idx[g]++
-				} else {
-					idx[g] = nd.next
+				if c == nd.missing {
+					m = 1
 				}
-			}
-			if done == group {
-				break
+				// k+1 (the left child) when l|m, else right, without a branch.
+				idx[g] = nd.right + (k+1-nd.right)&-(l|m)
 			}
 		}
-		for g := 0; g < group; g++ {
-			leaf[i+g] = nodes[idx[g]].next
+		for g := range idx {
+			leaf[i+g] = ct.value[idx[g]]
 		}
 	}
 	for ; i < n; i++ {
-		row := codes[i*p : (i+1)*p]
+		row := codes[i*stride : (i+1)*stride]
 		k := int32(0)
-		for {
+		for range ct.depth {
 			nd := nodes[k]
-			if nd.feature == leafFeature {
-				break
-			}
 			c := row[nd.feature]
 			if c <= nd.bin || c == nd.missing {
 				k++
 			} else {
-				k = nd.next
+				k = nd.right
 			}
 		}
-		leaf[i] = nodes[k].next
+		leaf[i] = ct.value[k]
 	}
 }
 
 // accumulate adds, in tree order, the leaf values of rows [lo,hi) of the
 // row-major matrix x into out (Outputs values per row).
 func (f *Forest) accumulate(c *compiled, x []float64, lo, hi int, out []float64) {
-	p, d := f.NumFeatures, f.Outputs()
-	codes := make([]uint8, predictBlock*p)
-	leaf := make([]int32, predictBlock)
-	for b := lo; b < hi; b += predictBlock {
-		e := min(hi, b+predictBlock)
+	p, d, stride := f.NumFeatures, f.Outputs(), c.stride
+	block := min(predictBlock, hi-lo)
+	codes := make([]uint8, block*stride)
+	leaf := make([]int32, block)
+	for b := lo; b < hi; b += block {
+		e := min(hi, b+block)
 		n := e - b
-		f.Binner.Transform(x[b*p:e*p], n, p, codes)
+		for i := 0; i < n; i++ {
+			row, dst := x[(b+i)*p:(b+i+1)*p], codes[i*stride:(i+1)*stride]
+			for j, v := range row {
+				dst[j] = f.Binner.Code(j, v)
+			}
+			dst[p] = 255
+		}
 		for t := range c.trees {
-			leaves(c.trees[t], codes, p, n, leaf[:n])
+			leaves(&c.trees[t], codes, stride, n, leaf[:n])
 			vals := f.Trees[t].Value
 			if d == 1 {
 				o := out[b:e]
