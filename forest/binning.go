@@ -100,17 +100,24 @@ func (bn *Binner) Code(j int, v float64) uint8 {
 	if math.IsNaN(v) {
 		return uint8(len(e) + 1)
 	}
-	// First b with e[b] >= v (binary search, written out for speed).
-	lo, hi := 0, len(e)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if e[m] < v {
-			lo = m + 1
-		} else {
-			hi = m
-		}
+	// The number of edges below v, by a branch-free binary search: base
+	// only moves forward, by a conditional move.
+	n := len(e)
+	if n == 0 {
+		return 0
 	}
-	return uint8(lo)
+	base := 0
+	for n > 1 {
+		half := n >> 1
+		if e[base+half-1] < v {
+			base += half
+		}
+		n -= half
+	}
+	if e[base] < v {
+		base++
+	}
+	return uint8(base)
 }
 
 // Transform bins the row-major matrix x (rows x cols) into codes, row-major.

@@ -431,3 +431,24 @@ func TestBootstrapCounts(t *testing.T) {
 		t.Error("different trees gave the same counts")
 	}
 }
+
+func TestVectorWalkMatchesScalar(t *testing.T) {
+	if !useAVX512 {
+		t.Skip("no AVX-512 on this CPU: only the scalar walk runs")
+	}
+	ds := withNaNs(makeRegression(3000, 7, 1), 9)
+	f := fitOrFail(t, ds, Options{Trees: 5, Seed: 2})
+	vec, err := f.PredictValues(ds.X, ds.Rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	useAVX512 = false
+	defer func() { useAVX512 = true }()
+	scalar, _ := f.PredictValues(ds.X, ds.Rows)
+	if !reflect.DeepEqual(vec, scalar) {
+		t.Fatal("AVX-512 walk and scalar walk disagree")
+	}
+	if raw := f.predictRaw(ds.X, ds.Rows); !reflect.DeepEqual(vec, raw) {
+		t.Fatal("AVX-512 walk and raw thresholds disagree")
+	}
+}

@@ -71,10 +71,10 @@ type builder struct {
 	scap   int
 	ent    [2][]int32 // local row indices, in two buffers that partitions alternate between
 	scode  [2][]uint8 // their codes
-	lw     []int64 // weight of each local row
-	lwy    []int64 // weighted fixed-point target (regression) or class of each local row
-	mark   []uint8 // per local row: 1 when it goes left in the current partition
-	rec    []float64 // rec[w] = 1/w
+	lw     []int64    // weight of each local row
+	lwy    []int64    // weighted fixed-point target (regression) or class of each local row
+	mark   []uint8    // per local row: 1 when it goes left in the current partition
+	rec    []float64  // rec[w] = 1/w
 	bucket []int32
 	nodes  []bnode
 	values []float64
@@ -437,12 +437,40 @@ func regressionScoreRec(s, w, ts, tw int64, rec []float64) float64 {
 // scanSortedRegression is scanSorted's loop for squared error, with the
 // candidate scores of boundary inlined.
 func (b *builder) scanSortedRegression(j int, ents []int32, codes []uint8, m, tot []int64, best *split) {
+	tw, ts := tot[1], tot[2]
+	lw, lwy, rec := b.lw, b.lwy, b.rec
+	codes = codes[:len(ents)]
+	if m[0] == 0 && b.minLeaf == 1 {
+		// The common case: no missing value and every boundary valid. The
+		// best score stays in a register; better() settles ties.
+		bestScore := math.Inf(-1)
+		if best.ok {
+			bestScore = best.score
+		}
+		var nl, wl, sl int64
+		prev := codes[0]
+		for i, e := range ents {
+			if c := codes[i]; c != prev {
+				fl, fr := float64(sl), float64(ts-sl)
+				score := float64(float64(fl*fl)*rec[wl]) + float64(float64(fr*fr)*rec[tw-wl])
+				if score >= bestScore && better(best, score, j, int(prev), false) {
+					best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, int(prev), false
+					best.left[0], best.left[1], best.left[2] = nl, wl, sl
+					bestScore = score
+				}
+				prev = c
+			}
+			nl++
+			wl += lw[e]
+			sl += lwy[e]
+		}
+		return
+	}
 	minLeaf := int64(b.minLeaf)
-	tn, tw, ts := tot[0], tot[1], tot[2]
+	tn := tot[0]
 	mn, mw, ms := m[0], m[1], m[2]
 	var nl, wl, sl int64
 	prev := codes[0]
-	lw, lwy, rec := b.lw, b.lwy, b.rec
 	consider := func(n, w, s int64, ml bool) {
 		if n < minLeaf || tn-n < minLeaf {
 			return
@@ -456,7 +484,6 @@ func (b *builder) scanSortedRegression(j int, ents []int32, codes []uint8, m, to
 			best.left[0], best.left[1], best.left[2] = n, w, s
 		}
 	}
-	codes = codes[:len(ents)]
 	for i, e := range ents {
 		if c := codes[i]; c != prev {
 			consider(nl, wl, sl, false)

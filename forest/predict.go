@@ -111,10 +111,23 @@ const predictBlock = 16384
 const group = 16
 
 // leaves sets leaf[i] to the value offset reached by row i of the binned
-// block codes (n rows of stride codes) in tree ct.
+// block codes (n rows of stride codes) in tree ct. codes must have 3 bytes
+// of slack after the last row (the vector kernel reads 4 bytes at a time).
 func leaves(ct *ctree, codes []uint8, stride, n int, leaf []int32) {
 	nodes := ct.nodes
 	i := 0
+	if useAVX512 && len(nodes) > 0 && len(codes) >= n*stride+3 {
+		var offs, out [16]int32
+		for g := range offs {
+			offs[g] = int32(g * stride)
+		}
+		for ; i+16 <= n; i += 16 {
+			walk16(&nodes[0], &codes[i*stride], &offs, ct.depth, &out)
+			for g, k := range out {
+				leaf[i+g] = ct.value[k]
+			}
+		}
+	}
 	for ; i+group <= n; i += group {
 		var idx [group]int32
 		base := codes[i*stride : (i+group)*stride]
@@ -159,7 +172,7 @@ func leaves(ct *ctree, codes []uint8, stride, n int, leaf []int32) {
 func (f *Forest) accumulate(c *compiled, x []float64, lo, hi int, out []float64) {
 	p, d, stride := f.NumFeatures, f.Outputs(), c.stride
 	block := min(predictBlock, hi-lo)
-	codes := make([]uint8, block*stride)
+	codes := make([]uint8, block*stride+3)
 	leaf := make([]int32, block)
 	for b := lo; b < hi; b += block {
 		e := min(hi, b+block)

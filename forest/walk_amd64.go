@@ -1,0 +1,15 @@
+//go:build amd64 && !purego
+
+package forest
+
+import "golang.org/x/sys/cpu"
+
+// useAVX512 selects the AVX-512 tree walk; tests turn it off to compare.
+var useAVX512 = cpu.X86.HasAVX512F
+
+// walk16 walks 16 rows through a compiled tree for depth steps with AVX-512
+// gathers: row g's codes start at codes+offs[g]; out receives the final node
+// indices. It reads 4 bytes at each code address.
+//
+//go:noescape
+func walk16(nodes *cnode, codes *uint8, offs *[16]int32, depth int, out *[16]int32)
