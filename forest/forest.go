@@ -59,9 +59,9 @@ type Dataset struct {
 	Classes []string
 }
 
-// smallOverride, when >= 0, replaces the node size at or below which the
-// sorted path is used (tests use it to force either path).
-var smallOverride = -1
+// pathOverride forces every node through one split-search path ("dense",
+// "rows" or "sorted"); tests use it to check that all paths agree.
+var pathOverride = ""
 
 // Fit trains a forest. The result depends only on the data and the options
 // (Seed included), not on Options.Threads.
@@ -76,6 +76,8 @@ func Fit(ds Dataset, opt Options) (*Forest, error) {
 		return nil, fmt.Errorf("forest: need at least one row and one feature, got %d x %d", n, p)
 	case n >= 1<<31-1:
 		return nil, fmt.Errorf("forest: %d rows is too many", n)
+	case p >= 1<<16-1:
+		return nil, fmt.Errorf("forest: %d features is too many (at most %d)", p, 1<<16-2)
 	case len(ds.X) != n*p:
 		return nil, fmt.Errorf("forest: X has %d values, want rows*cols = %d", len(ds.X), n*p)
 	case len(ds.Y) != n:
@@ -115,9 +117,23 @@ func Fit(ds Dataset, opt Options) (*Forest, error) {
 		b.entries += b.nb[j] + 1
 		b.miss[j] = f.Binner.MissingCode(j)
 	}
+	// Path choice (costs per node of n rows, k of p features examined, B bins):
+	// dense histograms cost about p·n/2 to build and p·B to subtract, the
+	// rows path k·(n + B), the sorted path k·n + p·n. Dense pays when most
+	// features are examined; below small (or sortAt) rows the sorted path wins.
 	b.small = max(16, 2*b.entries/p)
-	if smallOverride >= 0 {
-		b.small = smallOverride
+	b.dense = 2*b.k > p
+	b.sortAt = b.small
+	if !b.dense {
+		b.sortAt = max(16, b.k*(b.entries/p)*b.stride/p)
+	}
+	switch pathOverride {
+	case "dense":
+		b.dense, b.small, b.sortAt = true, 0, 0
+	case "rows":
+		b.dense, b.sortAt = false, 0
+	case "sorted":
+		b.dense, b.sortAt = false, 1<<30
 	}
 	draws, err := opt.draws(n)
 	if err != nil {

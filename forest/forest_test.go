@@ -196,9 +196,10 @@ func TestDeterministicAcrossThreads(t *testing.T) {
 	}
 }
 
-// TestDenseAndSortedPathsAgree forces every node through the histogram path,
-// then through the sorted path: the split rules promise the same trees.
-func TestDenseAndSortedPathsAgree(t *testing.T) {
+// TestSplitPathsAgree forces every node through the dense histogram path,
+// the per-feature histogram (rows) path, the sorted path, and lets Fit choose:
+// the split rules promise the same trees.
+func TestSplitPathsAgree(t *testing.T) {
 	diab := loadEmbedded(t, "diabetes")
 	dig := loadEmbedded(t, "digits")
 	cases := []struct {
@@ -209,20 +210,26 @@ func TestDenseAndSortedPathsAgree(t *testing.T) {
 		{"regression", toDS(diab, all(diab.Rows)), Options{Trees: 6, Seed: 11}},
 		{"regression nan log2 leaf3", withNaNs(toDS(diab, all(diab.Rows)), 5), Options{Trees: 6, MaxFeatures: "log2", MinSamplesLeaf: 3, Seed: 2}},
 		{"gini", toDS(dig, all(500)), Options{Task: Classification, Trees: 4, Seed: 4}},
+		{"gini all features", toDS(dig, all(300)), Options{Task: Classification, Trees: 3, MaxFeatures: "all", Seed: 8}},
 		{"entropy nan", withNaNs(toDS(dig, all(500)), 11), Options{Task: Classification, Criterion: Entropy, Trees: 4, Seed: 4}},
 		{"few bins", toDS(diab, all(diab.Rows)), Options{Trees: 4, Bins: 8, Seed: 1}},
 	}
-	defer func() { smallOverride = -1 }()
+	defer func() { pathOverride = "" }()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			smallOverride = 0
-			dense := fitOrFail(t, c.ds, c.opt)
-			smallOverride = 1 << 30
-			sorted := fitOrFail(t, c.ds, c.opt)
-			smallOverride = -1
-			for i := range dense.Trees {
-				if !reflect.DeepEqual(dense.Trees[i], sorted.Trees[i]) {
-					t.Fatalf("tree %d differs between the dense and sorted paths", i)
+			var ref *Forest
+			for _, path := range []string{"dense", "rows", "sorted", ""} {
+				pathOverride = path
+				f := fitOrFail(t, c.ds, c.opt)
+				pathOverride = ""
+				if ref == nil {
+					ref = f
+					continue
+				}
+				for i := range ref.Trees {
+					if !reflect.DeepEqual(ref.Trees[i], f.Trees[i]) {
+						t.Fatalf("tree %d differs between the dense path and path %q", i, path)
+					}
 				}
 			}
 		})

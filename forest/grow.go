@@ -48,7 +48,9 @@ type builder struct {
 	stride   int     // int64s per histogram entry: n, w, sums
 	entropy  bool
 	k        int // features considered per node
-	small    int // nodes with at most this many rows use the sorted path
+	small    int  // nodes with at most this many rows leave the dense path
+	dense    bool // large nodes keep histograms of every feature (most features are examined)
+	sortAt   int  // nodes with at most this many rows (and no histogram) use the sorted path
 	seed     uint64
 	scale    float64
 	ymean    float64
@@ -79,9 +81,9 @@ type builder struct {
 	nodes  []bnode
 	values []float64
 	pool   [][]int64
-	order  []int
 	prio   []uint64
 	scr    scratch
+	fh     []int64 // one feature's histogram (rows path)
 	arena  []int64 // statistics of the nodes on the current path
 }
 
@@ -118,7 +120,7 @@ func newWorker(b *builder) *builder {
 		w.wy = make([]int64, b.n)
 	}
 	w.rows = make([]int32, 0, b.n)
-	w.scap = min(b.n, max(b.small, 1))
+	w.scap = min(b.n, max(b.sortAt, 1))
 	for k := range w.ent {
 		w.ent[k] = make([]int32, w.scap*b.p)
 		w.scode[k] = make([]uint8, w.scap*b.p)
@@ -127,12 +129,9 @@ func newWorker(b *builder) *builder {
 	w.lwy = make([]int64, w.scap)
 	w.mark = make([]uint8, w.scap)
 	w.bucket = make([]int32, 257)
-	w.order = make([]int, b.p)
-	for j := range w.order {
-		w.order[j] = j
-	}
 	w.prio = make([]uint64, b.p)
 	w.pool, w.nodes, w.values = nil, nil, nil
+	w.fh = make([]int64, 256*b.stride)
 	w.arena = make([]int64, 0, 128*b.stride)
 	w.scr = scratch{make([]int64, b.stride), make([]int64, b.stride), make([]int64, b.stride), make([]int64, b.stride)}
 	return &w
@@ -223,7 +222,7 @@ func (b *builder) buildTree(t int, tr *Tree) {
 		}
 	}
 	var hist []int64
-	if len(b.rows) > b.small {
+	if b.dense && len(b.rows) > b.small {
 		hist = b.getHist()
 		b.accumulate(hist, b.rows)
 	}
@@ -274,26 +273,36 @@ func (b *builder) accumulate(h []int64, rows []int32) {
 	}
 }
 
-// featureOrder returns the features in the order the node examines them.
-func (b *builder) featureOrder(key uint64) []int {
+// featureOrder returns the features in the order the node examines them:
+// by increasing (priority >> 16, feature index), with the priority from
+// FeaturePriority, packed into one uint64 key per feature. Only a prefix is
+// put in order: the keys below a threshold that should catch about twice the
+// features needed; the caller calls b.sortRest when it runs past sorted.
+func (b *builder) featureOrder(key uint64) (order []uint64, sorted int) {
+	keys := b.prio[:b.p]
 	if b.k == b.p {
-		return b.order // identity
-	}
-	o := b.order[:b.p]
-	for j := range o {
-		o[j] = j
-		b.prio[j] = FeaturePriority(b.seed, b.tree, key, j)
-	}
-	slices.SortFunc(o, func(x, y int) int {
-		if b.prio[x] != b.prio[y] {
-			if b.prio[x] < b.prio[y] {
-				return -1
-			}
-			return 1
+		for j := range keys {
+			keys[j] = uint64(j)
 		}
-		return x - y
-	})
-	return o
+		return keys, b.p
+	}
+	limit := ^uint64(0)
+	if want := 2*b.k + 4; want < b.p {
+		limit = ^uint64(0) / uint64(b.p) * uint64(want)
+	}
+	lo, hi := 0, b.p
+	for j := 0; j < b.p; j++ {
+		k := FeaturePriority(b.seed, b.tree, key, j)>>16<<16 | uint64(j)
+		if k < limit {
+			keys[lo] = k
+			lo++
+		} else {
+			hi--
+			keys[hi] = k
+		}
+	}
+	slices.Sort(keys[:lo])
+	return keys, lo
 }
 
 // boundary evaluates the splits between code c (last code on the left, with
@@ -349,8 +358,34 @@ func (b *builder) boundary(j, c int, left, m, tot []int64, best *split) {
 // scanDense evaluates feature j from the dense histogram h of the node.
 // It returns false when the feature is constant in the node.
 func (b *builder) scanDense(j int, hist, tot []int64, best *split) bool {
+	return b.scanHist(j, hist[b.off[j]*b.stride:(b.off[j]+b.nb[j]+1)*b.stride], tot, best)
+}
+
+// scanRows evaluates feature j of the node's rows[lo:hi] through a histogram
+// of that feature alone. It returns false when the feature is constant.
+func (b *builder) scanRows(j, lo, hi int, tot []int64, best *split) bool {
 	stride, nbj := b.stride, b.nb[j]
-	h := hist[b.off[j]*stride : (b.off[j]+nbj+1)*stride]
+	h := b.fh[:(nbj+1)*stride]
+	clear(h)
+	p, xb := b.p, b.xb
+	for _, r := range b.rows[lo:hi] {
+		e := int(xb[int(r)*p+j]) * stride
+		w := int64(b.counts[r])
+		h[e]++
+		h[e+1] += w
+		if b.cls != nil {
+			h[e+2+int(b.cls[r])] += w
+		} else {
+			h[e+2] += b.wy[r]
+		}
+	}
+	return b.scanHist(j, h, tot, best)
+}
+
+// scanHist evaluates feature j from its histogram h (codes 0..nb[j], the
+// last one the missing code).
+func (b *builder) scanHist(j int, h, tot []int64, best *split) bool {
+	stride, nbj := b.stride, b.nb[j]
 	m := h[nbj*stride : (nbj+1)*stride]
 	first, last := -1, -1
 	for c := 0; c < nbj; c++ {
@@ -502,15 +537,24 @@ func (b *builder) scanSortedRegression(j int, ents []int32, codes []uint8, m, to
 func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int64) split {
 	best := split{left: b.scr.best}
 	examined := 0
-	for _, j := range b.featureOrder(key) {
+	order, sorted := b.featureOrder(key)
+	for i, kj := range order {
 		if examined >= b.k {
 			break
 		}
+		if i == sorted {
+			slices.Sort(order[sorted:]) // more constant features than expected
+			kj = order[i]
+		}
+		j := int(kj & 0xFFFF)
 		var ok bool
-		if hist != nil {
+		switch {
+		case hist != nil:
 			ok = b.scanDense(j, hist, tot, &best)
-		} else {
+		case buf >= 0:
 			ok = b.scanSorted(j, lo, hi, buf, tot, &best)
+		default:
+			ok = b.scanRows(j, lo, hi, tot, &best)
 		}
 		if ok {
 			examined++
@@ -534,6 +578,15 @@ func (b *builder) hasMissing(hist []int64, lo, hi, buf, j int) bool {
 	if hist != nil {
 		return hist[(b.off[j]+b.nb[j])*b.stride] > 0
 	}
+	if buf < 0 {
+		mc := b.miss[j]
+		for _, r := range b.rows[lo:hi] {
+			if b.xb[int(r)*b.p+j] == mc {
+				return true
+			}
+		}
+		return false
+	}
 	return b.scode[buf][j*b.scap+hi-1-b.sbase] == b.miss[j]
 }
 
@@ -550,8 +603,9 @@ func (b *builder) sortSegment(lo, hi int) {
 			b.lwy[i] = b.wy[r]
 		}
 	}
-	p, xb, cnt := b.p, b.xb, b.bucket
+	p, xb := b.p, b.xb
 	for j := 0; j < p; j++ {
+		cnt := b.bucket[:b.nb[j]+2] // codes 0..nb[j] (the last is missing), shifted by one
 		clear(cnt)
 		for _, r := range rows {
 			cnt[int(xb[int(r)*p+j])+1]++
@@ -587,7 +641,7 @@ func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, buf int, tot
 		b.putHist(hist)
 		return id
 	}
-	if hist == nil && buf < 0 {
+	if hist == nil && buf < 0 && hi-lo <= b.sortAt {
 		b.sortSegment(lo, hi)
 		buf = 0
 	}

@@ -64,7 +64,7 @@ func BootstrapCounts(seed uint64, t int, draws int, counts []int32) {
 }
 
 // FeaturePriority returns feature j's priority at the node with the given key
-// in tree t: the node considers features in increasing (priority, j) order.
+// in tree t: the node considers features in increasing (priority>>16, j) order.
 func FeaturePriority(seed uint64, t int, nodeKey uint64, j int) uint64 {
 	return At(StreamKey(seed, t, purposeFeatures)^nodeKey, uint64(j))
 }

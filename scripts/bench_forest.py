@@ -73,6 +73,7 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--large-runs", type=int, default=3)
     ap.add_argument("--json", default="")
+    ap.add_argument("--skip-large", action="store_true", help="skip the make_regression cases (minutes for scikit-learn)")
     args = ap.parse_args()
 
     tmp = tempfile.mkdtemp(prefix="gotrain-bench-")
@@ -129,6 +130,15 @@ def main():
 
     # --- make_regression, 100 trees, depth 16
     n = 10000 if args.quick else 100000
+    if args.skip_large:
+        n = 0
+    if n:
+        large(args, binary, tmp, rows, n)
+
+    report(res, rows, args)
+
+
+def large(args, binary, tmp, rows, n):
     Xl, yl = make_regression(n_samples=n, n_features=20, noise=10, random_state=0)
     Xl = Xl.astype(np.float32)
     full = os.path.join(tmp, "large_full.csv")
@@ -150,7 +160,9 @@ def main():
     rows.append({"case": f"make_regression predict {n} rows", "gotrain_s": gl["predict_median"],
                  "peers": {"sklearn RF n_jobs=-1": skl_pred}})
 
-    # --- report
+
+
+def report(res, rows, args):
     print(f"machine: {res['machine']}, {res['cpus']} CPUs; scikit-learn {res['sklearn']}, xgboost {res['xgboost']}")
     print()
     print("| case | gotrain s | peer | peer s | speed-up (peer/gotrain) |")
