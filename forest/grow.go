@@ -47,7 +47,7 @@ type builder struct {
 	d        int     // sums per entry (1 or number of classes)
 	stride   int     // int64s per histogram entry: n, w, sums
 	entropy  bool
-	k        int // features considered per node
+	k        int  // features considered per node
 	small    int  // nodes with at most this many rows leave the dense path
 	dense    bool // large nodes keep histograms of every feature (most features are examined)
 	sortAt   int  // nodes with at most this many rows (and no histogram) use the sorted path
