@@ -3,6 +3,7 @@ package forest
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -14,6 +15,34 @@ import (
 type Binner struct {
 	// Edges are each feature's ascending upper bin edges (NumBins(j)-1 of them).
 	Edges [][]float64
+
+	keys [][]uint64 // orderKey of each edge, for a branch-free search (see prepare)
+}
+
+// orderKey maps a non-NaN float64 to a uint64 with the same order
+// (−0 and +0 map to neighbouring keys; the edges never contain NaN).
+func orderKey(x float64) uint64 {
+	b := math.Float64bits(x)
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+// prepare computes the integer search keys of the edges. Code works without
+// them, more slowly; NewBinner and the predictor call it.
+func (bn *Binner) prepare() {
+	if bn.keys != nil {
+		return
+	}
+	keys := make([][]uint64, len(bn.Edges))
+	for j, e := range bn.Edges {
+		keys[j] = make([]uint64, len(e))
+		for i, v := range e {
+			keys[j][i] = orderKey(v)
+		}
+	}
+	bn.keys = keys
 }
 
 // NumBins returns feature j's number of real bins.
@@ -46,6 +75,7 @@ func NewBinner(x []float64, rows, cols, maxBins int) (*Binner, error) {
 		}
 		bn.Edges[j] = quantileEdges(vals, maxBins-1)
 	}
+	bn.prepare()
 	return bn, nil
 }
 
@@ -100,11 +130,26 @@ func (bn *Binner) Code(j int, v float64) uint8 {
 	if math.IsNaN(v) {
 		return uint8(len(e) + 1)
 	}
-	// The number of edges below v, by a branch-free binary search: base
-	// only moves forward, by a conditional move.
+	// The number of edges below v, by a branch-free binary search over
+	// integer keys: base only moves forward, by a conditional move.
 	n := len(e)
 	if n == 0 {
 		return 0
+	}
+	if bn.keys != nil {
+		if v == 0 {
+			v = 0 // −0 and +0 are equal: search for +0
+		}
+		k, ek := orderKey(v), bn.keys[j][:n]
+		base := 0
+		for n > 1 {
+			half := n >> 1
+			_, lt := bits.Sub64(ek[base+half-1], k, 0) // 1 when edge < k
+			base += half & -int(lt)
+			n -= half
+		}
+		_, lt := bits.Sub64(ek[base], k, 0)
+		return uint8(base + int(lt))
 	}
 	base := 0
 	for n > 1 {

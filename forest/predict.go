@@ -65,6 +65,7 @@ func compile(f *Forest) (*compiled, error) {
 	if f.NumFeatures >= 1<<16-1 {
 		return nil, fmt.Errorf("forest: %d features is too many for the predictor", f.NumFeatures)
 	}
+	f.Binner.prepare()
 	pad := uint16(f.NumFeatures) // the padding column, always code 255
 	c := &compiled{trees: make([]ctree, len(f.Trees)), stride: f.NumFeatures + 1}
 	d := int32(f.Outputs())
@@ -122,7 +123,7 @@ func leaves(ct *ctree, codes []uint8, stride, n int, leaf []int32) {
 			offs[g] = int32(g * stride)
 		}
 		for ; i+16 <= n; i += 16 {
-			walk16(&nodes[0], &codes[i*stride], &offs, ct.depth, &out)
+			walk16(&nodes[0], &codes[i*stride], &offs, ct.depth, &out, &walkPerm)
 			for g, k := range out {
 				leaf[i+g] = ct.value[k]
 			}

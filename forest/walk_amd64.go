@@ -7,9 +7,12 @@ import "golang.org/x/sys/cpu"
 // useAVX512 selects the AVX-512 tree walk; tests turn it off to compare.
 var useAVX512 = cpu.X86.HasAVX512F
 
-// walk16 walks 16 rows through a compiled tree for depth steps with AVX-512
-// gathers: row g's codes start at codes+offs[g]; out receives the final node
-// indices. It reads 4 bytes at each code address.
+// walk16 walks 16 rows through a compiled tree for at most depth steps with
+// AVX-512 gathers: row g's codes start at codes+offs[g]; out receives the
+// final node indices. It reads 4 bytes at each code address.
 //
 //go:noescape
-func walk16(nodes *cnode, codes *uint8, offs *[16]int32, depth int, out *[16]int32)
+func walk16(nodes *cnode, codes *uint8, offs *[16]int32, depth int, out *[16]int32, perm *[32]int32)
+
+// walkPerm splits 16 gathered 8-byte nodes into their two dwords.
+var walkPerm = [32]int32{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31}

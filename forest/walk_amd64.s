@@ -2,20 +2,26 @@
 
 #include "textflag.h"
 
-// func walk16(nodes *cnode, codes *uint8, offs *[16]int32, depth int, out *[16]int32)
+// func walk16(nodes *cnode, codes *uint8, offs *[16]int32, depth int, out *[16]int32, perm *[32]int32)
 //
 // A cnode is 8 bytes: right int32 at 0, then feature uint16, bin uint8 and
 // missing uint8 in the dword at 4. Per step, for 16 rows at once:
-//   right = nodes[idx].right; meta = nodes[idx].(feature|bin<<16|missing<<24)
-//   c     = codes[offs + feature] & 0xFF
+//   node  = nodes[idx] (two 8-lane qword gathers, then split into the
+//           right links and the test dwords with two permutes)
+//   c     = codes[offs + feature] & 0xFF (one 16-lane dword gather)
 //   idx   = (c <= bin || c == missing) ? idx+1 : right
-TEXT ·walk16(SB), NOSPLIT, $0-40
+// It stops early when no row moved (all rows are at leaves, which loop on
+// themselves). perm holds the even dword indices 0,2,...,30 then the odd ones.
+TEXT ·walk16(SB), NOSPLIT, $0-48
 	MOVQ nodes+0(FP), R8
 	MOVQ codes+8(FP), R9
 	MOVQ offs+16(FP), R10
 	MOVQ depth+24(FP), CX
 	MOVQ out+32(FP), R11
+	MOVQ perm+40(FP), R12
 	VMOVDQU32 (R10), Z1
+	VMOVDQU32 (R12), Z14
+	VMOVDQU32 64(R12), Z15
 	VPXORD Z0, Z0, Z0
 	MOVL $1, AX
 	VPBROADCASTD AX, Z2
@@ -27,10 +33,15 @@ TEXT ·walk16(SB), NOSPLIT, $0-40
 	JEQ done
 
 loop:
+	VEXTRACTI32X8 $1, Z0, Y13
 	KXNORW K1, K1, K1
-	VPGATHERDD (R8)(Z0*8), K1, Z4
+	VPGATHERDQ (R8)(Y0*8), K1, Z16
 	KXNORW K1, K1, K1
-	VPGATHERDD 4(R8)(Z0*8), K1, Z5
+	VPGATHERDQ (R8)(Y13*8), K1, Z17
+	VMOVDQA32 Z16, Z4
+	VPERMT2D Z17, Z14, Z4
+	VMOVDQA32 Z16, Z5
+	VPERMT2D Z17, Z15, Z5
 	VPANDD Z11, Z5, Z6
 	VPADDD Z1, Z6, Z6
 	KXNORW K1, K1, K1
@@ -43,7 +54,11 @@ loop:
 	VPCMPEQD Z9, Z7, K3
 	KORW K2, K3, K2
 	VPADDD Z2, Z0, Z10
+	VMOVDQA32 Z0, Z12
 	VPBLENDMD Z10, Z4, K2, Z0
+	VPCMPEQD Z12, Z0, K4
+	KORTESTW K4, K4
+	JCS done
 	DECQ CX
 	JNE loop
 

@@ -5,6 +5,8 @@ package forest
 // useAVX512 is false where no vector kernel exists.
 var useAVX512 = false
 
-func walk16(nodes *cnode, codes *uint8, offs *[16]int32, depth int, out *[16]int32) {
+var walkPerm [32]int32
+
+func walk16(nodes *cnode, codes *uint8, offs *[16]int32, depth int, out *[16]int32, perm *[32]int32) {
 	panic("forest: walk16 without AVX-512")
 }
