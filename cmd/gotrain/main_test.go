@@ -189,3 +189,35 @@ func TestForestTrainErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestBenchCommand(t *testing.T) {
+	dir := t.TempDir()
+	out, _, err := run(t, "--json", "bench", "--repeats", "1", "--md", dir+"/b.md", "--png", dir+"/b.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Results []struct {
+			Workload, Device, Parity string
+			Available                bool
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("bad JSON: %v\n%s", err, out)
+	}
+	seen := map[string]bool{}
+	for _, r := range rep.Results {
+		seen[r.Workload+"/"+r.Device] = r.Available
+	}
+	if !seen["matmul/cpu"] || !seen["matmul/go"] || !seen["forest-fit/cpu"] {
+		t.Errorf("results: %+v", rep.Results)
+	}
+	for _, f := range []string{"b.md", "b.png"} {
+		if st, err := os.Stat(dir + "/" + f); err != nil || st.Size() == 0 {
+			t.Errorf("%s not written: %v", f, err)
+		}
+	}
+	if _, _, err := run(t, "bench", "--devices", "gpu"); err == nil || !strings.Contains(err.Error(), "not available") {
+		t.Errorf("--devices gpu: err = %v", err)
+	}
+}

@@ -1,0 +1,232 @@
+// Package bench times gotrain's workloads on the native CPU path and on every
+// available device, the first call (graph building and compilation) apart from
+// the steady state, and checks each device's output against the CPU's.
+//
+// Timings are honest about asynchronous devices: every timed call ends with
+// its results copied back to the host, so no unfinished work is left when the
+// clock is read.
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gotrain/gotrain/device"
+)
+
+// Size selects workload sizes.
+type Size string
+
+const (
+	// Small sizes run in seconds (CI).
+	Small Size = "small"
+	// Seed sizes are the ones the seed systems used.
+	Seed Size = "seed"
+)
+
+// ParseSize checks a --size value.
+func ParseSize(s string) (Size, error) {
+	switch Size(s) {
+	case Small, Seed:
+		return Size(s), nil
+	}
+	return "", fmt.Errorf("bench: size %q: want small or seed", s)
+}
+
+// ErrUnsupported is returned by a workload that has no implementation for a device.
+var ErrUnsupported = errors.New("not supported on this device")
+
+// Output is what one call of a workload produced.
+type Output struct {
+	// Values are compared against the CPU's for parity.
+	Values []float64
+	// Items is the number of work units done (rows, FLOPs, ...), for throughput.
+	Items float64
+}
+
+// Workload is one benchmarked computation.
+type Workload interface {
+	// Name identifies the workload.
+	Name() string
+	// Describe says what one call does at this size.
+	Describe() string
+	// Unit is the throughput unit, per second (for example "rows/s").
+	Unit() string
+	// Runner prepares the workload on a device and returns the call to time.
+	// It returns ErrUnsupported (wrapped, with the reason) when the device
+	// cannot run it. close releases what Runner allocated.
+	Runner(d device.Device) (call func() (Output, error), close func(), err error)
+}
+
+// Result is one workload on one device.
+type Result struct {
+	Workload    string  `json:"workload"`
+	Description string  `json:"description"`
+	Device      string  `json:"device"`
+	Engine      string  `json:"engine"`
+	Available   bool    `json:"available"`
+	Reason      string  `json:"reason,omitempty"`
+	FirstMS     float64 `json:"first_call_ms"`
+	MedianMS    float64 `json:"median_ms"`
+	MinMS       float64 `json:"min_ms"`
+	MaxMS       float64 `json:"max_ms"`
+	Repeats     int     `json:"repeats"`
+	Throughput  float64 `json:"throughput"`
+	Unit        string  `json:"unit"`
+	SpeedUp     float64 `json:"speedup_vs_cpu"`
+	Parity      string  `json:"parity"`
+	MaxRelError float64 `json:"max_rel_error"`
+	RSSMiB      float64 `json:"host_rss_mib"`
+	PeakRSSMiB  float64 `json:"host_peak_rss_mib"`
+}
+
+// Options control Run.
+type Options struct {
+	// Repeats is the number of timed calls after the first (at least 1).
+	Repeats int
+	// Devices are the devices to run on; the first must be the native CPU,
+	// the reference for speed-ups and parity.
+	Devices []device.Device
+	// Tolerance is the largest relative error reported as matching (default 1e-4).
+	Tolerance float64
+	// Progress, when set, is called before each measurement.
+	Progress func(workload, device string)
+}
+
+// Run measures every workload on every device.
+func Run(workloads []Workload, opts Options) ([]Result, error) {
+	if opts.Repeats < 1 {
+		return nil, fmt.Errorf("bench: repeats = %d, want >= 1", opts.Repeats)
+	}
+	if len(opts.Devices) == 0 || opts.Devices[0].Kind != device.Native {
+		return nil, errors.New("bench: the first device must be the native CPU (the reference)")
+	}
+	if opts.Tolerance == 0 {
+		opts.Tolerance = 1e-4
+	}
+	var out []Result
+	for _, w := range workloads {
+		var ref *Result
+		var refValues []float64
+		for _, d := range opts.Devices {
+			if opts.Progress != nil {
+				opts.Progress(w.Name(), d.Name)
+			}
+			r, values := measure(w, d, opts.Repeats)
+			if ref == nil {
+				if !r.Available {
+					return nil, fmt.Errorf("bench: %s failed on the CPU: %s", w.Name(), r.Reason)
+				}
+				r.SpeedUp, r.Parity = 1, "reference"
+				refValues = values
+				out = append(out, r)
+				ref = &out[len(out)-1]
+				continue
+			}
+			if r.Available {
+				r.SpeedUp = ref.MedianMS / r.MedianMS
+				r.MaxRelError, r.Parity = compare(values, refValues, opts.Tolerance)
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func measure(w Workload, d device.Device, repeats int) (Result, []float64) {
+	r := Result{Workload: w.Name(), Description: w.Describe(), Device: d.Name, Engine: string(d.Kind), Unit: w.Unit(), Repeats: repeats}
+	call, closeFn, err := w.Runner(d)
+	if err != nil {
+		r.Reason = err.Error()
+		return r, nil
+	}
+	defer closeFn()
+	start := time.Now()
+	first, err := call()
+	r.FirstMS = ms(time.Since(start))
+	if err != nil {
+		r.Reason = err.Error()
+		return r, nil
+	}
+	times := make([]float64, 0, repeats)
+	for range repeats {
+		start := time.Now()
+		if _, err := call(); err != nil {
+			r.Reason = err.Error()
+			return r, nil
+		}
+		times = append(times, ms(time.Since(start)))
+	}
+	r.Available = true
+	r.MedianMS = device.Median(times)
+	r.MinMS, r.MaxMS = times[0], times[0]
+	for _, t := range times {
+		r.MinMS, r.MaxMS = min(r.MinMS, t), max(r.MaxMS, t)
+	}
+	if r.MedianMS > 0 {
+		r.Throughput = first.Items / (r.MedianMS / 1e3)
+	}
+	r.RSSMiB, r.PeakRSSMiB = rss()
+	return r, first.Values
+}
+
+// compare returns the max relative error of got against want (relative to
+// max|want|) and a parity verdict.
+func compare(got, want []float64, tol float64) (float64, string) {
+	if len(got) != len(want) {
+		return math.Inf(1), fmt.Sprintf("MISMATCH: %d values, CPU has %d", len(got), len(want))
+	}
+	identical := true
+	var num, den float64
+	for i := range want {
+		if got[i] != want[i] && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
+			identical = false
+		}
+		num = max(num, math.Abs(got[i]-want[i]))
+		den = max(den, math.Abs(want[i]))
+	}
+	if identical {
+		return 0, "identical"
+	}
+	rel := num
+	if den > 0 {
+		rel = num / den
+	}
+	if rel <= tol {
+		return rel, fmt.Sprintf("within %.0e", tol)
+	}
+	return rel, fmt.Sprintf("MISMATCH: rel error %.2e > %.0e", rel, tol)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+// rss returns the process's resident and peak resident memory in MiB (0 where
+// /proc is not available).
+func rss() (cur, peak float64) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return float64(m.Sys) / (1 << 20), 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseFloat(f[1], 64)
+		switch f[0] {
+		case "VmRSS:":
+			cur = kb / 1024
+		case "VmHWM:":
+			peak = kb / 1024
+		}
+	}
+	return cur, peak
+}

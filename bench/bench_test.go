@@ -1,0 +1,161 @@
+package bench
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gotrain/gotrain/device"
+)
+
+// fake is a workload whose output and support are set per device.
+type fake struct {
+	out   map[string][]float64
+	unsup map[string]bool
+	calls map[string]int
+}
+
+func (f *fake) Name() string     { return "fake" }
+func (f *fake) Describe() string { return "a fake workload" }
+func (f *fake) Unit() string     { return "items/s" }
+func (f *fake) Runner(d device.Device) (func() (Output, error), func(), error) {
+	if f.unsup[d.Name] {
+		return nil, nil, fmt.Errorf("%w: fake says no", ErrUnsupported)
+	}
+	return func() (Output, error) {
+		f.calls[d.Name]++
+		return Output{Values: f.out[d.Name], Items: 10}, nil
+	}, func() {}, nil
+}
+
+func devs() []device.Device {
+	return []device.Device{
+		{Name: "cpu", Kind: device.Native, Class: "cpu"},
+		{Name: "go", Kind: device.SimpleGo, Class: "cpu"},
+		{Name: "xla:cuda:0", Kind: device.XLAKind, Class: "gpu"},
+		{Name: "xla:cuda:1", Kind: device.XLAKind, Class: "gpu"},
+	}
+}
+
+func TestRunParityAndAvailability(t *testing.T) {
+	f := &fake{
+		out: map[string][]float64{
+			"cpu":        {1, 2, 3},
+			"go":         {1, 2, 3},
+			"xla:cuda:0": {1, 2, 3.00001},
+		},
+		unsup: map[string]bool{"xla:cuda:1": true},
+		calls: map[string]int{},
+	}
+	f.out["xla:cuda:1"] = nil
+	res, err := Run([]Workload{f}, Options{Repeats: 3, Devices: devs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 4 {
+		t.Fatalf("%d results, want 4", len(res))
+	}
+	want := []string{"reference", "identical", "within 1e-04", ""}
+	for i, r := range res {
+		if r.Parity != want[i] {
+			t.Errorf("%s parity %q, want %q", r.Device, r.Parity, want[i])
+		}
+	}
+	if res[3].Available || !strings.Contains(res[3].Reason, "fake says no") {
+		t.Errorf("unsupported device: %+v", res[3])
+	}
+	if f.calls["cpu"] != 4 || f.calls["go"] != 4 {
+		t.Errorf("calls %v: want one first call and 3 repeats", f.calls)
+	}
+	for _, r := range res[:3] {
+		if r.MedianMS < r.MinMS || r.MedianMS > r.MaxMS || r.SpeedUp <= 0 || r.Repeats != 3 {
+			t.Errorf("bad timing fields: %+v", r)
+		}
+	}
+	if res[0].SpeedUp != 1 {
+		t.Errorf("cpu speed-up %v", res[0].SpeedUp)
+	}
+}
+
+func TestRunDetectsMismatch(t *testing.T) {
+	f := &fake{out: map[string][]float64{"cpu": {1, 2}, "go": {1, 2.5}}, calls: map[string]int{}}
+	res, err := Run([]Workload{f}, Options{Repeats: 1, Devices: devs()[:2]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(res[1].Parity, "MISMATCH") || math.Abs(res[1].MaxRelError-0.25) > 1e-12 {
+		t.Errorf("mismatch not reported: %+v", res[1])
+	}
+	f.out["go"] = []float64{1}
+	res, _ = Run([]Workload{f}, Options{Repeats: 1, Devices: devs()[:2]})
+	if !strings.Contains(res[1].Parity, "1 values") {
+		t.Errorf("length mismatch not reported: %+v", res[1])
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	f := &fake{calls: map[string]int{}, unsup: map[string]bool{"cpu": true}}
+	if _, err := Run([]Workload{f}, Options{Repeats: 0, Devices: devs()}); err == nil {
+		t.Error("repeats 0 accepted")
+	}
+	if _, err := Run([]Workload{f}, Options{Repeats: 1, Devices: devs()[1:]}); err == nil {
+		t.Error("a non-CPU reference accepted")
+	}
+	if _, err := Run([]Workload{f}, Options{Repeats: 1, Devices: devs()}); err == nil || !strings.Contains(err.Error(), "failed on the CPU") {
+		t.Errorf("CPU failure: err = %v", err)
+	}
+	if _, err := ParseSize("huge"); err == nil {
+		t.Error("size huge accepted")
+	}
+}
+
+// TestSmallPresetOnCPUAndSimpleGo runs the real small workloads on the native
+// CPU and simplego.
+func TestSmallPresetOnCPUAndSimpleGo(t *testing.T) {
+	ws, err := Workloads(Small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(ws, Options{Repeats: 1, Devices: devs()[:2]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Result{}
+	for _, r := range res {
+		got[r.Workload+"/"+r.Device] = r
+	}
+	if r := got["matmul/go"]; !r.Available || !strings.HasPrefix(r.Parity, "within") && r.Parity != "identical" {
+		t.Errorf("matmul on simplego: %+v", r)
+	}
+	if r := got["forest-fit/go"]; r.Available || !strings.Contains(r.Reason, "graph learner") {
+		t.Errorf("forest-fit on simplego should be unavailable with the reason: %+v", r)
+	}
+	for _, k := range []string{"matmul/cpu", "forest-fit/cpu", "forest-predict/cpu"} {
+		if r := got[k]; !r.Available || r.Throughput <= 0 {
+			t.Errorf("%s: %+v", k, r)
+		}
+	}
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, res); err != nil || !strings.Contains(buf.String(), "forest-predict") {
+		t.Errorf("table: %v\n%s", err, buf.String())
+	}
+	md := filepath.Join(dir, "b.md")
+	if err := WriteMarkdownFile(md, res, "header"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(md); !strings.Contains(string(b), "| matmul |") {
+		t.Errorf("markdown:\n%s", b)
+	}
+	png := filepath.Join(dir, "b.png")
+	if err := WritePNG(png, res); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(png); len(b) < 1000 || string(b[1:4]) != "PNG" {
+		t.Errorf("PNG file of %d bytes", len(b))
+	}
+}

@@ -1,0 +1,107 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// WriteTable prints the results as an aligned terminal table.
+func WriteTable(w io.Writer, results []Result) error {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "WORKLOAD\tDEVICE\tFIRST ms\tMEDIAN ms\tMIN ms\tMAX ms\tTHROUGHPUT\tSPEED-UP\tPARITY\tRSS MiB")
+	for _, r := range results {
+		if !r.Available {
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t-\tunavailable: %s\t-\n", r.Workload, r.Device, oneLine(r.Reason, 90))
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.3f\t%.3f\t%.3f\t%.4g %s\t%.2fx\t%s\t%.0f\n",
+			r.Workload, r.Device, r.FirstMS, r.MedianMS, r.MinMS, r.MaxMS, r.Throughput, r.Unit, r.SpeedUp, r.Parity, r.RSSMiB)
+	}
+	return tw.Flush()
+}
+
+// WriteMarkdown writes the results as a Markdown table (for docs/BENCHMARKS.md).
+func WriteMarkdown(w io.Writer, results []Result, header string) error {
+	var b strings.Builder
+	if header != "" {
+		b.WriteString(header + "\n\n")
+	}
+	b.WriteString("| workload | what | device | first call ms | median ms | min–max ms | throughput | speed-up vs cpu | parity |\n")
+	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---|\n")
+	for _, r := range results {
+		if !r.Available {
+			fmt.Fprintf(&b, "| %s | %s | %s | – | – | – | – | – | unavailable: %s |\n", r.Workload, r.Description, r.Device, oneLine(r.Reason, 120))
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %.2f | %.3f | %.3f–%.3f | %.4g %s | %.2fx | %s |\n",
+			r.Workload, r.Description, r.Device, r.FirstMS, r.MedianMS, r.MinMS, r.MaxMS, r.Throughput, r.Unit, r.SpeedUp, r.Parity)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteMarkdownFile writes WriteMarkdown's table to path.
+func WriteMarkdownFile(path string, results []Result, header string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if err := WriteMarkdown(f, results, header); err != nil {
+		f.Close()
+		return fmt.Errorf("bench: writing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("bench: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// WritePNG draws a bar chart of each available result's speed-up against the
+// CPU (1.0 for the CPU itself) and saves it as a PNG file.
+func WritePNG(path string, results []Result) error {
+	var vals plotter.Values
+	var names []string
+	for _, r := range results {
+		if r.Available {
+			vals = append(vals, r.SpeedUp)
+			names = append(names, r.Workload+"\n"+r.Device)
+		}
+	}
+	if len(vals) == 0 {
+		return fmt.Errorf("bench: no result to plot")
+	}
+	p := plot.New()
+	p.Title.Text = "gotrain bench: speed-up against the native CPU path"
+	p.Y.Label.Text = "speed-up (x)"
+	bars, err := plotter.NewBarChart(vals, vg.Points(22))
+	if err != nil {
+		return fmt.Errorf("bench: plotting: %w", err)
+	}
+	p.Add(bars)
+	p.NominalX(names...)
+	top := 1.0
+	for _, v := range vals {
+		top = max(top, v)
+	}
+	p.Y.Min, p.Y.Max = 0, top*1.15
+	width := vg.Length(max(4, len(vals))) * vg.Inch * 0.9
+	if err := p.Save(width, 4*vg.Inch, path); err != nil {
+		return fmt.Errorf("bench: saving %s: %w", path, err)
+	}
+	return nil
+}
+
+func oneLine(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > n {
+		return s[:n-3] + "..."
+	}
+	return s
+}

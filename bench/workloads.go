@@ -1,0 +1,209 @@
+package bench
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+
+	"github.com/gotrain/gotrain/data"
+	"github.com/gotrain/gotrain/device"
+	"github.com/gotrain/gotrain/forest"
+)
+
+// Workloads returns the workloads that exist at the given size.
+func Workloads(size Size) ([]Workload, error) {
+	n := 256
+	if size == Seed {
+		n = 1024
+	}
+	fit, pred, err := forestWorkloads(size)
+	if err != nil {
+		return nil, err
+	}
+	return []Workload{&MatMul{N: n}, fit, pred}, nil
+}
+
+// MatMul multiplies two N×N float32 matrices: plain Go loops on the native
+// CPU, a GoMLX graph elsewhere.
+type MatMul struct {
+	N int
+}
+
+// Name implements Workload.
+func (m *MatMul) Name() string { return "matmul" }
+
+// Describe implements Workload.
+func (m *MatMul) Describe() string { return fmt.Sprintf("C = A·B, %dx%d float32", m.N, m.N) }
+
+// Unit implements Workload.
+func (m *MatMul) Unit() string { return "GFLOP/s" }
+
+func (m *MatMul) inputs() (a, b []float32) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	a, b = make([]float32, m.N*m.N), make([]float32, m.N*m.N)
+	for i := range a {
+		a[i], b[i] = float32(rng.Float64()*2-1), float32(rng.Float64()*2-1)
+	}
+	return a, b
+}
+
+// Runner implements Workload.
+func (m *MatMul) Runner(d device.Device) (func() (Output, error), func(), error) {
+	n := m.N
+	a, b := m.inputs()
+	flops := 2 * float64(n) * float64(n) * float64(n)
+	if d.Kind == device.Native {
+		c := make([]float32, n*n)
+		return func() (Output, error) {
+			clear(c)
+			for i := 0; i < n; i++ {
+				ci := c[i*n : (i+1)*n]
+				for k, av := range a[i*n : (i+1)*n] {
+					for j, bv := range b[k*n : (k+1)*n] {
+						ci[j] += av * bv
+					}
+				}
+			}
+			return Output{Values: toF64(c), Items: flops / 1e9}, nil
+		}, func() {}, nil
+	}
+	backend, err := device.Open(d)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	exec, err := graph.NewExec(backend, graph.MatMul)
+	if err != nil {
+		backend.Finalize()
+		return nil, nil, err
+	}
+	ta := tensors.FromFlatDataAndDimensions(a, n, n)
+	tb := tensors.FromFlatDataAndDimensions(b, n, n)
+	call := func() (out Output, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("matmul on %s: %v", d.Name, r)
+			}
+		}()
+		outs, err := exec.ExecOnDevice(backends.DeviceNum(d.Index), ta, tb)
+		if err != nil {
+			return Output{}, err
+		}
+		defer func() { _ = outs[0].FinalizeAll() }()
+		c, err := tensors.CopyFlatData[float32](outs[0]) // waits for the device
+		if err != nil {
+			return Output{}, err
+		}
+		return Output{Values: toF64(c), Items: flops / 1e9}, nil
+	}
+	return call, func() { exec.Finalize(); backend.Finalize() }, nil
+}
+
+func toF64(x []float32) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v)
+	}
+	return out
+}
+
+// ForestFit fits a random forest; ForestPredict predicts with one.
+type forestWorkload struct {
+	name, desc string
+	train      forest.Dataset
+	test       forest.Dataset
+	opt        forest.Options
+	predict    bool
+	model      *forest.Forest
+}
+
+func forestWorkloads(size Size) (fit, pred Workload, err error) {
+	var train, test forest.Dataset
+	var opt forest.Options
+	var what string
+	if size == Seed {
+		train = synthRegression(100000, 20, 1)
+		test = train
+		opt = forest.Options{Trees: 100, MaxDepth: 16}
+		what = "100k x 20 synthetic regression, 100 trees, depth 16"
+	} else {
+		d, err := data.Diabetes()
+		if err != nil {
+			return nil, nil, err
+		}
+		tr, te := data.TrainTestSplit(d.Rows, 0.2, 42)
+		conv := func(s *data.Dataset) forest.Dataset {
+			return forest.Dataset{X: s.X, Y: s.Y, Rows: s.Rows, Cols: s.Cols}
+		}
+		train, test = conv(d.Subset(tr)), conv(d.Subset(te))
+		opt = forest.Options{Trees: 200, MaxDepth: 16}
+		what = "diabetes 353 x 10, 200 trees, depth 16"
+	}
+	fit = &forestWorkload{name: "forest-fit", desc: "fit " + what, train: train, test: test, opt: opt}
+	pred = &forestWorkload{name: "forest-predict", desc: fmt.Sprintf("predict %d rows, %s", test.Rows, what), train: train, test: test, opt: opt, predict: true}
+	return fit, pred, nil
+}
+
+func (w *forestWorkload) Name() string     { return w.name }
+func (w *forestWorkload) Describe() string { return w.desc }
+func (w *forestWorkload) Unit() string {
+	if w.predict {
+		return "rows/s"
+	}
+	return "trees/s"
+}
+
+func (w *forestWorkload) Runner(d device.Device) (func() (Output, error), func(), error) {
+	if d.Kind != device.Native {
+		return nil, nil, fmt.Errorf("%w: the forest learner on %s needs the GoMLX graph learner, which this build does not have yet", ErrUnsupported, d.Name)
+	}
+	if w.predict && w.model == nil {
+		m, err := forest.Fit(w.train, w.opt)
+		if err != nil {
+			return nil, nil, err
+		}
+		w.model = m
+	}
+	return func() (Output, error) {
+		f := w.model
+		if !w.predict {
+			var err error
+			if f, err = forest.Fit(w.train, w.opt); err != nil {
+				return Output{}, err
+			}
+		}
+		p, err := f.Predict(w.test.X, w.test.Rows)
+		if err != nil {
+			return Output{}, err
+		}
+		items := float64(len(f.Trees))
+		if w.predict {
+			items = float64(w.test.Rows)
+		}
+		return Output{Values: p, Items: items}, nil
+	}, func() {}, nil
+}
+
+// synthRegression is a make_regression-like set: Gaussian features, a linear
+// target on 10 of them and Gaussian noise (scale 10).
+func synthRegression(n, p int, seed uint64) forest.Dataset {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	x := make([]float64, n*p)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	w := make([]float64, p)
+	for j := 0; j < min(10, p); j++ {
+		w[j] = 100 * rng.Float64()
+	}
+	y := make([]float64, n)
+	for i := range y {
+		for j := 0; j < p; j++ {
+			y[i] += x[i*p+j] * w[j]
+		}
+		y[i] += 10 * rng.NormFloat64()
+	}
+	return forest.Dataset{X: x, Y: y, Rows: n, Cols: p}
+}
