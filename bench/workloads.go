@@ -87,7 +87,7 @@ func (m *MatMul) Runner(d device.Device) (func() (Output, error), func(), error)
 				err = fmt.Errorf("matmul on %s: %v", d.Name, r)
 			}
 		}()
-		outs, err := exec.ExecOnDevice(backends.DeviceNum(d.Index), ta, tb)
+		outs, _, err := exec.ExecWithGraphOnDevice(backends.DeviceNum(d.Index), ta, tb) // ExecOnDevice ignores its device in GoMLX v0.26
 		if err != nil {
 			return Output{}, err
 		}

@@ -126,7 +126,7 @@ func Verify(d Device, repeats int) VerifyResult {
 					err = fmt.Errorf("executing on %s: %v", d.Name, r)
 				}
 			}()
-			outs, err := exec.ExecOnDevice(backends.DeviceNum(d.Index), ta, tb)
+			outs, _, err := exec.ExecWithGraphOnDevice(backends.DeviceNum(d.Index), ta, tb) // ExecOnDevice ignores its device in GoMLX v0.26
 			if err != nil {
 				return nil, err
 			}

@@ -57,23 +57,37 @@ func (bn *Binner) MissingCode(j int) uint8 { return uint8(len(bn.Edges[j]) + 1) 
 // each value gets its own bin and the edges are the midpoints between
 // consecutive values, which are also the thresholds an exact learner tries.
 func NewBinner(x []float64, rows, cols, maxBins int) (*Binner, error) {
+	return newBinner(x, rows, cols, maxBins, 1)
+}
+
+// newBinner is NewBinner with features binned on up to threads goroutines.
+func newBinner(x []float64, rows, cols, maxBins, threads int) (*Binner, error) {
 	if maxBins < 2 || maxBins > 256 {
 		return nil, fmt.Errorf("forest: bins = %d, want 2..256", maxBins)
 	}
 	bn := &Binner{Edges: make([][]float64, cols)}
-	vals := make([]float64, 0, rows)
-	for j := 0; j < cols; j++ {
-		vals = vals[:0]
-		for i := 0; i < rows; i++ {
-			v := x[i*cols+j]
-			if math.IsInf(v, 0) {
-				return nil, fmt.Errorf("forest: row %d, feature %d: infinite value", i, j)
+	errs := make([]error, cols)
+	parallelBlocks(cols, threads, 1, func(lo, hi int) {
+		vals := make([]float64, 0, rows)
+		for j := lo; j < hi; j++ {
+			vals = vals[:0]
+			for i := 0; i < rows; i++ {
+				v := x[i*cols+j]
+				if math.IsInf(v, 0) {
+					errs[j] = fmt.Errorf("forest: row %d, feature %d: infinite value", i, j)
+					break
+				}
+				if !math.IsNaN(v) {
+					vals = append(vals, v)
+				}
 			}
-			if !math.IsNaN(v) {
-				vals = append(vals, v)
-			}
+			bn.Edges[j] = quantileEdges(vals, maxBins-1)
 		}
-		bn.Edges[j] = quantileEdges(vals, maxBins-1)
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	bn.prepare()
 	return bn, nil
@@ -167,14 +181,32 @@ func (bn *Binner) Code(j int, v float64) uint8 {
 
 // Transform bins the row-major matrix x (rows x cols) into codes, row-major.
 func (bn *Binner) Transform(x []float64, rows, cols int, dst []uint8) []uint8 {
+	return bn.transform(x, rows, cols, dst, 1)
+}
+
+// transform is Transform on up to threads goroutines.
+func (bn *Binner) transform(x []float64, rows, cols int, dst []uint8, threads int) []uint8 {
 	if cap(dst) < rows*cols {
 		dst = make([]uint8, rows*cols)
 	}
 	dst = dst[:rows*cols]
-	for i := 0; i < rows; i++ {
-		for j := 0; j < cols; j++ {
-			dst[i*cols+j] = bn.Code(j, x[i*cols+j])
+	parallelRows(rows, threads, func(lo, hi int) {
+		// Remember each feature's last value and code: data sets often repeat
+		// values (zeros, categories), and a repeat skips the search.
+		last := make([]float64, cols)
+		code := make([]uint8, cols)
+		for j := range last {
+			last[j] = math.NaN()
 		}
-	}
+		for i := lo; i < hi; i++ {
+			row, out := x[i*cols:(i+1)*cols], dst[i*cols:(i+1)*cols]
+			for j, v := range row {
+				if v != last[j] { // also true for NaN, which Code handles
+					last[j], code[j] = v, bn.Code(j, v)
+				}
+				out[j] = code[j]
+			}
+		}
+	})
 	return dst
 }

@@ -103,11 +103,11 @@ func Fit(ds Dataset, opt Options) (*Forest, error) {
 		b.d = 1
 	}
 	b.stride = 2 + b.d
-	if f.Binner, err = NewBinner(ds.X, n, p, opt.Bins); err != nil {
+	if f.Binner, err = newBinner(ds.X, n, p, opt.Bins, opt.Threads); err != nil {
 		return nil, err
 	}
 	b.edges = f.Binner.Edges
-	b.xb = f.Binner.Transform(ds.X, n, p, nil)
+	b.xb = f.Binner.transform(ds.X, n, p, nil, opt.Threads)
 	b.nb = make([]int, p)
 	b.off = make([]int, p)
 	b.miss = make([]uint8, p)
@@ -125,7 +125,7 @@ func Fit(ds Dataset, opt Options) (*Forest, error) {
 	b.dense = 2*b.k > p
 	b.sortAt = b.small
 	if !b.dense {
-		b.sortAt = max(16, b.k*(b.entries/p)*b.stride/p)
+		b.sortAt = 0
 	}
 	switch pathOverride {
 	case "dense":

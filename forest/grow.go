@@ -69,22 +69,23 @@ type builder struct {
 	// pos, sorted by code within each node, are at j*scap + pos-sbase.
 	// Rows of the subtree are renumbered 0..m-1 (local indices) so that its
 	// lists hold 4-byte indices and its weights fit in the CPU's cache.
-	sbase  int
-	scap   int
-	ent    [2][]int32 // local row indices, in two buffers that partitions alternate between
-	scode  [2][]uint8 // their codes
-	lw     []int64    // weight of each local row
-	lwy    []int64    // weighted fixed-point target (regression) or class of each local row
-	mark   []uint8    // per local row: 1 when it goes left in the current partition
-	rec    []float64  // rec[w] = 1/w
-	bucket []int32
-	nodes  []bnode
-	values []float64
-	pool   [][]int64
-	prio   []uint64
-	scr    scratch
-	fh     []int64 // one feature's histogram (rows path)
-	arena  []int64 // statistics of the nodes on the current path
+	sbase   int
+	scap    int
+	ent     [2][]int32 // local row indices, in two buffers that partitions alternate between
+	scode   [2][]uint8 // their codes
+	lw      []int64    // weight of each local row
+	lwy     []int64    // weighted fixed-point target (regression) or class of each local row
+	mark    []uint8    // per local row: 1 when it goes left in the current partition
+	rec     []float64  // rec[w] = 1/w
+	bucket  []int32
+	nodes   []bnode
+	values  []float64
+	pool    [][]int64
+	prio    []uint64
+	scr     scratch
+	fh      []int64 // one feature's histogram (rows path), zero between uses
+	touched []int   // codes present in fh
+	arena   []int64 // statistics of the nodes on the current path
 }
 
 // scratch holds per-node buffers of stride int64s.
@@ -132,6 +133,7 @@ func newWorker(b *builder) *builder {
 	w.prio = make([]uint64, b.p)
 	w.pool, w.nodes, w.values = nil, nil, nil
 	w.fh = make([]int64, 256*b.stride)
+	w.touched = make([]int, 0, 256)
 	w.arena = make([]int64, 0, 128*b.stride)
 	w.scr = scratch{make([]int64, b.stride), make([]int64, b.stride), make([]int64, b.stride), make([]int64, b.stride)}
 	return &w
@@ -365,11 +367,15 @@ func (b *builder) scanDense(j int, hist, tot []int64, best *split) bool {
 // of that feature alone. It returns false when the feature is constant.
 func (b *builder) scanRows(j, lo, hi int, tot []int64, best *split) bool {
 	stride, nbj := b.stride, b.nb[j]
-	h := b.fh[:(nbj+1)*stride]
-	clear(h)
+	h := b.fh[:(nbj+1)*stride] // all zero between calls
+	touched := b.touched[:0]
 	p, xb := b.p, b.xb
 	for _, r := range b.rows[lo:hi] {
-		e := int(xb[int(r)*p+j]) * stride
+		c := int(xb[int(r)*p+j])
+		e := c * stride
+		if h[e] == 0 {
+			touched = append(touched, c)
+		}
 		w := int64(b.counts[r])
 		h[e]++
 		h[e+1] += w
@@ -379,7 +385,12 @@ func (b *builder) scanRows(j, lo, hi int, tot []int64, best *split) bool {
 			h[e+2] += b.wy[r]
 		}
 	}
-	return b.scanHist(j, h, tot, best)
+	ok := b.scanHist(j, h, tot, best)
+	for _, c := range touched {
+		clear(h[c*stride : (c+1)*stride])
+	}
+	b.touched = touched
+	return ok
 }
 
 // scanHist evaluates feature j from its histogram h (codes 0..nb[j], the

@@ -26,11 +26,11 @@ func newForestCmd(g *globals) *cobra.Command {
 }
 
 type forestTrainFlags struct {
-	dataset, trainFile, testFile, target, task, criterion, maxFeatures, save string
-	trees, maxDepth, minLeaf, minSplit, bins, threads, repeats               int
-	seed                                                                     uint64
-	maxSamples, holdout                                                      float64
-	noBootstrap, noOOB, importance                                           bool
+	dataset, dataDir, trainFile, testFile, target, task, criterion, maxFeatures, save string
+	trees, maxDepth, minLeaf, minSplit, bins, threads, repeats                        int
+	seed                                                                              uint64
+	maxSamples, holdout                                                               float64
+	noBootstrap, noOOB, importance                                                    bool
 }
 
 // forestReport is the JSON printed by `forest train --json`.
@@ -78,7 +78,8 @@ Without --test, an embedded data set is split 80/20 with a fixed seed
 		RunE: func(cmd *cobra.Command, _ []string) error { return runForestTrain(cmd, g, &fl) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&fl.dataset, "dataset", "", "embedded data set: diabetes (regression) or digits (classification)")
+	f.StringVar(&fl.dataset, "dataset", "", "data set: diabetes (regression) or digits (classification), both embedded, or mnist (IDX files from --data-dir)")
+	f.StringVar(&fl.dataDir, "data-dir", "../shared/data/mnist", "folder with the MNIST IDX files, for --dataset mnist")
 	f.StringVar(&fl.trainFile, "train", "", "training CSV file (header row required)")
 	f.StringVar(&fl.testFile, "test", "", "test CSV file with the same columns")
 	f.StringVar(&fl.target, "target", "", "target column name (default: the last column)")
@@ -108,6 +109,16 @@ func loadTrainTest(fl *forestTrainFlags, task forest.Task) (train, test *data.Da
 		return nil, nil, "", errors.New("forest train: give exactly one of --dataset and --train")
 	}
 	holdout := fl.holdout
+	if fl.dataset == "mnist" {
+		if fl.testFile != "" {
+			return nil, nil, "", errors.New("forest train: --dataset mnist brings its own test set; drop --test")
+		}
+		train, test, err = data.LoadMNIST(fl.dataDir)
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("forest train: %w (put the four MNIST IDX files, gzipped or not, in a folder and pass it with --data-dir)", err)
+		}
+		return train, test, "mnist (" + fl.dataDir + ")", nil
+	}
 	if fl.dataset != "" {
 		train, err = data.Embedded(fl.dataset)
 		name = fl.dataset
@@ -222,7 +233,7 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 	task := forest.Task(fl.task)
 	if task == "" {
 		task = forest.Regression
-		if fl.dataset == "digits" {
+		if fl.dataset == "digits" || fl.dataset == "mnist" {
 			task = forest.Classification
 		}
 	}
@@ -238,6 +249,9 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 	}
 	if fl.repeats < 1 {
 		return fmt.Errorf("forest train: --repeats %d must be >= 1", fl.repeats)
+	}
+	if fl.trees < 1 {
+		return fmt.Errorf("forest train: --trees %d must be >= 1", fl.trees)
 	}
 	slog.Info("forest: training", "data", name, "rows", train.Rows, "features", train.Cols, "task", task, "trees", fl.trees, "device", dev.Name)
 	var f *forest.Forest
