@@ -2,6 +2,7 @@ package forest
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 )
 
@@ -225,7 +226,16 @@ func (f *Forest) PredictValues(x []float64, rows int) ([]float64, error) {
 	}
 	d := f.Outputs()
 	out := make([]float64, rows*d)
-	parallelBlocks(rows, f.Options.Threads, predictBlock, func(lo, hi int) { f.accumulate(c, x, lo, hi, out) })
+	// Blocks of at most predictBlock rows, as many per thread, so that no
+	// thread is left with one block more than the others.
+	threads := f.Options.Threads
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	nb := (rows + predictBlock - 1) / predictBlock
+	nb = (nb + threads - 1) / threads * threads
+	block := max(1, (rows+nb-1)/max(nb, 1))
+	parallelBlocks(rows, threads, block, func(lo, hi int) { f.accumulate(c, x, lo, hi, out) })
 	inv := 1 / float64(len(f.Trees))
 	for i := range out {
 		out[i] *= inv
