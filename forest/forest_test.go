@@ -1,6 +1,7 @@
 package forest
 
 import (
+	"github.com/gotrain/gotrain/rng"
 	"math"
 	"reflect"
 	"strings"
@@ -285,7 +286,7 @@ func TestImportances(t *testing.T) {
 	n := 400
 	x0, x1, y := make([]float64, n), make([]float64, n), make([]float64, n)
 	for i := range y {
-		x0[i] = float64(At(77, uint64(i)) % 1000)
+		x0[i] = float64(rng.At(77, uint64(i)) % 1000)
 		x1[i] = float64(i % 20)
 		y[i] = 3 * x1[i]
 	}
@@ -371,7 +372,7 @@ func TestBinnerThresholdsMatchCodes(t *testing.T) {
 	n := 3000
 	x := make([]float64, n)
 	for i := range x {
-		x[i] = float64(At(5, uint64(i))%5000) / 7
+		x[i] = float64(rng.At(5, uint64(i))%5000) / 7
 		if i%97 == 0 {
 			x[i] = math.NaN()
 		}

@@ -2,6 +2,7 @@ package forest
 
 import (
 	"fmt"
+	"github.com/gotrain/gotrain/rng"
 	"math"
 )
 
@@ -119,7 +120,7 @@ func (f *Forest) PermutationImportance(x []float64, rows int, y []float64, repea
 			}
 			key := StreamKey(seed, j*repeats+rep, purposePermute)
 			for i := rows - 1; i > 0; i-- {
-				k := Below(At(key, uint64(i)), i+1)
+				k := rng.Below(rng.At(key, uint64(i)), i+1)
 				perm[i], perm[k] = perm[k], perm[i]
 			}
 			for i := 0; i < rows; i++ {
