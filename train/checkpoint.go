@@ -1,0 +1,322 @@
+package train
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+)
+
+// ErrNoCheckpoint is returned by Restore when the directory holds no valid
+// checkpoint.
+var ErrNoCheckpoint = errors.New("no valid checkpoint")
+
+const (
+	ckptMagic  = "GOTRAIN-CKPT-1\n"
+	ckptPrefix = "ckpt-"
+	ckptExt    = ".gtc"
+)
+
+// Checkpointer writes and restores checkpoints in Dir. A checkpoint file holds
+// every context variable (weights, optimizer moments, step counters, the RNG
+// state) except GoMLX's running train metrics and the harness state (step, data position, early stopping). It is
+// written to a temporary file, synced and renamed, so a crash never leaves a
+// partial file under the final name; a SHA-256 at the end rejects a
+// truncated or corrupt file.
+type Checkpointer struct {
+	// Dir is the checkpoint directory.
+	Dir string
+	// KeepBest is the number of checkpoints with the best monitored value
+	// kept besides the last.
+	KeepBest int
+	// Mode is ModeMin or ModeMax for the monitored value.
+	Mode string
+	// Warn, if set, receives a message for each checkpoint skipped as invalid.
+	Warn func(msg string)
+}
+
+type ckptVar struct {
+	Scope     string `json:"scope"`
+	Name      string `json:"name"`
+	DType     string `json:"dtype"`
+	Dims      []int  `json:"dims"`
+	Trainable bool   `json:"trainable"`
+	Offset    int    `json:"offset"`
+	Size      int    `json:"size"`
+}
+
+type ckptHeader struct {
+	Step      int64          `json:"step"`
+	Monitor   float64        `json:"monitor"`
+	Data      DataPosition   `json:"data"`
+	Stopper   *EarlyStopping `json:"early_stopping,omitempty"`
+	Scaler    *LossScaler    `json:"loss_scaler,omitempty"`
+	Config    Config         `json:"config"`
+	Variables []ckptVar      `json:"variables"`
+}
+
+// Save writes a checkpoint of h with monitor as its monitored value, prunes
+// old ones, and returns the file's path.
+func (c *Checkpointer) Save(h *Harness, monitor float64) (string, error) {
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		return "", fmt.Errorf("train: checkpoint: %w", err)
+	}
+	hdr := ckptHeader{Step: h.step, Monitor: monitor, Data: h.data.Position(), Stopper: h.stopper, Scaler: h.scaler, Config: h.cfg}
+	if math.IsNaN(monitor) || math.IsInf(monitor, 0) {
+		hdr.Monitor = 0
+	}
+	var blob bytes.Buffer
+	for v := range h.ctx.IterVariables() {
+		if !v.HasValue() || isMetricsScope(v.Scope()) {
+			continue
+		}
+		t, err := v.Value()
+		if err != nil {
+			return "", fmt.Errorf("train: checkpoint: reading %s: %w", v.ScopeAndName(), err)
+		}
+		cv := ckptVar{Scope: v.Scope(), Name: v.Name(), DType: t.DType().String(), Dims: t.Shape().Dimensions,
+			Trainable: v.Trainable, Offset: blob.Len()}
+		err = t.ConstBytes(func(data []byte) { blob.Write(data) })
+		if err != nil {
+			return "", fmt.Errorf("train: checkpoint: reading %s: %w", v.ScopeAndName(), err)
+		}
+		cv.Size = blob.Len() - cv.Offset
+		hdr.Variables = append(hdr.Variables, cv)
+	}
+	sort.Slice(hdr.Variables, func(i, j int) bool {
+		a, b := hdr.Variables[i], hdr.Variables[j]
+		return a.Scope+"/"+a.Name < b.Scope+"/"+b.Name
+	})
+	hb, err := json.Marshal(hdr)
+	if err != nil {
+		return "", fmt.Errorf("train: checkpoint: %w", err)
+	}
+	var out bytes.Buffer
+	out.WriteString(ckptMagic)
+	_ = binary.Write(&out, binary.LittleEndian, uint64(len(hb)))
+	out.Write(hb)
+	out.Write(blob.Bytes())
+	sum := sha256.Sum256(out.Bytes())
+	out.Write(sum[:])
+
+	path := filepath.Join(c.Dir, fmt.Sprintf("%s%012d%s", ckptPrefix, h.step, ckptExt))
+	if err := writeAtomic(path, out.Bytes()); err != nil {
+		return "", fmt.Errorf("train: checkpoint: %w", err)
+	}
+	if err := c.prune(); err != nil {
+		return path, err
+	}
+	return path, nil
+}
+
+// isMetricsScope tells whether scope holds GoMLX's running train metrics
+// (moving averages of the loss). Their names carry a UUID drawn per Trainer,
+// so they cannot be restored into a new one; they are not saved, and do not
+// affect training.
+func isMetricsScope(scope string) bool {
+	return scope == "/metrics" || strings.HasPrefix(scope, "/metrics/")
+}
+
+// writeAtomic writes data to a temporary file beside path, syncs it and
+// renames it to path.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		_ = f.Close()
+		_ = os.Remove(tmp)
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		_ = f.Close()
+		_ = os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	return nil
+}
+
+// List returns the checkpoint files in Dir, newest (highest step) first.
+func (c *Checkpointer) List() ([]string, error) {
+	entries, err := os.ReadDir(c.Dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("train: listing checkpoints: %w", err)
+	}
+	var out []string
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, ckptPrefix) && strings.HasSuffix(n, ckptExt) && !e.IsDir() {
+			out = append(out, filepath.Join(c.Dir, n))
+		}
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(out)))
+	return out, nil
+}
+
+// prune keeps the newest checkpoint and the KeepBest with the best monitor value.
+func (c *Checkpointer) prune() error {
+	files, err := c.List()
+	if err != nil || len(files) <= 1 {
+		return err
+	}
+	type scored struct {
+		path    string
+		monitor float64
+	}
+	var rest []scored
+	for _, f := range files[1:] {
+		hdr, _, err := readCheckpoint(f)
+		if err != nil {
+			continue // invalid files are left for inspection
+		}
+		rest = append(rest, scored{f, hdr.Monitor})
+	}
+	sort.SliceStable(rest, func(i, j int) bool {
+		if c.Mode == ModeMax {
+			return rest[i].monitor > rest[j].monitor
+		}
+		return rest[i].monitor < rest[j].monitor
+	})
+	for i, s := range rest {
+		if i >= c.KeepBest {
+			if err := os.Remove(s.path); err != nil {
+				return fmt.Errorf("train: pruning checkpoints: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// readCheckpoint reads and verifies a checkpoint file.
+func readCheckpoint(path string) (ckptHeader, []byte, error) {
+	var hdr ckptHeader
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return hdr, nil, err
+	}
+	minLen := len(ckptMagic) + 8 + sha256.Size
+	if len(b) < minLen || string(b[:len(ckptMagic)]) != ckptMagic {
+		return hdr, nil, fmt.Errorf("checkpoint %s: not a gotrain checkpoint or truncated (%d bytes)", path, len(b))
+	}
+	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
+	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
+		return hdr, nil, fmt.Errorf("checkpoint %s: checksum mismatch (truncated or corrupt)", path)
+	}
+	hl := binary.LittleEndian.Uint64(body[len(ckptMagic):])
+	start := uint64(len(ckptMagic) + 8)
+	if hl > uint64(len(body))-start {
+		return hdr, nil, fmt.Errorf("checkpoint %s: header length %d out of range", path, hl)
+	}
+	if err := json.Unmarshal(body[start:start+hl], &hdr); err != nil {
+		return hdr, nil, fmt.Errorf("checkpoint %s: header: %w", path, err)
+	}
+	blob := body[start+hl:]
+	for _, v := range hdr.Variables {
+		if v.Offset < 0 || v.Size < 0 || v.Offset+v.Size > len(blob) {
+			return hdr, nil, fmt.Errorf("checkpoint %s: variable %s/%s out of range", path, v.Scope, v.Name)
+		}
+	}
+	return hdr, blob, nil
+}
+
+// Restore loads the newest valid checkpoint into h (variables, step, data
+// position, early-stopping state) and returns its path. Invalid files are
+// skipped (reported through Warn). It returns ErrNoCheckpoint if there is
+// none.
+func (c *Checkpointer) Restore(h *Harness) (string, error) {
+	if c == nil {
+		return "", fmt.Errorf("train: resume: %w (checkpoints are disabled)", ErrNoCheckpoint)
+	}
+	files, err := c.List()
+	if err != nil {
+		return "", err
+	}
+	for _, f := range files {
+		hdr, blob, err := readCheckpoint(f)
+		if err != nil {
+			if c.Warn != nil {
+				c.Warn(fmt.Sprintf("skipping invalid checkpoint: %v", err))
+			}
+			continue
+		}
+		if err := c.load(h, hdr, blob); err != nil {
+			return "", fmt.Errorf("train: resume from %s: %w", f, err)
+		}
+		return f, nil
+	}
+	return "", fmt.Errorf("train: resume from %s: %w", c.Dir, ErrNoCheckpoint)
+}
+
+func (c *Checkpointer) load(h *Harness, hdr ckptHeader, blob []byte) error {
+	old, cur := hdr.Config, h.cfg
+	if old.BatchSize != cur.BatchSize || old.Accumulate != cur.Accumulate || old.Seed != cur.Seed || old.Optimizer != cur.Optimizer {
+		h.logf(fmt.Sprintf("train: resuming a run saved with --optimizer %s --batch-size %d --accumulate %d --seed %d "+
+			"under --optimizer %s --batch-size %d --accumulate %d --seed %d: it will not match an uninterrupted run",
+			old.Optimizer, old.BatchSize, old.Accumulate, old.Seed, cur.Optimizer, cur.BatchSize, cur.Accumulate, cur.Seed))
+	}
+	for _, cv := range hdr.Variables {
+		dt, err := dtypes.DTypeString(cv.DType)
+		if err != nil {
+			return fmt.Errorf("variable %s/%s: dtype %q: %w", cv.Scope, cv.Name, cv.DType, err)
+		}
+		t := tensors.FromShape(shapes.Make(dt, cv.Dims...))
+		var n int
+		if err := t.MutableBytes(func(data []byte) { n = copy(data, blob[cv.Offset:cv.Offset+cv.Size]) }); err != nil {
+			return fmt.Errorf("variable %s/%s: %w", cv.Scope, cv.Name, err)
+		}
+		if n != cv.Size {
+			return fmt.Errorf("variable %s/%s: %d bytes for shape %v", cv.Scope, cv.Name, cv.Size, t.Shape())
+		}
+		if v := h.ctx.GetVariableByScopeAndName(cv.Scope, cv.Name); v != nil {
+			if err := v.SetValue(t); err != nil {
+				return fmt.Errorf("variable %s/%s: %w", cv.Scope, cv.Name, err)
+			}
+			continue
+		}
+		err = catch(func() {
+			h.ctx.InAbsPath(cv.Scope).Checked(false).VariableWithValue(cv.Name, t).SetTrainable(cv.Trainable)
+		})
+		if err != nil {
+			return fmt.Errorf("variable %s/%s: %w", cv.Scope, cv.Name, err)
+		}
+	}
+	if err := h.data.SetPosition(hdr.Data); err != nil {
+		return err
+	}
+	h.step = hdr.Step
+	if hdr.Stopper != nil && h.stopper != nil {
+		*h.stopper = *hdr.Stopper
+	}
+	if hdr.Scaler != nil && h.scaler != nil {
+		*h.scaler = *hdr.Scaler
+	}
+	return nil
+}

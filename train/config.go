@@ -1,0 +1,270 @@
+// Package train is gotrain's training harness for GoMLX models: optimizer and
+// learning-rate schedule, gradient accumulation, global-norm clipping,
+// precision, early stopping, atomic checkpoints with exact resume, a JSON-lines
+// metrics log and a performance summary. It builds on GoMLX's train package
+// (Trainer, optimizers, AccumulateGradients).
+//
+// On simplego, open the backend with OpenBackend: it avoids a worker-pool
+// deadlock and installs fast Dot gradients.
+package train
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+)
+
+// Precision is the numeric precision of training.
+type Precision string
+
+const (
+	// Precision32 trains in float32.
+	Precision32 Precision = "32"
+	// PrecisionBF16Mixed keeps float32 weights and computes in bfloat16.
+	PrecisionBF16Mixed Precision = "bf16-mixed"
+	// Precision16Mixed keeps float32 weights, computes in float16 and uses
+	// dynamic loss scaling (see LossScaler).
+	Precision16Mixed Precision = "16-mixed"
+	// PrecisionAuto picks bf16-mixed on an accelerator that supports
+	// bfloat16, and 32 otherwise.
+	PrecisionAuto Precision = "auto"
+)
+
+// Optimizer names accepted by Config.Optimizer.
+const (
+	OptimizerAdam  = "adam"
+	OptimizerAdamW = "adamw"
+	OptimizerSGD   = "sgd"
+)
+
+// Early-stopping modes.
+const (
+	ModeMin = "min"
+	ModeMax = "max"
+)
+
+// Config holds the training options; each field is a command-line flag (see
+// docs/TRAINING.md). DefaultConfig returns the defaults.
+type Config struct {
+	// Optimizer is adam, adamw or sgd (--optimizer, default adamw).
+	Optimizer string `json:"optimizer"`
+	// LearningRate is the peak learning rate (--lr, default 0.001).
+	LearningRate float64 `json:"learning_rate"`
+	// WeightDecay is adamw's decoupled weight decay (--weight-decay, default 0.004).
+	WeightDecay float64 `json:"weight_decay"`
+	// WarmupSteps ramps the learning rate linearly from 0 over this many
+	// optimizer steps (--warmup-steps, default 0).
+	WarmupSteps int `json:"warmup_steps"`
+	// Cosine decays the learning rate to MinLearningRate along a half cosine
+	// after warm-up, ending at the last step (--cosine, default false).
+	Cosine bool `json:"cosine"`
+	// MinLearningRate is the floor of the cosine schedule (--min-lr, default 0).
+	MinLearningRate float64 `json:"min_learning_rate"`
+	// Accumulate is the number of micro-batches whose gradients are averaged
+	// for one optimizer step (--accumulate, default 1: none).
+	Accumulate int `json:"accumulate"`
+	// ClipNorm, when positive, scales the gradients so that their global L2
+	// norm is at most ClipNorm (--clip-norm, default 0: off).
+	ClipNorm float64 `json:"clip_norm"`
+	// BatchSize is the micro-batch size (--batch-size, default 32).
+	BatchSize int `json:"batch_size"`
+	// Steps is the number of optimizer steps (--steps, default 0: use Epochs).
+	Steps int `json:"steps"`
+	// Epochs is the number of passes over the data when Steps is 0
+	// (--epochs, default 1).
+	Epochs int `json:"epochs"`
+	// Seed seeds weight initialisation, shuffling and the graph RNG
+	// (--seed, default 42).
+	Seed int64 `json:"seed"`
+	// Precision is 32, bf16-mixed, 16-mixed or auto (--precision, default 32).
+	Precision Precision `json:"precision"`
+	// DynamicLossScaling turns on dynamic loss scaling (see LossScaler) at
+	// any precision; 16-mixed always uses it (--loss-scaling, default false).
+	DynamicLossScaling bool `json:"dynamic_loss_scaling"`
+
+	// EarlyStopMonitor is the metric watched for early stopping, "loss" or
+	// an evaluation metric name (--early-stop-monitor, default "": off).
+	EarlyStopMonitor string `json:"early_stop_monitor,omitempty"`
+	// EarlyStopPatience is the number of checks without improvement before
+	// stopping (--early-stop-patience, default 5).
+	EarlyStopPatience int `json:"early_stop_patience"`
+	// EarlyStopMinDelta is the least change that counts as an improvement
+	// (--early-stop-min-delta, default 0).
+	EarlyStopMinDelta float64 `json:"early_stop_min_delta"`
+	// EarlyStopMode is min or max (--early-stop-mode, default min).
+	EarlyStopMode string `json:"early_stop_mode"`
+	// StopOnNonFinite stops training with an error when the loss is NaN or
+	// infinite (--stop-on-nan, default true).
+	StopOnNonFinite bool `json:"stop_on_non_finite"`
+
+	// CheckpointDir is where checkpoints are written (--checkpoint-dir,
+	// default "checkpoints").
+	CheckpointDir string `json:"checkpoint_dir"`
+	// CheckpointEvery writes a checkpoint every N optimizer steps
+	// (--checkpoint-every, default 1000; 0: only at the end).
+	CheckpointEvery int `json:"checkpoint_every"`
+	// KeepBest keeps the K checkpoints with the best monitored value, besides
+	// the last one (--keep-best, default 1).
+	KeepBest int `json:"keep_best"`
+	// Resume continues from the latest checkpoint in CheckpointDir (--resume,
+	// default false).
+	Resume bool `json:"resume"`
+	// NoCheckpoint disables checkpoints (--no-checkpoint, default false).
+	NoCheckpoint bool `json:"no_checkpoint"`
+
+	// MetricsLog is the JSON-lines metrics file (--metrics-log, default "":
+	// none).
+	MetricsLog string `json:"metrics_log,omitempty"`
+	// LogEvery logs metrics every N optimizer steps (--log-every, default 10).
+	LogEvery int `json:"log_every"`
+	// PerfSummary is the file Run writes the performance summary to
+	// (--perf-summary, default "": none; the CLI uses
+	// <run dir>/performance_summary.txt).
+	PerfSummary string `json:"perf_summary,omitempty"`
+}
+
+// DefaultConfig returns the defaults of every option.
+func DefaultConfig() Config {
+	return Config{
+		Optimizer:         OptimizerAdamW,
+		LearningRate:      0.001,
+		WeightDecay:       0.004,
+		Accumulate:        1,
+		BatchSize:         32,
+		Epochs:            1,
+		Seed:              42,
+		Precision:         Precision32,
+		EarlyStopPatience: 5,
+		EarlyStopMode:     ModeMin,
+		StopOnNonFinite:   true,
+		CheckpointDir:     "checkpoints",
+		CheckpointEvery:   1000,
+		KeepBest:          1,
+		LogEvery:          10,
+	}
+}
+
+// Validate reports every invalid option at once.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	switch c.Optimizer {
+	case OptimizerAdam, OptimizerAdamW, OptimizerSGD:
+	default:
+		bad("--optimizer %q: want adam, adamw or sgd", c.Optimizer)
+	}
+	if !(c.LearningRate > 0) || math.IsInf(c.LearningRate, 0) {
+		bad("--lr %g: want a positive number", c.LearningRate)
+	}
+	if c.MinLearningRate < 0 || c.MinLearningRate > c.LearningRate {
+		bad("--min-lr %g: want 0 <= min-lr <= lr", c.MinLearningRate)
+	}
+	if c.WeightDecay < 0 {
+		bad("--weight-decay %g: want >= 0", c.WeightDecay)
+	}
+	if c.WarmupSteps < 0 {
+		bad("--warmup-steps %d: want >= 0", c.WarmupSteps)
+	}
+	if c.Accumulate < 1 {
+		bad("--accumulate %d: want >= 1", c.Accumulate)
+	}
+	if c.ClipNorm < 0 || math.IsNaN(c.ClipNorm) {
+		bad("--clip-norm %g: want >= 0 (0 turns clipping off)", c.ClipNorm)
+	}
+	if c.BatchSize < 1 {
+		bad("--batch-size %d: want >= 1", c.BatchSize)
+	}
+	if c.Steps < 0 || c.Epochs < 0 || (c.Steps == 0 && c.Epochs == 0) {
+		bad("--steps %d / --epochs %d: want one of them positive", c.Steps, c.Epochs)
+	}
+	if _, err := ParsePrecision(string(c.Precision)); err != nil {
+		errs = append(errs, err)
+	}
+	if c.EarlyStopMonitor != "" && c.EarlyStopMonitor != "loss" {
+		bad("--early-stop-monitor %q: only \"loss\" is supported so far", c.EarlyStopMonitor)
+	}
+	if c.EarlyStopPatience < 1 {
+		bad("--early-stop-patience %d: want >= 1", c.EarlyStopPatience)
+	}
+	if c.EarlyStopMinDelta < 0 {
+		bad("--early-stop-min-delta %g: want >= 0", c.EarlyStopMinDelta)
+	}
+	if c.EarlyStopMode != ModeMin && c.EarlyStopMode != ModeMax {
+		bad("--early-stop-mode %q: want min or max", c.EarlyStopMode)
+	}
+	if c.CheckpointEvery < 0 {
+		bad("--checkpoint-every %d: want >= 0", c.CheckpointEvery)
+	}
+	if c.KeepBest < 0 {
+		bad("--keep-best %d: want >= 0", c.KeepBest)
+	}
+	if !c.NoCheckpoint && c.CheckpointDir == "" {
+		bad("--checkpoint-dir is empty: set it or pass --no-checkpoint")
+	}
+	if c.Resume && c.NoCheckpoint {
+		bad("--resume and --no-checkpoint exclude each other")
+	}
+	if c.LogEvery < 1 {
+		bad("--log-every %d: want >= 1", c.LogEvery)
+	}
+	return errors.Join(errs...)
+}
+
+// ParsePrecision parses a --precision value.
+func ParsePrecision(s string) (Precision, error) {
+	switch p := Precision(strings.ToLower(strings.TrimSpace(s))); p {
+	case Precision32, PrecisionBF16Mixed, Precision16Mixed, PrecisionAuto:
+		return p, nil
+	case "fp32", "float32":
+		return Precision32, nil
+	}
+	return "", fmt.Errorf("--precision %q: want 32, bf16-mixed, 16-mixed or auto", s)
+}
+
+// ComputeDType is the dtype the model computes in under p (p must be
+// resolved, not auto).
+func (p Precision) ComputeDType() dtypes.DType {
+	switch p {
+	case PrecisionBF16Mixed:
+		return dtypes.BFloat16
+	case Precision16Mixed:
+		return dtypes.Float16
+	}
+	return dtypes.Float32
+}
+
+// ResolvePrecision checks p against what backend b supports and resolves
+// auto. accelerator tells whether b runs on a GPU or TPU: auto only picks
+// bf16-mixed there, since bfloat16 is slower than float32 on simplego and on
+// most CPUs.
+func ResolvePrecision(p Precision, b backends.Backend, accelerator bool) (Precision, error) {
+	p, err := ParsePrecision(string(p))
+	if err != nil {
+		return "", err
+	}
+	supports := func(dt dtypes.DType) bool { return b != nil && b.Capabilities().DTypes[dt] }
+	name := "<nil>"
+	if b != nil {
+		name = b.Name()
+	}
+	switch p {
+	case PrecisionAuto:
+		if accelerator && supports(dtypes.BFloat16) {
+			return PrecisionBF16Mixed, nil
+		}
+		return Precision32, nil
+	case Precision16Mixed:
+		if !supports(dtypes.Float16) {
+			return "", fmt.Errorf("--precision 16-mixed: backend %q has no float16 support; use --precision bf16-mixed or 32", name)
+		}
+	case PrecisionBF16Mixed:
+		if !supports(dtypes.BFloat16) {
+			return "", fmt.Errorf("--precision bf16-mixed: backend %q has no bfloat16 support; use --precision 32", name)
+		}
+	}
+	return p, nil
+}

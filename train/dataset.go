@@ -1,0 +1,93 @@
+package train
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+)
+
+// DataPosition is where a Dataset is in its stream of batches.
+type DataPosition struct {
+	// Epoch is the number of completed passes.
+	Epoch int `json:"epoch"`
+	// Offset is the index, in this epoch's shuffled order, of the next example.
+	Offset int `json:"offset"`
+}
+
+// Dataset is an in-memory float32 data set of N examples that yields
+// shuffled batches. The order of epoch e depends only on the seed and e, so a
+// position (DataPosition) is enough to resume the exact stream. A last
+// partial batch of an epoch is dropped.
+type Dataset struct {
+	x, y       []float32
+	xDim, yDim int
+	n          int
+	seed       uint64
+	shuffle    bool
+	pos        DataPosition
+	order      []int
+	orderEpoch int
+}
+
+// NewDataset returns a Dataset of the rows of x (n × xDim) and y (n × yDim),
+// stored row-major. shuffle reorders the examples every epoch with seed.
+func NewDataset(x []float32, xDim int, y []float32, yDim int, seed int64, shuffle bool) (*Dataset, error) {
+	if xDim < 1 || yDim < 1 || len(x)%xDim != 0 || len(y)%yDim != 0 || len(x)/xDim != len(y)/yDim || len(x) == 0 {
+		return nil, fmt.Errorf("train: dataset: x has %d values for width %d, y has %d for width %d: want the same positive number of rows",
+			len(x), xDim, len(y), yDim)
+	}
+	return &Dataset{x: x, y: y, xDim: xDim, yDim: yDim, n: len(x) / xDim, seed: uint64(seed), shuffle: shuffle, orderEpoch: -1}, nil
+}
+
+// Len is the number of examples.
+func (d *Dataset) Len() int { return d.n }
+
+// Position returns the current position.
+func (d *Dataset) Position() DataPosition { return d.pos }
+
+// SetPosition moves to p (as read from a checkpoint).
+func (d *Dataset) SetPosition(p DataPosition) error {
+	if p.Epoch < 0 || p.Offset < 0 || p.Offset > d.n {
+		return fmt.Errorf("train: dataset: invalid position %+v for %d examples", p, d.n)
+	}
+	d.pos = p
+	return nil
+}
+
+func (d *Dataset) epochOrder() []int {
+	if d.orderEpoch == d.pos.Epoch {
+		return d.order
+	}
+	d.order = make([]int, d.n)
+	for i := range d.order {
+		d.order[i] = i
+	}
+	if d.shuffle {
+		r := rand.New(rand.NewPCG(d.seed, uint64(d.pos.Epoch)))
+		r.Shuffle(d.n, func(i, j int) { d.order[i], d.order[j] = d.order[j], d.order[i] })
+	}
+	d.orderEpoch = d.pos.Epoch
+	return d.order
+}
+
+// Next returns the next batch of size examples as tensors of shape
+// [size, xDim] and [size, yDim], and whether it started a new epoch.
+func (d *Dataset) Next(size int) (x, y *tensors.Tensor, newEpoch bool, err error) {
+	if size < 1 || size > d.n {
+		return nil, nil, false, fmt.Errorf("train: dataset: batch size %d: want 1..%d (the number of examples)", size, d.n)
+	}
+	if d.pos.Offset+size > d.n {
+		d.pos = DataPosition{Epoch: d.pos.Epoch + 1}
+		newEpoch = true
+	}
+	order := d.epochOrder()
+	bx := make([]float32, 0, size*d.xDim)
+	by := make([]float32, 0, size*d.yDim)
+	for _, i := range order[d.pos.Offset : d.pos.Offset+size] {
+		bx = append(bx, d.x[i*d.xDim:(i+1)*d.xDim]...)
+		by = append(by, d.y[i*d.yDim:(i+1)*d.yDim]...)
+	}
+	d.pos.Offset += size
+	return tensors.FromFlatDataAndDimensions(bx, size, d.xDim), tensors.FromFlatDataAndDimensions(by, size, d.yDim), newEpoch, nil
+}

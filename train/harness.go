@@ -1,0 +1,438 @@
+package train
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"strings"
+	"time"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+	gtrain "github.com/gomlx/gomlx/pkg/ml/train"
+	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+)
+
+// ModelFn builds the model graph; it is GoMLX's train.ModelFn.
+type ModelFn = gtrain.ModelFn
+
+// LossFn is a GoMLX loss function (see package train/losses of GoMLX).
+type LossFn = gtrain.LossFn
+
+// Harness trains one model on one Dataset with a Config.
+type Harness struct {
+	cfg        Config
+	backend    backends.Backend
+	ctx        *context.Context
+	trainer    *gtrain.Trainer
+	data       *Dataset
+	stopper    *EarlyStopping
+	scaler     *LossScaler
+	logf       func(msg string)
+	skipped    bool // the last step was skipped by the loss scaler
+	totalSteps int
+	step       int64 // optimizer steps done
+	lastLoss   float64
+	perf       Perf
+	log        *MetricsLog
+	ckpt       *Checkpointer
+}
+
+// New creates a Harness. The model's variables are created on the first
+// step (or restored by Resume).
+func New(backend backends.Backend, cfg Config, model ModelFn, loss LossFn, data *Dataset) (*Harness, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("train: invalid configuration: %w", err)
+	}
+	if backend == nil || data == nil || model == nil || loss == nil {
+		return nil, errors.New("train: New needs a backend, a model, a loss and a dataset")
+	}
+	prec, err := ResolvePrecision(cfg.Precision, backend, IsAccelerator(backend))
+	if err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	cfg.Precision = prec
+	if cfg.BatchSize > data.Len() {
+		return nil, fmt.Errorf("train: --batch-size %d is larger than the data set (%d examples)", cfg.BatchSize, data.Len())
+	}
+	h := &Harness{cfg: cfg, backend: backend, data: data}
+	h.totalSteps = cfg.Steps
+	if h.totalSteps == 0 {
+		h.totalSteps = cfg.Epochs * (data.Len() / cfg.BatchSize) / cfg.Accumulate
+		if h.totalSteps == 0 {
+			return nil, fmt.Errorf("train: %d epoch(s) of %d examples make no optimizer step at batch %d x %d accumulated",
+				cfg.Epochs, data.Len(), cfg.BatchSize, cfg.Accumulate)
+		}
+	}
+	h.ctx = context.New().Checked(false)
+	h.ctx.SetParam(context.ParamInitialSeed, cfg.Seed)
+	h.ctx.SetParam(ParamComputeDType, prec.ComputeDType().String())
+	if prec != Precision32 {
+		model = mixedModel(model, prec.ComputeDType())
+	}
+	if err := h.ctx.ResetRNGState(); err != nil {
+		return nil, fmt.Errorf("train: seeding the random number generator: %w", err)
+	}
+	opt, err := newOptimizer(cfg, h.totalSteps)
+	if err != nil {
+		return nil, err
+	}
+	h.logf = func(msg string) { log.Print(msg) }
+	if cfg.DynamicLossScaling || prec == Precision16Mixed {
+		opt.scaling = true
+		h.scaler = NewLossScaler()
+		loss = h.scaledLoss(loss)
+	}
+	if err := catch(func() {
+		h.trainer = gtrain.NewTrainer(backend, h.ctx, model, loss, opt, nil, nil)
+	}); err != nil {
+		return nil, fmt.Errorf("train: creating the GoMLX trainer: %w", err)
+	}
+	if cfg.Accumulate > 1 {
+		if err := h.trainer.AccumulateGradients(cfg.Accumulate); err != nil {
+			return nil, fmt.Errorf("train: --accumulate %d: %w", cfg.Accumulate, err)
+		}
+	}
+	if cfg.EarlyStopMonitor != "" {
+		h.stopper = NewEarlyStopping(cfg.EarlyStopMode, cfg.EarlyStopPatience, cfg.EarlyStopMinDelta)
+	}
+	if !cfg.NoCheckpoint {
+		h.ckpt = &Checkpointer{Dir: cfg.CheckpointDir, KeepBest: cfg.KeepBest, Mode: cfg.EarlyStopMode}
+	}
+	h.perf = Perf{Device: backend.Name(), Precision: string(prec), BatchSize: cfg.BatchSize, Accumulate: cfg.Accumulate}
+	return h, nil
+}
+
+// IsAccelerator tells whether b runs on a GPU or TPU, from its name and
+// description (for --precision auto).
+func IsAccelerator(b backends.Backend) (acc bool) {
+	if b == nil || IsSimpleGo(b) {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			acc = false
+		}
+	}()
+	text := strings.ToLower(b.Name() + " " + b.Description() + " " + b.DeviceDescription(0))
+	for _, w := range []string{"cuda", "gpu", "tpu", "rocm", "nvidia"} {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// ParamComputeDType is the context parameter holding the name of the dtype
+// the model computes in ("Float32", "BFloat16" or "Float16"); read it with
+// ComputeDType.
+const ParamComputeDType = "train_compute_dtype"
+
+// ComputeDType is the dtype a model should compute in. Under mixed
+// precision the weights stay float32 (master weights) and the harness feeds
+// the model inputs already converted to this dtype; the model converts each
+// weight with graph.ConvertDType(w, ComputeDType(ctx)) before using it.
+func ComputeDType(ctx *context.Context) dtypes.DType {
+	name := context.GetParamOr(ctx, ParamComputeDType, dtypes.Float32.String())
+	dt, err := dtypes.DTypeString(name)
+	if err != nil {
+		return dtypes.Float32
+	}
+	return dt
+}
+
+// mixedModel converts the float inputs of model to dt and its predictions
+// back to float32, so the loss and the gradients of the master weights are
+// computed in float32.
+func mixedModel(model ModelFn, dt dtypes.DType) ModelFn {
+	return func(ctx *context.Context, spec any, inputs []*graph.Node) []*graph.Node {
+		in := make([]*graph.Node, len(inputs))
+		for i, x := range inputs {
+			if x.DType().IsFloat() && x.DType() != dt {
+				x = graph.ConvertDType(x, dt)
+			}
+			in[i] = x
+		}
+		out := model(ctx, spec, in)
+		for i, y := range out {
+			if y.DType().IsFloat() && y.DType() != dtypes.Float32 {
+				out[i] = graph.ConvertDType(y, dtypes.Float32)
+			}
+		}
+		return out
+	}
+}
+
+// scaledLoss multiplies the (mean) loss by the loss-scale variable.
+func (h *Harness) scaledLoss(loss LossFn) LossFn {
+	return func(labels, predictions []*graph.Node) *graph.Node {
+		l := loss(labels, predictions)
+		if !l.Shape().IsScalar() {
+			l = graph.ReduceAllMean(l)
+		}
+		scale := lossScaleVar(h.ctx).ValueGraph(l.Graph())
+		return graph.Mul(l, graph.ConvertDType(scale, l.DType()))
+	}
+}
+
+// SetLogger sets where the harness reports events such as skipped steps
+// (default: the standard logger).
+func (h *Harness) SetLogger(fn func(msg string)) {
+	if fn == nil {
+		fn = func(string) {}
+	}
+	h.logf = fn
+}
+
+// Scaler returns the dynamic loss scaler, or nil when loss scaling is off.
+func (h *Harness) Scaler() *LossScaler { return h.scaler }
+
+// Skipped tells whether the last step was skipped by the loss scaler.
+func (h *Harness) Skipped() bool { return h.skipped }
+
+// catch runs fn and turns a panic (GoMLX reports graph errors by panicking)
+// into an error.
+func catch(fn func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(error); ok {
+				err = e
+			} else {
+				err = fmt.Errorf("%v", r)
+			}
+		}
+	}()
+	fn()
+	return nil
+}
+
+// Context returns the GoMLX context holding the model and optimizer variables.
+func (h *Harness) Context() *context.Context { return h.ctx }
+
+// Step returns the number of optimizer steps done.
+func (h *Harness) Step() int64 { return h.step }
+
+// TotalSteps returns the number of optimizer steps Run aims for.
+func (h *Harness) TotalSteps() int { return h.totalSteps }
+
+// Data returns the data set.
+func (h *Harness) Data() *Dataset { return h.data }
+
+// Perf returns the performance measurements so far.
+func (h *Harness) Perf() Perf { return h.perf }
+
+// TrainStep runs one optimizer step (cfg.Accumulate micro-batches) and
+// returns its loss, the mean of the micro-batch losses.
+func (h *Harness) TrainStep() (float64, error) {
+	start := time.Now()
+	var sum float64
+	scale := 1.0
+	if h.scaler != nil {
+		scale = h.scaler.Scale
+		t := tensors.FromScalar(float32(scale))
+		if err := lossScaleVar(h.ctx).SetValue(t); err != nil {
+			return 0, fmt.Errorf("train: step %d: setting the loss scale: %w", h.step+1, err)
+		}
+	}
+	for range h.cfg.Accumulate {
+		x, y, _, err := h.data.Next(h.cfg.BatchSize)
+		if err != nil {
+			return 0, err
+		}
+		var ms []*tensors.Tensor
+		var stepErr error
+		err = catch(func() {
+			ms, stepErr = h.trainer.TrainStep(nil, []*tensors.Tensor{x}, []*tensors.Tensor{y})
+		})
+		if err == nil {
+			err = stepErr
+		}
+		if err != nil {
+			return 0, fmt.Errorf("train: step %d: %w", h.step+1, err)
+		}
+		if len(ms) == 0 {
+			return 0, fmt.Errorf("train: step %d: the trainer returned no loss", h.step+1)
+		}
+		l, err := scalarValue(ms[0])
+		if err != nil {
+			return 0, fmt.Errorf("train: step %d: reading the loss: %w", h.step+1, err)
+		}
+		sum += l
+	}
+	h.step++
+	h.lastLoss = sum / float64(h.cfg.Accumulate) / scale
+	h.perf.addStep(time.Since(start))
+	h.skipped = false
+	if h.scaler != nil {
+		f, err := h.HarnessValue(GradsFiniteVar)
+		if err != nil {
+			return 0, fmt.Errorf("train: step %d: %w", h.step, err)
+		}
+		ev := h.scaler.Update(f == 1)
+		if ev.Skip {
+			h.skipped = true
+			h.logf(fmt.Sprintf("train: step %d skipped: non-finite gradients at loss scale %g; loss scale now %g",
+				h.step, ev.OldScale, ev.NewScale))
+			if h.log != nil {
+				if err := h.log.Write(map[string]any{"step": h.step, "event": "skipped",
+					"loss_scale": ev.OldScale, "new_loss_scale": ev.NewScale}); err != nil {
+					return 0, err
+				}
+			}
+			if ev.OldScale <= minLossScale {
+				return h.lastLoss, fmt.Errorf("train: step %d: %w: gradients are not finite even at loss scale %g",
+					h.step, ErrNonFiniteLoss, ev.OldScale)
+			}
+		}
+	}
+	return h.lastLoss, nil
+}
+
+// HarnessValue reads a scalar harness variable (GradNormVar,
+// ClippedGradNormVar) after a step.
+func (h *Harness) HarnessValue(name string) (float64, error) {
+	v := h.ctx.GetVariableByScopeAndName(HarnessScope, name)
+	if v == nil {
+		return 0, fmt.Errorf("train: no harness variable %q yet", name)
+	}
+	t, err := v.Value()
+	if err != nil {
+		return 0, fmt.Errorf("train: reading %q: %w", name, err)
+	}
+	return scalarValue(t)
+}
+
+// LearningRate returns the learning rate used by the last step.
+func (h *Harness) LearningRate() float64 {
+	if h.step == 0 {
+		return ScheduleValue(0, h.cfg, h.totalSteps)
+	}
+	return ScheduleValue(int(h.step-1), h.cfg, h.totalSteps)
+}
+
+// GlobalStep is the optimizer's step counter in the context.
+func (h *Harness) GlobalStep() int64 { return optimizers.GetGlobalStep(h.ctx) }
+
+func scalarValue(t *tensors.Tensor) (float64, error) {
+	var out float64
+	err := catch(func() {
+		switch t.DType() {
+		case dtypes.Float32:
+			out = float64(tensors.ToScalar[float32](t))
+		case dtypes.Float64:
+			out = tensors.ToScalar[float64](t)
+		default:
+			v := tensors.MustCopyFlatData[float32](t)
+			out = float64(v[0])
+		}
+	})
+	return out, err
+}
+
+// Result is the outcome of Run.
+type Result struct {
+	// Steps is the number of optimizer steps done, including resumed ones.
+	Steps int64 `json:"steps"`
+	// Loss is the last step's loss.
+	Loss float64 `json:"loss"`
+	// Stopped is the early-stopping reason, if it stopped training.
+	Stopped string `json:"stopped,omitempty"`
+	// Resumed is the step Run resumed from (0 for a fresh start).
+	Resumed int64 `json:"resumed"`
+	// Checkpoint is the last checkpoint written.
+	Checkpoint string `json:"checkpoint,omitempty"`
+}
+
+// Run trains to TotalSteps, or until early stopping, writing checkpoints and
+// the metrics log as configured. With cfg.Resume it first restores the
+// latest valid checkpoint. A non-finite loss stops it with an error wrapping
+// ErrNonFiniteLoss (with cfg.StopOnNonFinite).
+func (h *Harness) Run() (res Result, err error) {
+	if h.cfg.Resume {
+		path, err := h.ckpt.Restore(h)
+		if err != nil && !errors.Is(err, ErrNoCheckpoint) {
+			return res, err
+		}
+		if path != "" {
+			res.Resumed = h.step
+		}
+	}
+	if h.cfg.MetricsLog != "" {
+		h.log, err = OpenMetricsLog(h.cfg.MetricsLog)
+		if err != nil {
+			return res, err
+		}
+		defer func() {
+			if cerr := h.log.Close(); cerr != nil && err == nil {
+				err = cerr
+			}
+		}()
+	}
+	for h.step < int64(h.totalSteps) {
+		loss, err := h.TrainStep()
+		if err != nil {
+			return res, err
+		}
+		res.Steps, res.Loss = h.step, loss
+		if h.log != nil && (h.step%int64(h.cfg.LogEvery) == 0 || h.step == int64(h.totalSteps)) {
+			if err := h.logStep(loss); err != nil {
+				return res, err
+			}
+		}
+		if h.skipped {
+			continue // the scaler lowered the scale; nothing was learnt from this step
+		}
+		if h.cfg.StopOnNonFinite {
+			if err := CheckFinite(h.step, loss); err != nil {
+				return res, err
+			}
+		}
+		if h.stopper != nil {
+			stop, reason, err := h.stopper.Update(h.step, loss)
+			if err != nil {
+				return res, err
+			}
+			if stop {
+				res.Stopped = reason
+				break
+			}
+		}
+		if h.ckpt != nil && h.cfg.CheckpointEvery > 0 && h.step%int64(h.cfg.CheckpointEvery) == 0 && h.step != int64(h.totalSteps) {
+			if res.Checkpoint, err = h.ckpt.Save(h, loss); err != nil {
+				return res, err
+			}
+		}
+	}
+	res.Steps = h.step
+	if h.ckpt != nil && h.step > 0 {
+		if res.Checkpoint, err = h.ckpt.Save(h, h.lastLoss); err != nil {
+			return res, err
+		}
+	}
+	if h.cfg.PerfSummary != "" {
+		if err := h.perf.WriteSummary(h.cfg.PerfSummary); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func (h *Harness) logStep(loss float64) error {
+	rec := map[string]any{
+		"step":    h.step,
+		"epoch":   h.data.Position().Epoch,
+		"loss":    loss,
+		"lr":      h.LearningRate(),
+		"elapsed": h.perf.Total.Seconds(),
+	}
+	if v, err := h.HarnessValue(GradNormVar); err == nil {
+		rec["grad_norm"] = v
+	}
+	if h.perf.Steps > 0 {
+		rec["step_ms"] = float64(h.perf.Last.Microseconds()) / 1000
+	}
+	return h.log.Write(rec)
+}
