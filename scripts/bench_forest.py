@@ -74,6 +74,7 @@ def main():
     ap.add_argument("--large-runs", type=int, default=3)
     ap.add_argument("--json", default="")
     ap.add_argument("--skip-large", action="store_true", help="skip the make_regression cases (minutes for scikit-learn)")
+    ap.add_argument("--large-predict-only", action="store_true", help="on the make_regression set, fit each system once untimed and time predict only")
     args = ap.parse_args()
 
     tmp = tempfile.mkdtemp(prefix="gotrain-bench-")
@@ -148,6 +149,13 @@ def large(args, binary, tmp, rows, n):
     write_csv(fa, la, lya)
     write_csv(fb, lb, lyb)
     skl = RandomForestRegressor(n_estimators=100, max_depth=16, random_state=0, n_jobs=-1)
+    if args.large_predict_only:
+        skl.fit(Xl, yl)
+        skl_pred, _ = timed(lambda: skl.predict(Xl), args.large_runs)
+        gl = gotrain_timed(binary, args.large_runs, "--train", full, "--test", full, "--trees", "100", "--max-depth", "16", "--no-oob")
+        rows.append({"case": f"make_regression predict {n} rows", "gotrain_s": gl["predict_median"],
+                     "peers": {"sklearn RF n_jobs=-1": skl_pred}})
+        return
     skl_fit, _ = timed(lambda: skl.fit(Xl, yl), args.large_runs)  # warm-up is a full fit too
     skl_pred, _ = timed(lambda: skl.predict(Xl), args.large_runs)
     sk_hold = RandomForestRegressor(n_estimators=100, max_depth=16, random_state=0, n_jobs=-1).fit(la, lya)
