@@ -31,7 +31,7 @@ type cnode struct {
 // ctree is a compiled tree.
 type ctree struct {
 	nodes []cnode
-	value []int32 // per node: offset of its values in Tree.Value (used at leaves)
+	vals  []float64 // Outputs() values per node, in the compiled (depth-first) order
 	depth int
 }
 
@@ -73,7 +73,7 @@ func compile(f *Forest) (*compiled, error) {
 	for t := range f.Trees {
 		tr := &f.Trees[t]
 		nn := tr.NumNodes()
-		ct := ctree{nodes: make([]cnode, 0, nn), value: make([]int32, 0, nn), depth: tr.Depth()}
+		ct := ctree{nodes: make([]cnode, 0, nn), vals: make([]float64, 0, nn*int(d)), depth: tr.Depth()}
 		// Depth-first order with an explicit stack (trees can be deep): the
 		// left child follows its parent; the parent learns its right child
 		// when that is placed.
@@ -87,7 +87,7 @@ func compile(f *Forest) (*compiled, error) {
 				ct.nodes[it.parent].right = at
 			}
 			i := it.src
-			ct.value = append(ct.value, i*d)
+			ct.vals = append(ct.vals, tr.Value[i*d:(i+1)*d]...)
 			if tr.Feature[i] < 0 {
 				ct.nodes = append(ct.nodes, cnode{right: at, feature: pad, bin: 254, missing: 0})
 				continue
@@ -112,7 +112,7 @@ const predictBlock = 16384
 // group is the number of rows walked through a tree together.
 const group = 16
 
-// leaves sets leaf[i] to the value offset reached by row i of the binned
+// leaves sets leaf[i] to the compiled node (a leaf) reached by row i of the binned
 // block codes (n rows of stride codes) in tree ct. codes must have 3 bytes
 // of slack after the last row (the vector kernel reads 4 bytes at a time).
 func leaves(ct *ctree, codes []uint8, stride, n int, leaf []int32) {
@@ -127,13 +127,13 @@ func leaves(ct *ctree, codes []uint8, stride, n int, leaf []int32) {
 		for ; i+32 <= n; i += 32 {
 			walk32(&nodes[0], &codes[i*stride], &offs, 16*stride, ct.depth, &out32, &walkPerm)
 			for g, k := range out32 {
-				leaf[i+g] = ct.value[k]
+				leaf[i+g] = k
 			}
 		}
 		for ; i+16 <= n; i += 16 {
 			walk16(&nodes[0], &codes[i*stride], &offs, ct.depth, &out, &walkPerm)
 			for g, k := range out {
-				leaf[i+g] = ct.value[k]
+				leaf[i+g] = k
 			}
 		}
 	}
@@ -157,7 +157,7 @@ func leaves(ct *ctree, codes []uint8, stride, n int, leaf []int32) {
 			}
 		}
 		for g := range idx {
-			leaf[i+g] = ct.value[idx[g]]
+			leaf[i+g] = idx[g]
 		}
 	}
 	for ; i < n; i++ {
@@ -172,7 +172,7 @@ func leaves(ct *ctree, codes []uint8, stride, n int, leaf []int32) {
 				k = nd.right
 			}
 		}
-		leaf[i] = ct.value[k]
+		leaf[i] = k
 	}
 }
 
@@ -195,7 +195,7 @@ func (f *Forest) accumulate(c *compiled, x []float64, lo, hi int, out []float64)
 		}
 		for t := range c.trees {
 			leaves(&c.trees[t], codes, stride, n, leaf[:n])
-			vals := f.Trees[t].Value
+			vals := c.trees[t].vals
 			if d == 1 {
 				o := out[b:e]
 				for i, v := range leaf[:n] {
@@ -205,7 +205,7 @@ func (f *Forest) accumulate(c *compiled, x []float64, lo, hi int, out []float64)
 			}
 			for i, v := range leaf[:n] {
 				o := out[(b+i)*d : (b+i+1)*d]
-				for q, val := range vals[v : int(v)+d] {
+				for q, val := range vals[int(v)*d : (int(v)+1)*d] {
 					o[q] += val
 				}
 			}
