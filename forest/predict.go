@@ -121,8 +121,13 @@ func leaves(ct *ctree, codes []uint8, stride, n int, leaf []int32) {
 	if useAVX512 && len(nodes) > 0 && len(codes) >= n*stride+3 {
 		var offs, out [16]int32
 		var out32 [32]int32
+		var out48 [48]int32
 		for g := range offs {
 			offs[g] = int32(g * stride)
+		}
+		for ; i+48 <= n; i += 48 {
+			walk48(&nodes[0], &codes[i*stride], &offs, 16*stride, ct.depth, &out48, &walkPerm)
+			copy(leaf[i:i+48], out48[:])
 		}
 		for ; i+32 <= n; i += 32 {
 			walk32(&nodes[0], &codes[i*stride], &offs, 16*stride, ct.depth, &out32, &walkPerm)

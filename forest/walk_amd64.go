@@ -21,3 +21,8 @@ var walkPerm = [32]int32{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 
 //
 //go:noescape
 func walk32(nodes *cnode, codes *uint8, offs *[16]int32, step int, depth int, out *[32]int32, perm *[32]int32)
+
+// walk48 is walk16 for 48 rows: group g of 16 rows starts g·step bytes after the first.
+//
+//go:noescape
+func walk48(nodes *cnode, codes *uint8, offs *[16]int32, step int, depth int, out *[48]int32, perm *[32]int32)

@@ -14,3 +14,7 @@ func walk16(nodes *cnode, codes *uint8, offs *[16]int32, depth int, out *[16]int
 func walk32(nodes *cnode, codes *uint8, offs *[16]int32, step int, depth int, out *[32]int32, perm *[32]int32) {
 	panic("forest: walk32 without AVX-512")
 }
+
+func walk48(nodes *cnode, codes *uint8, offs *[16]int32, step int, depth int, out *[48]int32, perm *[32]int32) {
+	panic("forest: walk48 without AVX-512")
+}
