@@ -1,8 +1,12 @@
 // Package train is gotrain's training harness for GoMLX models: optimizer and
 // learning-rate schedule, gradient accumulation, global-norm clipping,
-// precision, early stopping, atomic checkpoints with exact resume, a JSON-lines
-// metrics log and a performance summary. It builds on GoMLX's train package
-// (Trainer, optimizers, AccumulateGradients).
+// precision, early stopping, atomic checkpoints with exact resume (also
+// after SIGINT/SIGTERM, see RunContext and NotifyContext), a JSON-lines
+// metrics log with optional GPU samples, a progress display, PNG plots, a
+// performance summary, device-resident data, batch-size finders and
+// data-parallel training on several devices (with a Sharder hook). It
+// builds on GoMLX's train package (Trainer, optimizers,
+// AccumulateGradients).
 //
 // On simplego, open the backend with OpenBackend: it avoids a worker-pool
 // deadlock and installs fast Dot gradients.
@@ -13,6 +17,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -125,6 +130,30 @@ type Config struct {
 	// (--perf-summary, default "": none; the CLI uses
 	// <run dir>/performance_summary.txt).
 	PerfSummary string `json:"perf_summary,omitempty"`
+
+	// Progress is how progress is shown on standard error: auto (a bar on
+	// a terminal, else a plain line every ProgressInterval), bar, plain or
+	// off (--progress, default auto).
+	Progress string `json:"progress"`
+	// ProgressInterval is the least time between two plain progress lines
+	// (--progress-interval, default 10s).
+	ProgressInterval time.Duration `json:"progress_interval"`
+	// GPUSampleInterval is the least time between two samples of GPU
+	// utilisation and memory (nvidia-smi) added to the metrics log
+	// (--gpu-sample-interval, default 30s; 0: off).
+	GPUSampleInterval time.Duration `json:"gpu_sample_interval"`
+	// PlotsDir is where Run writes PNG plots of the metrics at the end
+	// (--plots-dir, default "": none).
+	PlotsDir string `json:"plots_dir,omitempty"`
+	// DeviceDataBudgetMiB uploads the whole data set to the device once,
+	// and gathers batches there, when it takes at most this many MiB; a
+	// larger one is streamed from the host batch by batch
+	// (--device-data-budget, default 0: always stream from the host).
+	DeviceDataBudgetMiB int `json:"device_data_budget_mib"`
+	// Devices is the number of devices to train on, data parallel: N or
+	// "all" (--devices, default 1). More than one needs a backend with
+	// several devices (XLA); see docs/TRAINING.md.
+	Devices string `json:"devices"`
 }
 
 // DefaultConfig returns the defaults of every option.
@@ -145,6 +174,10 @@ func DefaultConfig() Config {
 		CheckpointEvery:   1000,
 		KeepBest:          1,
 		LogEvery:          10,
+		Progress:          ProgressAuto,
+		ProgressInterval:  10 * time.Second,
+		GPUSampleInterval: 30 * time.Second,
+		Devices:           "1",
 	}
 }
 
@@ -210,6 +243,23 @@ func (c Config) Validate() error {
 	}
 	if c.LogEvery < 1 {
 		bad("--log-every %d: want >= 1", c.LogEvery)
+	}
+	switch c.Progress {
+	case ProgressAuto, ProgressBar, ProgressPlain, ProgressOff:
+	default:
+		bad("--progress %q: want auto, bar, plain or off", c.Progress)
+	}
+	if c.ProgressInterval < 0 {
+		bad("--progress-interval %v: want >= 0", c.ProgressInterval)
+	}
+	if _, err := ParseDevices(c.Devices, math.MaxInt32); err != nil {
+		errs = append(errs, err)
+	}
+	if c.DeviceDataBudgetMiB < 0 {
+		bad("--device-data-budget %d: want >= 0 (MiB; 0 keeps the data on the host)", c.DeviceDataBudgetMiB)
+	}
+	if c.GPUSampleInterval < 0 {
+		bad("--gpu-sample-interval %v: want >= 0 (0 turns sampling off)", c.GPUSampleInterval)
 	}
 	return errors.Join(errs...)
 }

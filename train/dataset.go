@@ -28,6 +28,7 @@ type Dataset struct {
 	pos        DataPosition
 	order      []int
 	orderEpoch int
+	dev        *deviceData // nil: batches are copied from the host
 }
 
 // NewDataset returns a Dataset of the rows of x (n × xDim) and y (n × yDim),
@@ -77,11 +78,25 @@ func (d *Dataset) Next(size int) (x, y *tensors.Tensor, newEpoch bool, err error
 	if size < 1 || size > d.n {
 		return nil, nil, false, fmt.Errorf("train: dataset: batch size %d: want 1..%d (the number of examples)", size, d.n)
 	}
+	saved := d.pos
 	if d.pos.Offset+size > d.n {
 		d.pos = DataPosition{Epoch: d.pos.Epoch + 1}
 		newEpoch = true
 	}
 	order := d.epochOrder()
+	if d.dev != nil {
+		idx := make([]int32, size)
+		for k, i := range order[d.pos.Offset : d.pos.Offset+size] {
+			idx[k] = int32(i)
+		}
+		x, y, err = d.gatherOnDevice(idx)
+		if err != nil {
+			d.pos = saved
+			return nil, nil, false, err
+		}
+		d.pos.Offset += size
+		return x, y, newEpoch, nil
+	}
 	bx := make([]float32, 0, size*d.xDim)
 	by := make([]float32, 0, size*d.yDim)
 	for _, i := range order[d.pos.Offset : d.pos.Offset+size] {

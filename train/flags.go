@@ -35,4 +35,10 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.MetricsLog, "metrics-log", c.MetricsLog, "JSON-lines metrics file (empty: none)")
 	fs.IntVar(&c.LogEvery, "log-every", c.LogEvery, "log metrics every N optimizer steps")
 	fs.StringVar(&c.PerfSummary, "perf-summary", c.PerfSummary, "performance summary file (empty: none)")
+	fs.StringVar(&c.Progress, "progress", c.Progress, "progress display: auto, bar, plain or off")
+	fs.DurationVar(&c.ProgressInterval, "progress-interval", c.ProgressInterval, "least time between plain progress lines")
+	fs.DurationVar(&c.GPUSampleInterval, "gpu-sample-interval", c.GPUSampleInterval, "least time between GPU samples in the metrics log (0: off)")
+	fs.IntVar(&c.DeviceDataBudgetMiB, "device-data-budget", c.DeviceDataBudgetMiB, "upload the data set to the device when it takes at most this many MiB (0: stream from the host)")
+	fs.StringVar(&c.Devices, "devices", c.Devices, "devices to train on, data parallel: N or all")
+	fs.StringVar(&c.PlotsDir, "plots-dir", c.PlotsDir, "directory for PNG plots of the metrics at the end of a run (empty: none)")
 }

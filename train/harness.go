@@ -1,13 +1,17 @@
 package train
 
 import (
+	stdcontext "context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/distributed"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
@@ -39,7 +43,17 @@ type Harness struct {
 	perf       Perf
 	log        *MetricsLog
 	ckpt       *Checkpointer
+	progressW  io.Writer
+	stepHook   func(step int64, loss float64)
+	gpu        *gpuSampler
+	history    []map[string]any // records logged in this run (for plots)
+	dp         *dataParallel    // nil on one device
+	sharder    Sharder
 }
+
+// ErrInterrupted is wrapped by the error RunContext returns when its
+// context is cancelled (SIGINT or SIGTERM with NotifyContext).
+var ErrInterrupted = errors.New("training interrupted")
 
 // New creates a Harness. The model's variables are created on the first
 // step (or restored by Resume).
@@ -59,6 +73,37 @@ func New(backend backends.Backend, cfg Config, model ModelFn, loss LossFn, data 
 		return nil, fmt.Errorf("train: --batch-size %d is larger than the data set (%d examples)", cfg.BatchSize, data.Len())
 	}
 	h := &Harness{cfg: cfg, backend: backend, data: data}
+	var numDevices int
+	if err := catch(func() { numDevices = backend.NumDevices() }); err != nil {
+		return nil, fmt.Errorf("train: counting the backend's devices: %w", err)
+	}
+	nDev, err := ParseDevices(cfg.Devices, numDevices)
+	if err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	if nDev > 1 {
+		switch {
+		case cfg.Accumulate > 1:
+			return nil, fmt.Errorf("train: --devices %d with --accumulate %d: GoMLX v0.26 has no distributed gradient accumulation", nDev, cfg.Accumulate)
+		case cfg.BatchSize%nDev != 0:
+			return nil, fmt.Errorf("train: --batch-size %d is not a multiple of --devices %d", cfg.BatchSize, nDev)
+		case cfg.DeviceDataBudgetMiB > 0:
+			return nil, fmt.Errorf("train: --device-data-budget works on one device only (--devices %d)", nDev)
+		}
+		if h.dp, err = newDataParallel(nDev); err != nil {
+			return nil, err
+		}
+		inner := model
+		model = func(ctx *context.Context, spec any, inputs []*graph.Node) []*graph.Node {
+			out := inner(ctx, spec, inputs)
+			if h.sharder != nil {
+				if err := applySharder(ctx, h.dp.mesh, h.sharder); err != nil {
+					panic(err) // inside graph building: TrainStep returns it as an error
+				}
+			}
+			return out
+		}
+	}
 	h.totalSteps = cfg.Steps
 	if h.totalSteps == 0 {
 		h.totalSteps = cfg.Epochs * (data.Len() / cfg.BatchSize) / cfg.Accumulate
@@ -102,7 +147,21 @@ func New(backend backends.Backend, cfg Config, model ModelFn, loss LossFn, data 
 	if !cfg.NoCheckpoint {
 		h.ckpt = &Checkpointer{Dir: cfg.CheckpointDir, KeepBest: cfg.KeepBest, Mode: cfg.EarlyStopMode}
 	}
-	h.perf = Perf{Device: backend.Name(), Precision: string(prec), BatchSize: cfg.BatchSize, Accumulate: cfg.Accumulate}
+	dataPlace := "host (streamed per batch)"
+	if cfg.DeviceDataBudgetMiB > 0 {
+		onDev, err := data.PlaceOnDevice(backend, int64(cfg.DeviceDataBudgetMiB)<<20)
+		if err != nil {
+			return nil, fmt.Errorf("train: --device-data-budget %d: %w", cfg.DeviceDataBudgetMiB, err)
+		}
+		if onDev {
+			dataPlace = fmt.Sprintf("device-resident (%.1f MiB)", float64(data.Bytes())/(1<<20))
+		} else {
+			dataPlace = fmt.Sprintf("host (streamed per batch: %.1f MiB exceeds --device-data-budget %d)", float64(data.Bytes())/(1<<20), cfg.DeviceDataBudgetMiB)
+		}
+	}
+	h.progressW = os.Stderr
+	h.gpu = newGPUSampler(cfg.GPUSampleInterval)
+	h.perf = Perf{Device: backend.Name(), Devices: nDev, Precision: string(prec), BatchSize: cfg.BatchSize, Accumulate: cfg.Accumulate, Data: dataPlace}
 	return h, nil
 }
 
@@ -187,6 +246,28 @@ func (h *Harness) SetLogger(fn func(msg string)) {
 	h.logf = fn
 }
 
+// SetProgressWriter sets where progress is shown (default: standard
+// error); nil shows none.
+func (h *Harness) SetProgressWriter(w io.Writer) { h.progressW = w }
+
+// SetStepHook sets a function Run calls after every optimizer step with the
+// step number and its loss (nil: none). It runs on Run's goroutine, before
+// the step's checkpoint.
+func (h *Harness) SetStepHook(fn func(step int64, loss float64)) { h.stepHook = fn }
+
+// SetSharder sets the sharding hook that places the model's variables on
+// the devices when training on more than one (--devices); call it before
+// the first step. On one device it is not used.
+func (h *Harness) SetSharder(s Sharder) { h.sharder = s }
+
+// Devices returns the number of devices training runs on.
+func (h *Harness) Devices() int {
+	if h.dp == nil {
+		return 1
+	}
+	return len(h.dp.devices)
+}
+
 // Scaler returns the dynamic loss scaler, or nil when loss scaling is off.
 func (h *Harness) Scaler() *LossScaler { return h.scaler }
 
@@ -245,7 +326,20 @@ func (h *Harness) TrainStep() (float64, error) {
 		var ms []*tensors.Tensor
 		var stepErr error
 		err = catch(func() {
-			ms, stepErr = h.trainer.TrainStep(nil, []*tensors.Tensor{x}, []*tensors.Tensor{y})
+			if h.dp == nil {
+				ms, stepErr = h.trainer.TrainStep(nil, []*tensors.Tensor{x}, []*tensors.Tensor{y})
+				return
+			}
+			xd, err := h.dp.shard(x)
+			if err != nil {
+				panic(err)
+			}
+			yd, err := h.dp.shard(y)
+			if err != nil {
+				panic(err)
+			}
+			ms, stepErr = h.trainer.DistributedTrainStep(distributed.AutoSharding, h.dp.devices, nil,
+				[]*distributed.Tensor{xd}, []*distributed.Tensor{yd})
 		})
 		if err == nil {
 			err = stepErr
@@ -344,13 +438,26 @@ type Result struct {
 	Resumed int64 `json:"resumed"`
 	// Checkpoint is the last checkpoint written.
 	Checkpoint string `json:"checkpoint,omitempty"`
+	// Interrupted tells that the run's context was cancelled (RunContext).
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Plots are the PNG files written to Config.PlotsDir.
+	Plots []string `json:"plots,omitempty"`
 }
 
 // Run trains to TotalSteps, or until early stopping, writing checkpoints and
 // the metrics log as configured. With cfg.Resume it first restores the
 // latest valid checkpoint. A non-finite loss stops it with an error wrapping
 // ErrNonFiniteLoss (with cfg.StopOnNonFinite).
-func (h *Harness) Run() (res Result, err error) {
+func (h *Harness) Run() (Result, error) { return h.RunContext(stdcontext.Background()) }
+
+// RunContext is Run, stopping early when ctx is cancelled: it then finishes
+// the optimizer step in progress, logs it, writes a checkpoint (unless
+// checkpoints are off), the performance summary and the plots, and returns
+// the Result, with Interrupted set, and an error wrapping ErrInterrupted and
+// the context's cause. Resuming from that checkpoint continues exactly as
+// if there had been no interruption. Use NotifyContext to cancel on SIGINT
+// and SIGTERM.
+func (h *Harness) RunContext(ctx stdcontext.Context) (res Result, err error) {
 	if h.cfg.Resume {
 		path, err := h.ckpt.Restore(h)
 		if err != nil && !errors.Is(err, ErrNoCheckpoint) {
@@ -371,14 +478,29 @@ func (h *Harness) Run() (res Result, err error) {
 			}
 		}()
 	}
+	h.history = nil
+	startStep := h.step
+	prog := newProgress(h.cfg.Progress, h.progressW, h.cfg.ProgressInterval, h.step, int64(h.totalSteps))
+	if prog != nil {
+		defer func() { prog.finish(h.status(startStep, res.Loss)) }()
+	}
 	for h.step < int64(h.totalSteps) {
+		if ctx.Err() != nil {
+			return h.interrupted(ctx, res)
+		}
 		loss, err := h.TrainStep()
 		if err != nil {
 			return res, err
 		}
 		res.Steps, res.Loss = h.step, loss
-		if h.log != nil && (h.step%int64(h.cfg.LogEvery) == 0 || h.step == int64(h.totalSteps)) {
-			if err := h.logStep(loss); err != nil {
+		if prog != nil {
+			prog.update(h.status(startStep, loss))
+		}
+		if h.stepHook != nil {
+			h.stepHook(h.step, loss)
+		}
+		if h.step%int64(h.cfg.LogEvery) == 0 || h.step == int64(h.totalSteps) {
+			if err := h.logStep(ctx, loss); err != nil {
 				return res, err
 			}
 		}
@@ -412,15 +534,81 @@ func (h *Harness) Run() (res Result, err error) {
 			return res, err
 		}
 	}
-	if h.cfg.PerfSummary != "" {
-		if err := h.perf.WriteSummary(h.cfg.PerfSummary); err != nil {
-			return res, err
-		}
+	if err := h.writeReports(&res); err != nil {
+		return res, err
 	}
 	return res, nil
 }
 
-func (h *Harness) logStep(loss float64) error {
+// writeReports writes the performance summary and the plots, as configured.
+func (h *Harness) writeReports(res *Result) error {
+	if h.cfg.PerfSummary != "" {
+		if err := h.perf.WriteSummary(h.cfg.PerfSummary); err != nil {
+			return err
+		}
+	}
+	if h.cfg.PlotsDir != "" {
+		var err error
+		if res.Plots, err = h.writePlots(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// interrupted writes a checkpoint at the current optimizer-step boundary
+// and reports the interruption.
+func (h *Harness) interrupted(ctx stdcontext.Context, res Result) (Result, error) {
+	res.Interrupted, res.Steps = true, h.step
+	if n := len(h.history); h.step > 0 && (n == 0 || h.history[n-1]["step"] != h.step) {
+		if err := h.logStep(stdcontext.WithoutCancel(ctx), h.lastLoss); err != nil {
+			return res, fmt.Errorf("train: interrupted after step %d: %w", h.step, err)
+		}
+	}
+	where := "no checkpoint written"
+	if h.ckpt != nil && h.step > 0 {
+		path, err := h.ckpt.Save(h, h.lastLoss)
+		if err != nil {
+			return res, fmt.Errorf("train: interrupted after step %d, and the checkpoint failed: %w", h.step, err)
+		}
+		res.Checkpoint, where = path, "checkpoint "+path
+	}
+	if h.step > 0 {
+		if err := h.writeReports(&res); err != nil {
+			return res, fmt.Errorf("train: interrupted after step %d (%s): %w", h.step, where, err)
+		}
+	}
+	return res, fmt.Errorf("train: %w after step %d (%s; continue with --resume): %w",
+		ErrInterrupted, h.step, where, stdcontext.Cause(ctx))
+}
+
+// status is the progress after the last step; startStep is where this run
+// began (steps before it, restored from a checkpoint, were not timed).
+func (h *Harness) status(startStep int64, loss float64) ProgressStatus {
+	s := ProgressStatus{Step: h.step, Total: int64(h.totalSteps), Loss: loss, Elapsed: h.perf.Total,
+		SamplesPerSec: h.perf.SamplesPerSec()}
+	if med := h.perf.SteadyMedian(); med > 0 && h.step > startStep {
+		s.ETA = time.Duration(int64(h.totalSteps)-h.step) * med
+	}
+	return s
+}
+
+// writePlots plots the whole metrics log when there is one (a resumed run
+// continues it), else the records of this run.
+func (h *Harness) writePlots() ([]string, error) {
+	recs := h.history
+	if h.cfg.MetricsLog != "" {
+		var err error
+		if recs, err = ReadMetricsLog(h.cfg.MetricsLog); err != nil {
+			return nil, err
+		}
+	}
+	return PlotMetrics(recs, h.cfg.PlotsDir, nil)
+}
+
+// logStep records the step's metrics in the history (for plots) and the
+// metrics log, if any.
+func (h *Harness) logStep(ctx stdcontext.Context, loss float64) error {
 	rec := map[string]any{
 		"step":    h.step,
 		"epoch":   h.data.Position().Epoch,
@@ -433,6 +621,14 @@ func (h *Harness) logStep(loss float64) error {
 	}
 	if h.perf.Steps > 0 {
 		rec["step_ms"] = float64(h.perf.Last.Microseconds()) / 1000
+		if h.perf.Last > 0 {
+			rec["samples_per_s"] = float64(h.cfg.BatchSize*h.cfg.Accumulate) / h.perf.Last.Seconds()
+		}
+	}
+	h.gpu.sample(ctx, rec)
+	h.history = append(h.history, rec)
+	if h.log == nil {
+		return nil
 	}
 	return h.log.Write(rec)
 }

@@ -64,6 +64,10 @@ type Perf struct {
 	Precision string `json:"precision"`
 	// BatchSize is the micro-batch size and Accumulate the micro-batches per step.
 	BatchSize, Accumulate int
+	// Devices is the number of devices trained on (data parallel).
+	Devices int `json:"devices,omitempty"`
+	// Data says where the training data lives (host or device-resident).
+	Data string `json:"data,omitempty"`
 	// Steps is the number of optimizer steps timed.
 	Steps int `json:"steps"`
 	// First is the duration of the first step (includes compilation).
@@ -97,6 +101,16 @@ func (p Perf) SteadyMedian() time.Duration {
 	return s[len(s)/2]
 }
 
+// SamplesPerSec is the steady throughput in examples per second, from the
+// median step time after the first (0 before any step).
+func (p Perf) SamplesPerSec() float64 {
+	med := p.SteadyMedian()
+	if med <= 0 {
+		return 0
+	}
+	return float64(p.BatchSize*max(p.Accumulate, 1)) / med.Seconds()
+}
+
 // PeakMemoryBytes is the peak resident memory of the process (VmHWM on
 // Linux), or the memory the Go runtime obtained from the OS elsewhere. It
 // does not include accelerator memory.
@@ -123,8 +137,14 @@ func (p Perf) Summary() string {
 	var b strings.Builder
 	steady := p.SteadyMedian()
 	fmt.Fprintf(&b, "device: %s\n", p.Device)
+	if p.Devices > 1 {
+		fmt.Fprintf(&b, "devices: %d (data parallel)\n", p.Devices)
+	}
 	fmt.Fprintf(&b, "precision: %s\n", p.Precision)
 	fmt.Fprintf(&b, "batch: %d x %d accumulated = %d examples per step\n", p.BatchSize, max(p.Accumulate, 1), p.BatchSize*max(p.Accumulate, 1))
+	if p.Data != "" {
+		fmt.Fprintf(&b, "data: %s\n", p.Data)
+	}
 	fmt.Fprintf(&b, "steps: %d\n", p.Steps)
 	fmt.Fprintf(&b, "first step (includes compilation): %.3f ms\n", float64(p.First.Microseconds())/1000)
 	fmt.Fprintf(&b, "steady step (median after the first): %.3f ms\n", float64(steady.Microseconds())/1000)
