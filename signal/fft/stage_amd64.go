@@ -1,0 +1,21 @@
+//go:build amd64 && !purego
+
+package fft
+
+import "golang.org/x/sys/cpu"
+
+// useAVX2 selects the AVX2+FMA stage kernels; tests turn it off to compare.
+var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// radix4AVX2 is a radix-4 Stockham pass over runs of s elements (s even):
+// for p < m it reads x[s·(p+i·m) : +s] for i < 4, and writes the butterfly
+// outputs times tw[3p+i−1] (i > 0) to y[s·(4p+i) : +s].
+//
+//go:noescape
+func radix4AVX2(y, x *complex128, m, s int, tw *complex128)
+
+// radix2AVX2 is the last radix-2 pass (l == 2) over runs of s elements
+// (s even): y[q] = x[q] + x[q+s], y[q+s] = x[q] − x[q+s].
+//
+//go:noescape
+func radix2AVX2(y, x *complex128, s int)

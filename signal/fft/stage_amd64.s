@@ -1,0 +1,105 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func radix4AVX2(y, x *complex128, m, s int, tw *complex128)
+//
+// Two complex128 values per YMM register (re, im, re, im). Per run position:
+//   apc = a+c, amc = a−c, bpd = b+d, bmd = b−d
+//   y0 = apc+bpd
+//   y1 = w1·(amc − i·bmd), y2 = w2·(apc−bpd), y3 = w3·(amc + i·bmd)
+// A complex product v·w is v·wr ∓ swap(v)·wi (VFMADDSUB: even lanes
+// subtract, odd lanes add).
+TEXT ·radix4AVX2(SB), NOSPLIT, $0-40
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ m+16(FP), CX
+	MOVQ s+24(FP), DX
+	MOVQ tw+32(FP), R8
+	MOVQ DX, R9
+	SHLQ $4, R9           // R9 = run length in bytes
+	MOVQ CX, R10
+	IMULQ R9, R10         // R10 = distance between butterfly inputs
+	VXORPD Y15, Y15, Y15  // zero
+
+ploop:
+	VBROADCASTSD 0(R8), Y9    // w1r
+	VBROADCASTSD 8(R8), Y10   // w1i
+	VBROADCASTSD 16(R8), Y11  // w2r
+	VBROADCASTSD 24(R8), Y12  // w2i
+	VBROADCASTSD 32(R8), Y13  // w3r
+	VBROADCASTSD 40(R8), Y14  // w3i
+	LEAQ (SI)(R10*1), R11
+	LEAQ (R11)(R10*1), R12
+	LEAQ (R12)(R10*1), R13
+	LEAQ (DI)(R9*1), R14
+	LEAQ (R14)(R9*1), DX
+	LEAQ (DX)(R9*1), BX
+	XORQ AX, AX
+
+qloop:
+	VMOVUPD (SI)(AX*1), Y0
+	VMOVUPD (R11)(AX*1), Y1
+	VMOVUPD (R12)(AX*1), Y2
+	VMOVUPD (R13)(AX*1), Y3
+	VADDPD Y2, Y0, Y4         // apc
+	VSUBPD Y2, Y0, Y5         // amc
+	VADDPD Y3, Y1, Y6         // bpd
+	VSUBPD Y3, Y1, Y7         // bmd
+	VADDPD Y6, Y4, Y8
+	VMOVUPD Y8, (DI)(AX*1)    // y0
+	VSUBPD Y6, Y4, Y8         // t2 = apc − bpd
+	VPERMILPD $5, Y7, Y7      // swap(bmd)
+	VADDSUBPD Y7, Y5, Y0      // t3 = amc + i·bmd
+	VSUBPD Y7, Y15, Y7        // −swap(bmd)
+	VADDSUBPD Y7, Y5, Y5      // t1 = amc − i·bmd
+
+	VPERMILPD $5, Y5, Y6
+	VMULPD Y10, Y6, Y6
+	VFMADDSUB231PD Y9, Y5, Y6
+	VMOVUPD Y6, (R14)(AX*1)   // y1 = w1·t1
+
+	VPERMILPD $5, Y8, Y6
+	VMULPD Y12, Y6, Y6
+	VFMADDSUB231PD Y11, Y8, Y6
+	VMOVUPD Y6, (DX)(AX*1)    // y2 = w2·t2
+
+	VPERMILPD $5, Y0, Y6
+	VMULPD Y14, Y6, Y6
+	VFMADDSUB231PD Y13, Y0, Y6
+	VMOVUPD Y6, (BX)(AX*1)    // y3 = w3·t3
+
+	ADDQ $32, AX
+	CMPQ AX, R9
+	JLT qloop
+
+	ADDQ R9, SI
+	LEAQ (DI)(R9*4), DI
+	ADDQ $48, R8
+	DECQ CX
+	JNZ ploop
+	VZEROUPPER
+	RET
+
+// func radix2AVX2(y, x *complex128, s int)
+TEXT ·radix2AVX2(SB), NOSPLIT, $0-24
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ s+16(FP), DX
+	SHLQ $4, DX
+	LEAQ (SI)(DX*1), R11
+	LEAQ (DI)(DX*1), R14
+	XORQ AX, AX
+
+loop2:
+	VMOVUPD (SI)(AX*1), Y0
+	VMOVUPD (R11)(AX*1), Y1
+	VADDPD Y1, Y0, Y2
+	VSUBPD Y1, Y0, Y3
+	VMOVUPD Y2, (DI)(AX*1)
+	VMOVUPD Y3, (R14)(AX*1)
+	ADDQ $32, AX
+	CMPQ AX, DX
+	JLT loop2
+	VZEROUPPER
+	RET

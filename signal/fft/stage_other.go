@@ -1,0 +1,10 @@
+//go:build !amd64 || purego
+
+package fft
+
+// useAVX2 is false where no vector kernel exists.
+var useAVX2 = false
+
+func radix4AVX2(y, x *complex128, m, s int, tw *complex128) {}
+
+func radix2AVX2(y, x *complex128, s int) {}

@@ -1,0 +1,55 @@
+//go:build amd64 && !purego
+
+package signal
+
+import (
+	"math"
+
+	"golang.org/x/sys/cpu"
+)
+
+// useAVX2 selects the AVX2+FMA kernels; tests turn it off to compare.
+var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// instFreqAVX2 returns Σd and Σd² over d_i = arg(x[i+1]·conj(x[i])) for
+// i < n (n a positive multiple of 4; x holds n+1 samples), computed as
+// fastAtan2 does, four pairs at a time.
+//
+//go:noescape
+func instFreqAVX2(x *complex64, n int, c *[15][4]float64) (sum, sumsq float64)
+
+// atanConsts are instFreqAVX2's constants, each repeated in four lanes:
+// |x| mask, sign mask, tan(π/8), a tiny denominator floor, the eight
+// coefficients of atanPoly, π/4, π/2 and π.
+var atanConsts = func() (c [15][4]float64) {
+	vals := []float64{
+		math.Float64frombits(1<<63 - 1), math.Float64frombits(1 << 63), 0.41421356237309504880, 1e-300,
+		0.9999999999992707, -0.333333332783843, 0.19999993188848308, -0.1428539125816608,
+		0.11103534898900606, -0.08993217162984875, 0.06977004852438395, -0.03770173324445163,
+		math.Pi / 4, math.Pi / 2, math.Pi,
+	}
+	for i, v := range vals {
+		c[i] = [4]float64{v, v, v, v}
+	}
+	return c
+}()
+
+// specDBAVX2 writes, for k < n, dst[k·stride+b] = dbPerNeper·ln(|z[4k+b]|²·scale
+// + 1e-20) for b < 4, with ln as fastLn computes it.
+//
+//go:noescape
+func specDBAVX2(dst *float32, stride int, z *complex128, n int, scale float64, c *[16][4]float64)
+
+// dbConsts are specDBAVX2's constants, each in four lanes.
+var dbConsts = func() (c [16][4]float64) {
+	bits := math.Float64frombits
+	vals := []float64{
+		1e-20, bits(0x3ff0000000000000 - 0x3fe6a09e667f3bcd), bits(1<<52 - 1), bits(0x3fe6a09e667f3bcd),
+		bits(0x4330000000000000), 0x1p52 + 1023, math.Ln2, 1,
+		2, 2.0 / 3, 2.0 / 5, 2.0 / 7, 2.0 / 9, 2.0 / 11, dbPerNeper, math.Inf(1),
+	}
+	for i, v := range vals {
+		c[i] = [4]float64{v, v, v, v}
+	}
+	return c
+}()

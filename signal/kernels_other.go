@@ -1,0 +1,14 @@
+//go:build !amd64 || purego
+
+package signal
+
+// useAVX2 is false where no vector kernel exists.
+var useAVX2 = false
+
+var atanConsts [15][4]float64
+
+func instFreqAVX2(x *complex64, n int, c *[15][4]float64) (sum, sumsq float64) { return 0, 0 }
+
+var dbConsts [16][4]float64
+
+func specDBAVX2(dst *float32, stride int, z *complex128, n int, scale float64, c *[16][4]float64) {}

@@ -1,0 +1,57 @@
+package signal
+
+import (
+	"math"
+	"testing"
+)
+
+func TestInstFreqSumsVectorMatchesScalar(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2 on this machine")
+	}
+	x, err := Synthesize(SynthOptions{Mod: QPSK, SampleRate: 8, Samples: 1003, SNRdB: 5, CarrierOffset: 0.3, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x[10], x[11] = 0, 0 // exact zeros give d = 0
+	x[20] = complex(0, -1)
+	x[21] = complex(-1, 0)
+	x[30], x[31] = complex(1, 0), complex(-1, 0)
+	defer func() { useAVX2 = true }()
+	for _, n := range []int{2, 5, 6, 9, 1003} {
+		useAVX2 = true
+		s1, q1 := instFreqSums(x[:n])
+		useAVX2 = false
+		s2, q2 := instFreqSums(x[:n])
+		if math.Abs(s1-s2) > 1e-10 || math.Abs(q1-q2) > 1e-10 {
+			t.Errorf("n=%d: vector (%.15g, %.15g), scalar (%.15g, %.15g)", n, s1, q1, s2, q2)
+		}
+	}
+}
+func TestSpectrogramVectorMatchesScalar(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2 on this machine")
+	}
+	x, err := Synthesize(SynthOptions{Mod: QAM16, SampleRate: 1e4, Samples: 5000, SNRdB: 3, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x[100] = complex(float32(math.Inf(1)), 0)
+	x[3000] = complex(float32(math.NaN()), 0)
+	e, err := NewExtractor(Config{SampleRate: 1e4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b Features
+	defer func() { useAVX2 = true }()
+	useAVX2 = true
+	e.spec.run(x, &a, e.cfg)
+	useAVX2 = false
+	e.spec.run(x, &b, e.cfg)
+	for i := range a.Spectrogram {
+		va, vb := float64(a.Spectrogram[i]), float64(b.Spectrogram[i])
+		if math.IsNaN(va) != math.IsNaN(vb) || math.IsInf(va, 1) != math.IsInf(vb, 1) || !math.IsNaN(va) && !math.IsInf(va, 0) && math.Abs(va-vb) > 1e-4 {
+			t.Fatalf("spectrogram[%d]: vector %g, scalar %g", i, va, vb)
+		}
+	}
+}

@@ -1,0 +1,192 @@
+package signal
+
+import "math"
+
+// RRCTaps returns the root-raised-cosine filter with roll-off beta, sps
+// samples per symbol and a span of span symbols: span·sps+1 taps at
+// t = k/sps − span/2 symbols, scaled to unit energy. It is the peer
+// script's rrc_taps, including its values at t = 0 and |4βt| = 1.
+func RRCTaps(beta float64, sps, span int) []float64 {
+	n := span*sps + 1
+	h := make([]float64, n)
+	var e float64
+	for i := range h {
+		t := (float64(i) - float64(span*sps)/2) / float64(sps)
+		switch {
+		case math.Abs(t) < 1e-12:
+			h[i] = 1 - beta + 4*beta/math.Pi
+		case math.Abs(math.Abs(4*beta*t)-1) < 1e-12:
+			h[i] = beta / math.Sqrt2 * ((1+2/math.Pi)*math.Sin(math.Pi/(4*beta)) + (1-2/math.Pi)*math.Cos(math.Pi/(4*beta)))
+		default:
+			h[i] = (math.Sin(math.Pi*t*(1-beta)) + 4*beta*t*math.Cos(math.Pi*t*(1+beta))) /
+				(math.Pi * t * (1 - (4*beta*t)*(4*beta*t)))
+		}
+		e += h[i] * h[i]
+	}
+	g := 1 / math.Sqrt(e)
+	for i := range h {
+		h[i] *= g
+	}
+	return h
+}
+
+// constellation returns the unit-average-energy symbol alphabet of a
+// linear modulation: BPSK ±1; QPSK exp(i(π/4 + kπ/2)); 8PSK exp(ikπ/4);
+// square 16QAM and 64QAM with odd-integer levels scaled to unit energy.
+func constellation(m Modulation) []complex128 {
+	switch m {
+	case BPSK:
+		return []complex128{1, -1}
+	case QPSK:
+		c := make([]complex128, 4)
+		for k := range c {
+			c[k] = cis(math.Pi/4 + float64(k)*math.Pi/2)
+		}
+		return c
+	case PSK8:
+		c := make([]complex128, 8)
+		for k := range c {
+			c[k] = cis(float64(k) * math.Pi / 4)
+		}
+		return c
+	case QAM16, QAM64:
+		side := 4
+		if m == QAM64 {
+			side = 8
+		}
+		c := make([]complex128, 0, side*side)
+		var e float64
+		for i := range side {
+			for q := range side {
+				v := complex(float64(2*i-side+1), float64(2*q-side+1))
+				c = append(c, v)
+				e += real(v)*real(v) + imag(v)*imag(v)
+			}
+		}
+		g := complex(1/math.Sqrt(e/float64(len(c))), 0)
+		for i := range c {
+			c[i] *= g
+		}
+		return c
+	}
+	return nil
+}
+
+// shapeLinear writes RRC-shaped random symbols into out: out[n] is the
+// filter output at sample start+n of a stationary symbol stream whose
+// symbol i sits at sample i·sps, with the filter's delay removed (so
+// symbol i peaks at sample i·sps).
+func (s *Synthesizer) shapeLinear(out []complex64, o SynthOptions, start int) {
+	sps := int(math.Round(o.SampleRate / o.SymbolRate))
+	if s.taps == nil || s.tapsO.RollOff != o.RollOff || s.tapsO.SpanSymbols != o.SpanSymbols ||
+		s.tapsO.SampleRate/s.tapsO.SymbolRate != o.SampleRate/o.SymbolRate {
+		s.taps = RRCTaps(o.RollOff, sps, o.SpanSymbols)
+		s.tapsO = o
+	}
+	h := s.taps
+	nt := len(h)
+	d := (nt - 1) / 2
+	// Symbols i in [iMin, iMax] reach the record.
+	first := start + d - (nt - 1)
+	iMin := floorDiv(first, sps)
+	iMax := floorDiv(start+len(out)-1+d, sps)
+	if s.alphaMod != o.Mod {
+		s.alphabet, s.alphaMod = constellation(o.Mod), o.Mod
+	}
+	alphabet := s.alphabet
+	r := newStream(o.Seed, streamSymbols)
+	s.sym = grow(s.sym, iMax-iMin+1)
+	sym := s.sym
+	for i := range sym {
+		sym[i] = alphabet[r.intn(len(alphabet))]
+	}
+	// Polyphase: output at t = a + d uses taps phi, phi+sps, ... with
+	// symbols top, top−1, ... where phi = t mod sps and top = (t−phi)/sps.
+	t := start + d
+	phi := t - floorDiv(t, sps)*sps
+	top := floorDiv(t, sps) - iMin
+	for n := range out {
+		var re, im float64
+		j := top
+		for k := phi; k < nt; k += sps {
+			v := sym[j]
+			re += h[k] * real(v)
+			im += h[k] * imag(v)
+			j--
+		}
+		out[n] = complex64(complex(re, im))
+		phi++
+		if phi == sps {
+			phi = 0
+			top++
+		}
+	}
+}
+
+// floorDiv returns ⌊a/b⌋ for b > 0.
+func floorDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+// fsk writes continuous-phase FSK (levels ±1 or ±1, ±3) or GFSK (binary,
+// Gaussian frequency pulse of bandwidth-time product BT spanning four
+// symbols): the instantaneous frequency is level·ModIndex·SymbolRate/2.
+func (s *Synthesizer) fsk(out []complex128, o SynthOptions) {
+	sps := int(math.Round(o.SampleRate / o.SymbolRate))
+	levels := []float64{-1, 1}
+	if o.Mod == FSK4 {
+		levels = []float64{-3, -1, 1, 3}
+	}
+	var g []float64
+	if o.Mod == GFSK {
+		g = gaussianPulse(o.BT, sps, 4)
+	}
+	lead := len(g) / 2
+	n := len(out)
+	r := newStream(o.Seed, streamSymbols)
+	s.sym = grow(s.sym, (n+2*lead)/sps+2)
+	for i := range s.sym {
+		s.sym[i] = complex(levels[r.intn(len(levels))], 0)
+	}
+	nrz := func(k int) float64 { return real(s.sym[k/sps]) }
+	dev := 2 * math.Pi * o.ModIndex * o.SymbolRate / 2 / o.SampleRate
+	var phase float64
+	for i := range out {
+		var f float64
+		if g == nil {
+			f = nrz(i)
+		} else {
+			for k, w := range g {
+				f += w * nrz(i+2*lead-k)
+			}
+		}
+		out[i] = cis(phase)
+		phase += dev * f
+		if phase > math.Pi {
+			phase -= 2 * math.Pi
+		} else if phase < -math.Pi {
+			phase += 2 * math.Pi
+		}
+	}
+}
+
+// gaussianPulse returns the GFSK Gaussian filter, span symbols long at sps
+// samples per symbol, normalised to unit sum.
+func gaussianPulse(bt float64, sps, span int) []float64 {
+	n := span*sps + 1
+	g := make([]float64, n)
+	var sum float64
+	for i := range g {
+		t := (float64(i) - float64(n-1)/2) / float64(sps) // in symbols
+		g[i] = math.Exp(-2 * math.Pi * math.Pi * bt * bt * t * t / math.Ln2)
+		sum += g[i]
+	}
+	for i := range g {
+		g[i] /= sum
+	}
+	return g
+}

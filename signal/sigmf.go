@@ -1,0 +1,365 @@
+package signal
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Meta is the part of a SigMF recording's metadata that gotrain uses.
+type Meta struct {
+	Datatype    Format
+	SampleRate  float64 // Hz; 0 when the file does not say
+	Frequency   float64 // centre frequency of the first capture, Hz (0 if absent)
+	Description string
+	Author      string
+	Label       string // label of the first annotation
+	// Synth records the options of a synthesized record (the
+	// "gotrain:synth" extension field); nil for other recordings.
+	Synth *SynthOptions
+}
+
+// Recording is one record of IQ samples with its metadata.
+type Recording struct {
+	Meta    Meta
+	Samples []complex64
+}
+
+// SigMF file name extensions.
+const (
+	MetaExt = ".sigmf-meta"
+	DataExt = ".sigmf-data"
+)
+
+// SigMFPaths returns the metadata and data file names of the SigMF
+// recording named by path, which may be either file or their common base.
+func SigMFPaths(path string) (meta, data string) {
+	base := strings.TrimSuffix(strings.TrimSuffix(path, MetaExt), DataExt)
+	return base + MetaExt, base + DataExt
+}
+
+// IsSigMF reports whether path names a SigMF file by its extension.
+func IsSigMF(path string) bool {
+	return strings.HasSuffix(path, MetaExt) || strings.HasSuffix(path, DataExt)
+}
+
+// maxMetaBytes bounds the metadata file read into memory.
+const maxMetaBytes = 16 << 20
+
+// ReadSigMF reads a SigMF recording (a .sigmf-meta and .sigmf-data pair).
+// Errors name the file at fault.
+func ReadSigMF(path string) (*Recording, error) {
+	metaPath, dataPath := SigMFPaths(path)
+	mb, err := readLimited(metaPath, maxMetaBytes)
+	if err != nil {
+		return nil, err
+	}
+	m, err := ParseMeta(mb, metaPath)
+	if err != nil {
+		return nil, err
+	}
+	db, err := readLimited(dataPath, int64(MaxSamples)*int64(m.Datatype.SampleSize()))
+	if err != nil {
+		return nil, err
+	}
+	x, err := decodeData(db, m.Datatype, dataPath)
+	if err != nil {
+		return nil, err
+	}
+	return &Recording{Meta: m, Samples: x}, nil
+}
+
+// decodeData decodes a whole data file.
+func decodeData(b []byte, f Format, name string) ([]complex64, error) {
+	if len(b) == 0 {
+		return nil, fmt.Errorf("signal: %s: no samples (empty file)", name)
+	}
+	x, err := Decode(nil, b, f)
+	if err != nil {
+		return nil, fmt.Errorf("%w in %s (truncated file?)", err, name)
+	}
+	return x, nil
+}
+
+// readLimited reads a whole file of at most limit bytes.
+func readLimited(path string, limit int64) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("signal: %w", err)
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("signal: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("signal: %s is not a regular file", path)
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("signal: %s is %d bytes, more than the %d this reader accepts", path, st.Size(), limit)
+	}
+	b, err := io.ReadAll(io.LimitReader(fh, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("signal: reading %s: %w", path, err)
+	}
+	return b, nil
+}
+
+// sigmfMeta is the JSON layout of a .sigmf-meta file.
+type sigmfMeta struct {
+	Global      map[string]json.RawMessage   `json:"global"`
+	Captures    []map[string]json.RawMessage `json:"captures"`
+	Annotations []map[string]json.RawMessage `json:"annotations"`
+}
+
+// ParseMeta parses SigMF metadata. name (the file name) is used in errors.
+// It requires a complex datatype that [Decode] supports and one channel;
+// core:sample_rate, when present, must be a positive number.
+func ParseMeta(b []byte, name string) (Meta, error) {
+	var raw sigmfMeta
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return Meta{}, fmt.Errorf("signal: %s: not SigMF metadata: %w", name, err)
+	}
+	if raw.Global == nil {
+		return Meta{}, fmt.Errorf("signal: %s: no \"global\" object", name)
+	}
+	var m Meta
+	var dt string
+	if err := field(raw.Global, "core:datatype", &dt, true); err != nil {
+		return Meta{}, fmt.Errorf("signal: %s: %w", name, err)
+	}
+	f, err := parseDatatype(dt)
+	if err != nil {
+		return Meta{}, fmt.Errorf("signal: %s: %w", name, err)
+	}
+	m.Datatype = f
+	if err := field(raw.Global, "core:sample_rate", &m.SampleRate, false); err != nil {
+		return Meta{}, fmt.Errorf("signal: %s: %w", name, err)
+	}
+	if m.SampleRate < 0 || math.IsNaN(m.SampleRate) || math.IsInf(m.SampleRate, 0) {
+		return Meta{}, fmt.Errorf("signal: %s: core:sample_rate %v is not a positive number", name, m.SampleRate)
+	}
+	var channels float64 = 1
+	if err := field(raw.Global, "core:num_channels", &channels, false); err != nil {
+		return Meta{}, fmt.Errorf("signal: %s: %w", name, err)
+	}
+	if channels != 1 {
+		return Meta{}, fmt.Errorf("signal: %s: core:num_channels is %v; only single-channel recordings are supported", name, channels)
+	}
+	for _, kv := range []struct {
+		key string
+		dst *string
+	}{{"core:description", &m.Description}, {"core:author", &m.Author}} {
+		if err := field(raw.Global, kv.key, kv.dst, false); err != nil {
+			return Meta{}, fmt.Errorf("signal: %s: %w", name, err)
+		}
+	}
+	if s, ok := raw.Global["gotrain:synth"]; ok {
+		var o SynthOptions
+		if err := json.Unmarshal(s, &o); err != nil {
+			return Meta{}, fmt.Errorf("signal: %s: gotrain:synth: %w", name, err)
+		}
+		m.Synth = &o
+	}
+	if len(raw.Captures) > 0 {
+		if err := field(raw.Captures[0], "core:frequency", &m.Frequency, false); err != nil {
+			return Meta{}, fmt.Errorf("signal: %s: captures[0]: %w", name, err)
+		}
+	}
+	if len(raw.Annotations) > 0 {
+		if err := field(raw.Annotations[0], "core:label", &m.Label, false); err != nil {
+			return Meta{}, fmt.Errorf("signal: %s: annotations[0]: %w", name, err)
+		}
+	}
+	return m, nil
+}
+
+// field decodes obj[key] into dst; a missing key is an error only when
+// required.
+func field(obj map[string]json.RawMessage, key string, dst any, required bool) error {
+	v, ok := obj[key]
+	if !ok || string(v) == "null" {
+		if required {
+			return fmt.Errorf("missing %s", key)
+		}
+		return nil
+	}
+	if err := json.Unmarshal(v, dst); err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	return nil
+}
+
+// parseDatatype maps a SigMF datatype to a Format, with clear errors for
+// the valid datatypes gotrain does not read.
+func parseDatatype(dt string) (Format, error) {
+	for _, f := range Formats {
+		if dt == string(f) {
+			return f, nil
+		}
+	}
+	switch {
+	case dt == "ci8_le" || dt == "cu8_le":
+		return Format(strings.TrimSuffix(dt, "_le")), nil
+	case strings.HasPrefix(dt, "r"):
+		return "", fmt.Errorf("core:datatype %q is real-valued; gotrain reads complex IQ only", dt)
+	case strings.HasPrefix(dt, "c"):
+		return "", fmt.Errorf("core:datatype %q is not supported (want cf32_le, cf32_be, ci16_le, ci16_be, ci8 or cu8)", dt)
+	}
+	return "", fmt.Errorf("core:datatype %q is not a SigMF datatype", dt)
+}
+
+// WriteSigMF writes rec as a SigMF pair named by path (either file or
+// their base). Each file is written to a temporary name and renamed, so a
+// reader never sees a half-written file.
+func WriteSigMF(path string, rec *Recording) error {
+	if rec == nil || len(rec.Samples) == 0 {
+		return errors.New("signal: no samples to write")
+	}
+	m := rec.Meta
+	if m.Datatype == "" {
+		m.Datatype = CF32
+	}
+	if m.Datatype.SampleSize() == 0 {
+		return fmt.Errorf("signal: unknown sample format %q", m.Datatype)
+	}
+	metaPath, dataPath := SigMFPaths(path)
+	data, err := Encode(nil, rec.Samples, m.Datatype)
+	if err != nil {
+		return err
+	}
+	global := map[string]any{
+		"core:datatype": string(m.Datatype),
+		"core:version":  "1.0.0",
+	}
+	if m.SampleRate > 0 {
+		global["core:sample_rate"] = m.SampleRate
+	}
+	if m.Description != "" {
+		global["core:description"] = m.Description
+	}
+	if m.Author != "" {
+		global["core:author"] = m.Author
+	}
+	if m.Synth != nil {
+		global["gotrain:synth"] = m.Synth
+		global["core:extensions"] = []map[string]any{{"name": "gotrain", "version": "1.0.0", "optional": true}}
+	}
+	capture := map[string]any{"core:sample_start": 0}
+	if m.Frequency != 0 {
+		capture["core:frequency"] = m.Frequency
+	}
+	doc := map[string]any{"global": global, "captures": []any{capture}, "annotations": []any{}}
+	if m.Label != "" {
+		doc["annotations"] = []any{map[string]any{"core:sample_start": 0, "core:sample_count": len(rec.Samples), "core:label": m.Label}}
+	}
+	mb, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("signal: %s: %w", metaPath, err)
+	}
+	if err := writeAtomic(dataPath, data); err != nil {
+		return err
+	}
+	return writeAtomic(metaPath, append(mb, '\n'))
+}
+
+// writeAtomic writes b to path through a temporary file in the same folder.
+func writeAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("signal: %w", err)
+	}
+	name := tmp.Name()
+	_, werr := tmp.Write(b)
+	serr := tmp.Sync()
+	cerr := tmp.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		os.Remove(name)
+		return fmt.Errorf("signal: writing %s: %w", path, err)
+	}
+	if err := os.Rename(name, path); err != nil {
+		os.Remove(name)
+		return fmt.Errorf("signal: %w", err)
+	}
+	return nil
+}
+
+// ReadRaw reads a headerless file of samples in format f.
+func ReadRaw(path string, f Format) ([]complex64, error) {
+	if f.SampleSize() == 0 {
+		return nil, fmt.Errorf("signal: %s: unknown sample format %q", path, f)
+	}
+	b, err := readLimited(path, int64(MaxSamples)*int64(f.SampleSize()))
+	if err != nil {
+		return nil, err
+	}
+	return decodeData(b, f, path)
+}
+
+// WriteRaw writes x to path as headerless samples in format f (atomically).
+func WriteRaw(path string, x []complex64, f Format) error {
+	b, err := Encode(nil, x, f)
+	if err != nil {
+		return fmt.Errorf("signal: %s: %w", path, err)
+	}
+	return writeAtomic(path, b)
+}
+
+// FormatFromExt guesses a raw file's format from its extension: .cf32,
+// .fc32, .cfile → cf32_le; .ci16, .cs16 → ci16_le; .ci8, .cs8 → ci8;
+// .cu8 → cu8. It returns "" for other extensions.
+func FormatFromExt(path string) Format {
+	ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	if f, err := ParseFormat(ext); err == nil && ext != "" {
+		return f
+	}
+	return ""
+}
+
+// Load reads a recording from path. format is "sigmf", a sample format
+// (see [ParseFormat]) or "" to decide by extension (SigMF for .sigmf-meta
+// and .sigmf-data, else [FormatFromExt]). rate, when positive, sets or
+// overrides the sample rate; raw files need it.
+func Load(path, format string, rate float64) (*Recording, error) {
+	if rate < 0 || math.IsNaN(rate) || math.IsInf(rate, 0) {
+		return nil, fmt.Errorf("signal: sample rate %v must be positive", rate)
+	}
+	if strings.EqualFold(format, "sigmf") || format == "" && IsSigMF(path) {
+		rec, err := ReadSigMF(path)
+		if err != nil {
+			return nil, err
+		}
+		if rate > 0 {
+			rec.Meta.SampleRate = rate
+		}
+		if rec.Meta.SampleRate == 0 {
+			meta, _ := SigMFPaths(path)
+			return nil, fmt.Errorf("signal: %s has no core:sample_rate; give the sample rate", meta)
+		}
+		return rec, nil
+	}
+	var f Format
+	if format == "" {
+		if f = FormatFromExt(path); f == "" {
+			return nil, fmt.Errorf("signal: cannot tell the sample format of %s from its extension; give the format (sigmf, cf32, ci16, ci8 or cu8)", path)
+		}
+	} else {
+		var err error
+		if f, err = ParseFormat(format); err != nil {
+			return nil, err
+		}
+	}
+	if rate == 0 {
+		return nil, fmt.Errorf("signal: %s is a raw %s file with no sample rate; give the sample rate", path, f)
+	}
+	x, err := ReadRaw(path, f)
+	if err != nil {
+		return nil, err
+	}
+	return &Recording{Meta: Meta{Datatype: f, SampleRate: rate}, Samples: x}, nil
+}

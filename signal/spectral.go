@@ -1,0 +1,79 @@
+package signal
+
+import (
+	"math"
+	"slices"
+)
+
+// spectral computes the PSD-based features: the SNR estimates, occupied
+// bandwidths and the spectral shape, all on the two-sided fftshifted
+// Welch PSD with bin frequencies f_i = (i − M/2)·fs/M.
+func (e *Extractor) spectral(f *Features) {
+	p := f.PSD
+	m := len(p)
+	fs := e.cfg.SampleRate
+	df := fs / float64(m)
+	e.sort = grow(e.sort, m)
+	copy(e.sort, p)
+	slices.Sort(e.sort)
+	n0 := e.sort[m/2]
+	if m%2 == 0 {
+		n0 = 0.5 * (e.sort[m/2-1] + e.sort[m/2])
+	}
+	thr := n0 * math.Pow(10, e.cfg.SNRThresholdDB/10)
+	var sig, tot, fsum float64
+	occ := 0
+	for i, v := range p {
+		if v > thr {
+			sig += v - n0
+			occ++
+		}
+		tot += v
+		fsum += float64(i-m/2) * df * v
+	}
+	sig *= df
+	bocc := float64(occ) * df
+	f.NoiseFloor = n0
+	f.OccupiedBWHz = bocc
+	f.SNRdB = 10 * math.Log10(math.Max(sig, 1e-30)/(n0*fs))
+	f.SNRInbanddB = 10 * math.Log10(math.Max(sig, 1e-30)/(n0*math.Max(bocc, df)))
+	c := fsum / tot
+	var spread, logs float64
+	for i, v := range p {
+		d := float64(i-m/2)*df - c
+		spread += d * d * v
+		logs += math.Log(v + 1e-30)
+	}
+	f.CentroidHz = c
+	f.BandwidthHz = math.Sqrt(spread / tot)
+	f.Flatness = math.Exp(logs/float64(m)) / (tot / float64(m))
+	// Roll-off and occupied bandwidth from the cumulative power.
+	lo := (1 - e.cfg.OBWFraction) / 2 * tot
+	hi := (1 + e.cfg.OBWFraction) / 2 * tot
+	roll := e.cfg.RolloffFraction * tot
+	iLo, iHi, iRoll := -1, -1, -1
+	var cum float64
+	for i, v := range p {
+		cum += v
+		if iLo < 0 && cum >= lo {
+			iLo = i
+		}
+		if iRoll < 0 && cum >= roll {
+			iRoll = i
+		}
+		if iHi < 0 && cum >= hi {
+			iHi = i
+		}
+	}
+	if iHi < 0 {
+		iHi = m - 1
+	}
+	if iRoll < 0 {
+		iRoll = m - 1
+	}
+	if iLo < 0 {
+		iLo = 0
+	}
+	f.RolloffHz = float64(iRoll-m/2) * df
+	f.OBWHz = float64(iHi-iLo+1) * df
+}

@@ -1,0 +1,110 @@
+package signal
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gotrain/gotrain/signal/fft"
+)
+
+// dbPerNeper is 10/ln 10: 10·log10(v) = dbPerNeper·ln v.
+const dbPerNeper = 4.342944819032518
+
+// specBatch is how many spectrogram segments are transformed at once.
+const specBatch = 4
+
+// specState computes scipy.signal.spectrogram(x, fs, nperseg, noverlap,
+// return_onesided=False) with its defaults (Tukey(0.25) window, constant
+// detrend, density scaling), then 10·log10(S + 1e-20).
+type specState struct {
+	seg, step int
+	plan      *fft.Plan
+	win       []float64
+	in, out   []complex128 // specBatch interleaved segments
+	scratch   []complex128
+	scale     float64
+}
+
+func (s *specState) init(c Config) error {
+	s.seg = c.SpectrogramSegment
+	s.step = s.seg - c.SpectrogramOverlap
+	p, err := fft.For(s.seg)
+	if err != nil {
+		return fmt.Errorf("signal: spectrogram: %w", err)
+	}
+	s.plan = p
+	s.win = tukey(s.seg, 0.25)
+	var sw float64
+	for _, v := range s.win {
+		sw += v * v
+	}
+	s.scale = 1 / (c.SampleRate * sw)
+	s.in = make([]complex128, s.seg*specBatch)
+	s.out = make([]complex128, s.seg*specBatch)
+	s.scratch = make([]complex128, s.seg*specBatch)
+	return nil
+}
+
+// tukey returns scipy.signal.get_window(("tukey", alpha), m): the periodic
+// Tukey window, that is the symmetric one of length m+1 without its last
+// point.
+func tukey(m int, alpha float64) []float64 {
+	n := m + 1
+	w := make([]float64, n)
+	width := int(math.Floor(alpha * float64(n-1) / 2))
+	for i := range w {
+		switch {
+		case i <= width:
+			w[i] = 0.5 * (1 + math.Cos(math.Pi*(-1+2*float64(i)/alpha/float64(n-1))))
+		case i < n-width-1:
+			w[i] = 1
+		default:
+			w[i] = 0.5 * (1 + math.Cos(math.Pi*(-2/alpha+1+2*float64(i)/alpha/float64(n-1))))
+		}
+	}
+	return w[:m]
+}
+
+func (s *specState) run(x []complex64, f *Features, c Config) {
+	seg, step := s.seg, s.step
+	frames := (len(x) - c.SpectrogramOverlap) / step
+	f.SpecBins, f.SpecFrames = seg, frames
+	f.Spectrogram = grow(f.Spectrogram, seg*frames)
+	out := f.Spectrogram
+	for t0 := 0; t0 < frames; t0 += specBatch {
+		nb := min(specBatch, frames-t0)
+		for b := range specBatch {
+			if b >= nb {
+				for k := range seg {
+					s.in[k*specBatch+b] = 0
+				}
+				continue
+			}
+			xs := x[(t0+b)*step : (t0+b)*step+seg]
+			var mr, mi float64
+			for _, v := range xs {
+				mr += float64(real(v))
+				mi += float64(imag(v))
+			}
+			mean := complex(mr/float64(seg), mi/float64(seg))
+			for k, v := range xs {
+				s.in[k*specBatch+b] = (complex128(v) - mean) * complex(s.win[k], 0)
+			}
+		}
+		_ = s.plan.ForwardBatch(s.out, s.in, s.scratch, specBatch)
+		if useAVX2 && nb == specBatch {
+			// out[k·frames + t0 + b] for k < seg, b < 4: the last row ends
+			// at (seg−1)·frames + t0 + 3 < len(out).
+			specDBAVX2(&out[t0], frames, &s.out[0], seg, s.scale, &dbConsts)
+			continue
+		}
+		for k := range seg {
+			row := out[k*frames+t0 : k*frames+t0+nb]
+			z := s.out[k*specBatch : k*specBatch+nb]
+			for b, v := range z {
+				p := (real(v)*real(v) + imag(v)*imag(v)) * s.scale
+				row[b] = float32(dbPerNeper * fastLn(p+1e-20))
+			}
+		}
+	}
+}

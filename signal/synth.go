@@ -1,0 +1,372 @@
+package signal
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Modulation names a waveform that [Synthesizer] generates.
+type Modulation string
+
+// The modulations. PSK and QAM are root-raised-cosine shaped; FSK and GFSK
+// are continuous-phase; FM and AM carry a single tone; OFDM carries QPSK on
+// its active subcarriers.
+const (
+	BPSK  Modulation = "bpsk"
+	QPSK  Modulation = "qpsk"
+	PSK8  Modulation = "8psk"
+	QAM16 Modulation = "16qam"
+	QAM64 Modulation = "64qam"
+	FSK2  Modulation = "2fsk"
+	FSK4  Modulation = "4fsk"
+	GFSK  Modulation = "gfsk"
+	FM    Modulation = "fm"
+	AM    Modulation = "am"
+	OFDM  Modulation = "ofdm"
+	Tone  Modulation = "tone"
+	Chirp Modulation = "chirp"
+)
+
+// Modulations lists every modulation in a stable order.
+var Modulations = []Modulation{BPSK, QPSK, PSK8, QAM16, QAM64, FSK2, FSK4, GFSK, FM, AM, OFDM, Tone, Chirp}
+
+// ParseModulation returns the modulation with the given name (case-insensitive).
+func ParseModulation(s string) (Modulation, error) {
+	m := Modulation(strings.ToLower(strings.TrimSpace(s)))
+	for _, v := range Modulations {
+		if v == m {
+			return m, nil
+		}
+	}
+	names := make([]string, len(Modulations))
+	for i, v := range Modulations {
+		names[i] = string(v)
+	}
+	return "", fmt.Errorf("signal: unknown modulation %q (want one of %s)", s, strings.Join(names, ", "))
+}
+
+// digital reports whether m has a symbol rate (and so an Es/N0).
+func (m Modulation) digital() bool {
+	switch m {
+	case BPSK, QPSK, PSK8, QAM16, QAM64, FSK2, FSK4, GFSK:
+		return true
+	}
+	return false
+}
+
+// linear reports whether m is a root-raised-cosine shaped constellation.
+func (m Modulation) linear() bool {
+	switch m {
+	case BPSK, QPSK, PSK8, QAM16, QAM64:
+		return true
+	}
+	return false
+}
+
+// SynthOptions describes one record. Zero values take the documented
+// defaults, so SynthOptions{Mod: QPSK, SampleRate: 200e3, Samples: 200000,
+// SNRdB: 10} is the peer benchmark's QPSK record apart from its carrier
+// offset (set CarrierOffset to 25e3 for that).
+type SynthOptions struct {
+	Mod        Modulation `json:"mod"`
+	SampleRate float64    `json:"sample_rate"` // samples per second; required
+	Samples    int        `json:"samples"`     // record length; required
+
+	// SymbolRate is the symbol rate of digital modes in symbols per second
+	// (default SampleRate/8). SampleRate/SymbolRate must be an integer.
+	SymbolRate float64 `json:"symbol_rate,omitempty"`
+	// RollOff is the root-raised-cosine roll-off β in (0, 1] (default 0.35).
+	RollOff float64 `json:"roll_off,omitempty"`
+	// SpanSymbols is the RRC filter span in symbols, even (default 8): the
+	// filter has SpanSymbols·sps+1 taps, normalised to unit energy.
+	SpanSymbols int `json:"span_symbols,omitempty"`
+
+	// CarrierOffset shifts the signal by this many Hz; for Tone it is the
+	// tone's frequency and for Chirp the centre of the sweep.
+	CarrierOffset float64 `json:"carrier_offset,omitempty"`
+	// Phase is the carrier phase at the first sample, in radians.
+	Phase float64 `json:"phase,omitempty"`
+
+	// SNRdB is the signal-to-noise ratio of the added white Gaussian noise,
+	// over the full sampled band: the signal is scaled to unit power and
+	// complex noise of total power 10^(−SNRdB/10) is added. With EsN0 set,
+	// SNRdB is Es/N0 instead (digital modes only), which is the full-band
+	// SNR plus 10·log10(SampleRate/SymbolRate).
+	SNRdB    float64 `json:"snr_db"`
+	EsN0     bool    `json:"esn0,omitempty"`
+	NoNoise  bool    `json:"no_noise,omitempty"` // no noise at all (SNRdB is ignored)
+	Unscaled bool    `json:"unscaled,omitempty"` // keep the modulator's own power instead of unit power
+
+	// ModIndex is the FSK/GFSK modulation index h (default 1 for 2FSK and
+	// 4FSK, 0.5 for GFSK; the tone spacing is h·SymbolRate) or the AM depth
+	// (default 0.5).
+	ModIndex float64 `json:"mod_index,omitempty"`
+	// BT is the GFSK Gaussian filter's bandwidth-time product (default 0.5).
+	BT float64 `json:"bt,omitempty"`
+	// ModFreq is the FM and AM message tone in Hz (default 1000).
+	ModFreq float64 `json:"mod_freq,omitempty"`
+	// Deviation is the FM peak deviation in Hz (default 10000).
+	Deviation float64 `json:"deviation,omitempty"`
+	// Subcarriers and CyclicPrefix set the OFDM FFT size (a power of two,
+	// default 64) and prefix length in samples (default Subcarriers/4). The
+	// active subcarriers are the middle three quarters of the band, less DC.
+	Subcarriers  int `json:"subcarriers,omitempty"`
+	CyclicPrefix int `json:"cyclic_prefix,omitempty"`
+	// Bandwidth is the chirp's sweep in Hz (default SampleRate/4) and
+	// ChirpPeriod its duration in seconds (default the whole record).
+	Bandwidth   float64 `json:"bandwidth,omitempty"`
+	ChirpPeriod float64 `json:"chirp_period,omitempty"`
+
+	// Multipath, when set, is a tapped delay line with one complex tap per
+	// sample of delay, applied before the noise: y[n] = Σ_k Multipath[k]·x[n−k].
+	Multipath Taps `json:"multipath,omitempty"`
+	// IQGainDB and IQPhaseDeg model receiver IQ imbalance, applied last
+	// (to signal and noise): I' = I, Q' = g·(Q·cos φ − I·sin φ) with
+	// g = 10^(IQGainDB/20) and φ = IQPhaseDeg.
+	IQGainDB   float64 `json:"iq_gain_db,omitempty"`
+	IQPhaseDeg float64 `json:"iq_phase_deg,omitempty"`
+
+	// Seed selects the random streams (symbols and noise are drawn from
+	// separate streams, so the symbols do not depend on the SNR).
+	Seed uint64 `json:"seed"`
+}
+
+// withDefaults validates o and fills in the defaults.
+func (o SynthOptions) withDefaults() (SynthOptions, error) {
+	if _, err := ParseModulation(string(o.Mod)); err != nil {
+		return o, err
+	}
+	if !(o.SampleRate > 0) || math.IsInf(o.SampleRate, 0) {
+		return o, fmt.Errorf("signal: sample rate %v must be positive", o.SampleRate)
+	}
+	if o.Samples <= 0 || o.Samples > MaxSamples {
+		return o, fmt.Errorf("signal: record length %d must be in [1, %d] samples", o.Samples, MaxSamples)
+	}
+	if o.Mod.digital() {
+		if o.SymbolRate == 0 {
+			o.SymbolRate = o.SampleRate / 8
+		}
+		sps := o.SampleRate / o.SymbolRate
+		if !(o.SymbolRate > 0) || sps != math.Round(sps) || sps < 1 {
+			return o, fmt.Errorf("signal: symbol rate %v must divide the sample rate %v a whole number of times", o.SymbolRate, o.SampleRate)
+		}
+	} else if o.EsN0 {
+		return o, fmt.Errorf("signal: Es/N0 needs a digital modulation, not %s", o.Mod)
+	}
+	if o.RollOff == 0 {
+		o.RollOff = 0.35
+	}
+	if !(o.RollOff > 0 && o.RollOff <= 1) {
+		return o, fmt.Errorf("signal: roll-off %v must be in (0, 1]", o.RollOff)
+	}
+	if o.SpanSymbols == 0 {
+		o.SpanSymbols = 8
+	}
+	if o.SpanSymbols < 2 || o.SpanSymbols%2 != 0 || o.SpanSymbols > 64 {
+		return o, fmt.Errorf("signal: RRC span %d must be an even number of symbols in [2, 64]", o.SpanSymbols)
+	}
+	if o.ModIndex == 0 {
+		switch o.Mod {
+		case GFSK:
+			o.ModIndex = 0.5
+		case AM:
+			o.ModIndex = 0.5
+		default:
+			o.ModIndex = 1
+		}
+	}
+	if o.ModIndex < 0 || math.IsNaN(o.ModIndex) || math.IsInf(o.ModIndex, 0) {
+		return o, fmt.Errorf("signal: modulation index %v must be positive", o.ModIndex)
+	}
+	if o.BT == 0 {
+		o.BT = 0.5
+	}
+	if !(o.BT > 0) || o.BT > 10 {
+		return o, fmt.Errorf("signal: GFSK BT %v must be in (0, 10]", o.BT)
+	}
+	if o.ModFreq == 0 {
+		o.ModFreq = 1000
+	}
+	if o.Deviation == 0 {
+		o.Deviation = 10000
+	}
+	if o.Subcarriers == 0 {
+		o.Subcarriers = 64
+	}
+	if o.Subcarriers < 8 || o.Subcarriers > 1<<16 || o.Subcarriers&(o.Subcarriers-1) != 0 {
+		return o, fmt.Errorf("signal: OFDM subcarriers %d must be a power of two in [8, 65536]", o.Subcarriers)
+	}
+	if o.CyclicPrefix == 0 {
+		o.CyclicPrefix = o.Subcarriers / 4
+	}
+	if o.CyclicPrefix < 0 || o.CyclicPrefix > o.Subcarriers {
+		return o, fmt.Errorf("signal: cyclic prefix %d must be in [0, %d]", o.CyclicPrefix, o.Subcarriers)
+	}
+	if o.Bandwidth == 0 {
+		o.Bandwidth = o.SampleRate / 4
+	}
+	if o.ChirpPeriod == 0 {
+		o.ChirpPeriod = float64(o.Samples) / o.SampleRate
+	}
+	if !(o.ChirpPeriod > 0) {
+		return o, fmt.Errorf("signal: chirp period %v must be positive", o.ChirpPeriod)
+	}
+	if len(o.Multipath) > 1024 {
+		return o, fmt.Errorf("signal: %d multipath taps, at most 1024", len(o.Multipath))
+	}
+	for _, v := range []float64{o.SNRdB, o.CarrierOffset, o.Phase, o.ModFreq, o.Deviation, o.Bandwidth, o.IQGainDB, o.IQPhaseDeg} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return o, fmt.Errorf("signal: synthesis option %v is not a finite number", v)
+		}
+	}
+	return o, nil
+}
+
+// Taps are the complex taps of a tapped delay line; in JSON each tap is a
+// [re, im] pair.
+type Taps []complex128
+
+// MarshalJSON encodes the taps as [re, im] pairs.
+func (t Taps) MarshalJSON() ([]byte, error) {
+	pairs := make([][2]float64, len(t))
+	for i, v := range t {
+		pairs[i] = [2]float64{real(v), imag(v)}
+	}
+	return json.Marshal(pairs)
+}
+
+// UnmarshalJSON decodes [re, im] pairs.
+func (t *Taps) UnmarshalJSON(b []byte) error {
+	var pairs [][2]float64
+	if err := json.Unmarshal(b, &pairs); err != nil {
+		return err
+	}
+	*t = make(Taps, len(pairs))
+	for i, p := range pairs {
+		(*t)[i] = complex(p[0], p[1])
+	}
+	return nil
+}
+
+// MaxSamples bounds one record's length (2^28 samples, 2 GiB as cf32).
+const MaxSamples = 1 << 28
+
+// Synthesize returns one record of o.Samples samples. It allocates; use a
+// [Synthesizer] to generate many records without allocation.
+func Synthesize(o SynthOptions) ([]complex64, error) {
+	var s Synthesizer
+	out := make([]complex64, o.Samples)
+	if err := s.Generate(out, o); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Synthesizer generates records and keeps its work buffers between calls.
+// It is not safe for concurrent use; give each goroutine its own.
+type Synthesizer struct {
+	sym       []complex128 // symbols
+	taps      []float64    // RRC taps
+	tapsO     SynthOptions // options the taps were made for
+	work      []complex128 // generic modulator output
+	alphabet  []complex128 // constellation of alphaMod
+	alphaMod  Modulation
+	phases    [][]float64 // reversed RRC taps per polyphase branch
+	phaseTaps int
+	tmp       []complex128
+}
+
+// Generate writes one record described by o into out, which must have
+// length o.Samples.
+func (s *Synthesizer) Generate(out []complex64, o SynthOptions) error {
+	o, err := o.withDefaults()
+	if err != nil {
+		return err
+	}
+	if len(out) != o.Samples {
+		return fmt.Errorf("signal: output buffer holds %d samples, want %d", len(out), o.Samples)
+	}
+	if o.Mod.linear() && len(o.Multipath) == 0 {
+		// Fast path: shape straight into out as complex64.
+		s.shapeLinear(out, o, 0)
+	} else {
+		pre := 0
+		if len(o.Multipath) > 0 {
+			pre = len(o.Multipath) - 1
+		}
+		s.work = grow(s.work, o.Samples+pre)
+		if err := s.modulate(s.work, o, pre); err != nil {
+			return err
+		}
+		src := s.work
+		if pre > 0 {
+			s.tmp = grow(s.tmp, o.Samples)
+			multipath(s.tmp, s.work, o.Multipath)
+			src = s.tmp
+		}
+		for i := range out {
+			out[i] = complex64(src[i])
+		}
+	}
+	finish(out, o)
+	return nil
+}
+
+// grow returns b resized to n, reusing its storage when it is large enough.
+func grow[T any](b []T, n int) []T {
+	if cap(b) >= n {
+		return b[:n]
+	}
+	return make([]T, n)
+}
+
+// modulate writes len(out) samples of the non-fast-path modulations; the
+// first pre samples precede the record (they feed the multipath filter).
+func (s *Synthesizer) modulate(out []complex128, o SynthOptions, pre int) error {
+	fs := o.SampleRate
+	switch {
+	case o.Mod.linear():
+		tmp := make([]complex64, len(out))
+		s.shapeLinear(tmp, o, -pre)
+		for i, v := range tmp {
+			out[i] = complex128(v)
+		}
+	case o.Mod == FSK2 || o.Mod == FSK4 || o.Mod == GFSK:
+		s.fsk(out, o)
+	case o.Mod == FM:
+		beta := o.Deviation / o.ModFreq
+		for i := range out {
+			t := float64(i-pre) / fs
+			out[i] = cis(beta * math.Sin(2*math.Pi*o.ModFreq*t))
+		}
+	case o.Mod == AM:
+		for i := range out {
+			t := float64(i-pre) / fs
+			out[i] = complex(1+o.ModIndex*math.Cos(2*math.Pi*o.ModFreq*t), 0)
+		}
+	case o.Mod == OFDM:
+		return s.ofdm(out, o)
+	case o.Mod == Tone:
+		for i := range out {
+			out[i] = 1
+		}
+	case o.Mod == Chirp:
+		// Frequency sweeps linearly from −B/2 to +B/2 over each period;
+		// the carrier offset is applied later with the other modes'.
+		period := o.ChirpPeriod
+		k := o.Bandwidth / period
+		for i := range out {
+			t := float64(i-pre) / fs
+			tp := t - period*math.Floor(t/period)
+			out[i] = cis(2 * math.Pi * (-o.Bandwidth/2*tp + 0.5*k*tp*tp))
+		}
+	}
+	return nil
+}
+
+func cis(theta float64) complex128 {
+	sn, cs := math.Sincos(theta)
+	return complex(cs, sn)
+}

@@ -1,0 +1,206 @@
+package signal
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gotrain/gotrain/signal/fft"
+)
+
+// The Welch PSD and the autocorrelation share one set of FFTs.
+//
+// The record is cut into blocks of B = M/2 samples (M = WelchSegment) and
+// each block, zero-padded to M, is transformed once: P_b = FFT_M(block b).
+//
+// Welch: segment i is blocks i and i+1, so its transform is
+// X[k] = P_i[k] + (−1)^k·P_{i+1}[k]. Removing the segment mean (scipy's
+// detrend="constant") sets X[0] = 0, and the periodic Hann window
+// 0.5 − 0.5·cos(2πn/M) becomes the three-tap convolution
+// Xw[k] = 0.5·X[k] − 0.25·(X[k−1] + X[k+1]) (indices mod M).
+//
+// Autocorrelation: r[k] = Σ_n x[n+k]·conj(x[n]) splits by block offset j
+// into r[k] = Σ_j c_j[k − jB], where c_j is the linear cross-correlation
+// of blocks b and b+j summed over b. Its lags lie in (−B, B), so the
+// length-M circular correlation IFFT(Σ_b conj(P_b)·P_{b+j}) holds it
+// exactly. Lags up to L need offsets j = 0..⌊(B−1+L)/B⌋.
+type welchState struct {
+	m, b    int
+	plan    *fft.Plan
+	ring    [][]complex128 // the last len(ring) block spectra
+	pad     []complex128   // one zero-padded block
+	scratch []complex128
+	acc     []float64      // Σ |Xw|²
+	s0      []float64      // Σ |P_b|²
+	sj      [][]complex128 // Σ conj(P_b)·P_{b+j}, j ≥ 1
+	corr    []complex128
+	tmp     []complex128
+	scale   float64 // 1/(fs·Σw²)
+}
+
+func (w *welchState) init(c Config) error {
+	w.m = c.WelchSegment
+	w.b = w.m / 2
+	p, err := fft.For(w.m)
+	if err != nil {
+		return fmt.Errorf("signal: Welch: %w", err)
+	}
+	w.plan = p
+	offsets := (w.b-1+c.AutocorrLags)/w.b + 1
+	w.ring = make([][]complex128, max(offsets, 2))
+	for i := range w.ring {
+		w.ring[i] = make([]complex128, w.m)
+	}
+	w.sj = make([][]complex128, offsets-1)
+	for i := range w.sj {
+		w.sj[i] = make([]complex128, w.m)
+	}
+	w.pad = make([]complex128, w.m)
+	w.scratch = make([]complex128, w.m)
+	w.acc = make([]float64, w.m)
+	w.s0 = make([]float64, w.m)
+	w.corr = make([]complex128, w.m)
+	w.tmp = make([]complex128, w.m)
+	var sw float64
+	for n := range w.m {
+		v := 0.5 - 0.5*math.Cos(2*math.Pi*float64(n)/float64(w.m))
+		sw += v * v
+	}
+	w.scale = 1 / (c.SampleRate * sw)
+	return nil
+}
+
+func (w *welchState) run(x []complex64, f *Features, c Config) {
+	m, bl := w.m, w.b
+	n := len(x)
+	nseg := (n - bl) / bl // scipy: (N − noverlap) // step
+	nblk := (n + bl - 1) / bl
+	clear(w.acc)
+	clear(w.s0)
+	for _, s := range w.sj {
+		clear(s)
+	}
+	nr := len(w.ring)
+	for b := range nblk {
+		lo := b * bl
+		hi := min(lo+bl, n)
+		pad := w.pad
+		for i, v := range x[lo:hi] {
+			pad[i] = complex128(v)
+		}
+		clear(pad[hi-lo:])
+		cur := w.ring[b%nr]
+		_ = w.plan.Forward(cur, pad, w.scratch)
+		if len(w.sj) == 2 && b >= 2 {
+			accumulate3(w.s0, w.sj[0], w.sj[1], w.ring[(b-2)%nr], w.ring[(b-1)%nr], cur)
+		} else {
+			accumulatePower(w.s0, cur)
+			for j := 1; j <= len(w.sj) && j <= b; j++ {
+				accumulateCross(w.sj[j-1], w.ring[(b-j)%nr], cur)
+			}
+		}
+		if b >= 1 && b <= nseg {
+			hannSegment(w.acc, w.ring[(b-1)%nr], cur)
+		}
+	}
+	// PSD, fftshifted.
+	f.PSD = grow(f.PSD, m)
+	g := w.scale / float64(nseg)
+	for k := range m {
+		f.PSD[(k+m/2)%m] = w.acc[k] * g
+	}
+	w.autocorr(f, c.AutocorrLags)
+}
+
+// accumulatePower adds |p|² to acc.
+func accumulatePower(acc []float64, p []complex128) {
+	p = p[:len(acc)]
+	for k, v := range p {
+		acc[k] += real(v)*real(v) + imag(v)*imag(v)
+	}
+}
+
+// accumulateCross adds conj(a)·b to acc.
+func accumulateCross(acc, a, b []complex128) {
+	a, b = a[:len(acc)], b[:len(acc)]
+	for k := range acc {
+		x, y := a[k], b[k]
+		acc[k] += complex(real(x)*real(y)+imag(x)*imag(y), real(x)*imag(y)-imag(x)*real(y))
+	}
+}
+
+// accumulate3 is accumulatePower(s0, c), accumulateCross(s1, b, c) and
+// accumulateCross(s2, a, c) in one pass.
+func accumulate3(s0 []float64, s1, s2, a, b, c []complex128) {
+	n := len(s0)
+	s1, s2, a, b, c = s1[:n], s2[:n], a[:n], b[:n], c[:n]
+	for k := range s0 {
+		cr, ci := real(c[k]), imag(c[k])
+		br, bi := real(b[k]), imag(b[k])
+		ar, ai := real(a[k]), imag(a[k])
+		s0[k] += cr*cr + ci*ci
+		s1[k] += complex(br*cr+bi*ci, br*ci-bi*cr)
+		s2[k] += complex(ar*cr+ai*ci, ar*ci-ai*cr)
+	}
+}
+
+// hannSegment adds |Xw[k]|² for the segment made of the blocks with
+// spectra a and b: X[k] = a[k] + (−1)^k·b[k], X[0] = 0 (mean removed),
+// Xw[k] = 0.5·X[k] − 0.25·(X[k−1] + X[k+1]).
+func hannSegment(acc []float64, a, b []complex128) {
+	m := len(acc)
+	a, b = a[:m], b[:m]
+	// x(k) for even k is a+b, for odd k a−b; x(0) = 0. Two bins per step.
+	prev := a[m-1] - b[m-1] // x(m−1), m even
+	cur := complex128(0)    // x(0)
+	for k := 0; k+2 < m; k += 2 {
+		n1 := a[k+1] - b[k+1]
+		n2 := a[k+2] + b[k+2]
+		v0 := 0.5*cur - 0.25*(prev+n1)
+		v1 := 0.5*n1 - 0.25*(cur+n2)
+		acc[k] += real(v0)*real(v0) + imag(v0)*imag(v0)
+		acc[k+1] += real(v1)*real(v1) + imag(v1)*imag(v1)
+		prev, cur = n1, n2
+	}
+	// k = m−2 and m−1, with x(m) = x(0) = 0.
+	n1 := a[m-1] - b[m-1]
+	v0 := 0.5*cur - 0.25*(prev+n1)
+	v1 := 0.5*n1 - 0.25*cur
+	acc[m-2] += real(v0)*real(v0) + imag(v0)*imag(v0)
+	acc[m-1] += real(v1)*real(v1) + imag(v1)*imag(v1)
+}
+
+// autocorr turns the accumulated block products into ρ[0..lags].
+func (w *welchState) autocorr(f *Features, lags int) {
+	m, bl := w.m, w.b
+	f.Autocorr = grow(f.Autocorr, lags+1)
+	r := f.Autocorr
+	clear(r)
+	for j := 0; j <= len(w.sj); j++ {
+		if j == 0 {
+			for k, v := range w.s0 {
+				w.tmp[k] = complex(v, 0)
+			}
+		} else {
+			copy(w.tmp, w.sj[j-1])
+		}
+		_ = w.plan.Inverse(w.corr, w.tmp, w.scratch)
+		// c_j[d] for d in (−B, B) sits at corr[d mod M]; lag k = d + jB.
+		for d := -bl + 1; d < bl; d++ {
+			k := d + j*bl
+			if k < 0 || k > lags {
+				continue
+			}
+			r[k] += w.corr[(d+m)%m]
+		}
+	}
+	r0 := real(r[0])
+	if r0 == 0 {
+		clear(r)
+		return
+	}
+	// ρ = r/r[0]; the common factor 1/N of the biased estimator cancels.
+	g := complex(1/r0, 0)
+	for k := range r {
+		r[k] *= g
+	}
+}
