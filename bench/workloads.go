@@ -11,6 +11,7 @@ import (
 	"github.com/gotrain/gotrain/data"
 	"github.com/gotrain/gotrain/device"
 	"github.com/gotrain/gotrain/forest"
+	"github.com/gotrain/gotrain/signal"
 )
 
 // Workloads returns the workloads that exist at the given size.
@@ -23,7 +24,11 @@ func Workloads(size Size) ([]Workload, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []Workload{&MatMul{N: n}, fit, pred}, nil
+	secs := 0.25
+	if size == Seed {
+		secs = 1
+	}
+	return []Workload{&MatMul{N: n}, fit, pred, &SignalFeatures{Seconds: secs}}, nil
 }
 
 // MatMul multiplies two N×N float32 matrices: plain Go loops on the native
@@ -206,4 +211,49 @@ func synthRegression(n, p int, seed uint64) forest.Dataset {
 		y[i] += 10 * rng.NormFloat64()
 	}
 	return forest.Dataset{X: x, Y: y, Rows: n, Cols: p}
+}
+
+// SignalFeatures synthesises a QPSK record and extracts every feature from
+// it (the "1-s 200 kHz record").
+type SignalFeatures struct {
+	// Seconds of signal at 200 kHz per record.
+	Seconds float64
+}
+
+// Name implements Workload.
+func (s *SignalFeatures) Name() string { return "signal-features" }
+
+// Describe implements Workload.
+func (s *SignalFeatures) Describe() string {
+	return fmt.Sprintf("QPSK synthesis + all features, %.2g s at 200 kHz", s.Seconds)
+}
+
+// Unit implements Workload.
+func (s *SignalFeatures) Unit() string { return "records/s" }
+
+// Runner implements Workload.
+func (s *SignalFeatures) Runner(d device.Device) (func() (Output, error), func(), error) {
+	if d.Kind != device.Native {
+		return nil, nil, fmt.Errorf("%w: signal features on %s need the GoMLX graph extractor, which this build does not have yet", ErrUnsupported, d.Name)
+	}
+	const rate = 200000
+	opts := signal.SynthOptions{Mod: signal.QPSK, SampleRate: rate, Samples: int(s.Seconds * rate), SNRdB: 10, CarrierOffset: 25000, Seed: 1}
+	ex, err := signal.NewExtractor(signal.Config{SampleRate: rate})
+	if err != nil {
+		return nil, nil, err
+	}
+	var syn signal.Synthesizer
+	x := make([]complex64, opts.Samples)
+	var f signal.Features
+	var vec []float64
+	return func() (Output, error) {
+		if err := syn.Generate(x, opts); err != nil {
+			return Output{}, err
+		}
+		if err := ex.Extract(x, &f); err != nil {
+			return Output{}, err
+		}
+		vec = f.Vector(vec[:0])
+		return Output{Values: vec, Items: 1}, nil
+	}, func() {}, nil
 }
