@@ -7,7 +7,9 @@
    and their ratios go between <!-- peers:begin --> and <!-- peers:end -->:
    - scripts/bench_forest.py (scikit-learn, XGBoost; needs python3-sklearn and
      python3-xgboost) for forest fit and predict;
-   - numpy's float32 matmul (python3-numpy) beside gotrain's matmul workload.
+   - numpy's float32 matmul (python3-numpy) beside gotrain's matmul workload;
+   - scripts/compare_signal.py (numpy/scipy, the peer's own feature code) for
+     signal features, parity and time.
    A peer that is not installed is reported as skipped, never invented.
 
     /usr/bin/python3 scripts/bench_report.py [--size small|seed] [--skip-large] [--dry-run]
@@ -92,6 +94,15 @@ def main():
         peers += ["", "Forests (`scripts/bench_forest.py`):", "", fr.strip()]
     else:
         peers.append("| forest | – | scikit-learn, XGBoost | skipped: python3-sklearn / python3-xgboost not installed | – |")
+    if have("scipy") and have("numpy"):
+        sig = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "compare_signal.py"), "--runs", "10"],
+                             cwd=ROOT, capture_output=True, text=True)
+        if sig.returncode == 0:
+            peers += ["", "Signal features (`scripts/compare_signal.py --runs 10`):", "", "```", sig.stdout.strip(), "```"]
+        else:
+            peers += ["", f"Signal features: scripts/compare_signal.py failed: {sig.stderr.strip()[-300:]}"]
+    else:
+        peers.append("| signal features | – | numpy/scipy | skipped: python3-scipy not installed | – |")
     peers_body = "\n".join(peers)
 
     if args.dry_run:
