@@ -59,3 +59,79 @@ func (s *Stream) Next() uint64 {
 
 // Counter returns how many values were read.
 func (s *Stream) Counter() uint64 { return s.counter }
+
+// PermuteRounds is the number of swap-or-not rounds of Permute.
+const PermuteRounds = 32
+
+// PurposePermutation is the purpose (see Key) of the key of an epoch's
+// permutation ("perm" in ASCII).
+const PurposePermutation = 0x7065726d
+
+// PermutationKey returns the key of the permutation of one epoch of a data
+// set shuffled with seed: Key(seed, epoch, PurposePermutation).
+func PermutationKey(seed, epoch uint64) uint64 {
+	return Key(seed, epoch, PurposePermutation)
+}
+
+// Permute returns the image of i under a keyed bijection of [0, n): for a
+// fixed n and key, Permute(·, n, key) maps [0, n) onto [0, n) one to one,
+// and each image is computed on its own, in O(PermuteRounds) integer
+// operations, without building the permutation.
+//
+// It is the swap-or-not shuffle of Hoang, Morris and Rogaway (CRYPTO 2012)
+// with PermuteRounds rounds and round values drawn from the stream of key.
+// Round r (r = 0, 1, …, PermuteRounds-1) maps x to
+//
+//	K = At(key, 2r) mod n
+//	p = (K - x) mod n                 (x's partner; p's partner is x)
+//	x = p if Mix(max(x, p) ^ At(key, 2r+1)) >> 63 == 1, else x
+//
+// Each round is an involution of [0, n) (the pair {x, p} is swapped or not
+// by one coin that both members compute alike), so the composition is a
+// bijection for every n and key; no round needs cycle-walking, so the
+// number of operations does not depend on the data, which lets graph
+// implementations (rng/rnggraph) unroll it. For i >= n (and n = 0) Permute
+// returns i unchanged.
+func Permute(i, n, key uint64) uint64 {
+	p := NewPermutation(n, key)
+	return p.Index(i)
+}
+
+// Permutation is Permute(·, n, key) with its round values computed once,
+// for computing many indices of one permutation.
+type Permutation struct {
+	n      uint64
+	offset [PermuteRounds]uint64 // At(key, 2r) mod n
+	coin   [PermuteRounds]uint64 // At(key, 2r+1)
+}
+
+// NewPermutation returns the permutation Permute(·, n, key).
+func NewPermutation(n, key uint64) Permutation {
+	p := Permutation{n: n}
+	if n == 0 {
+		return p
+	}
+	for r := range uint64(PermuteRounds) {
+		p.offset[r] = At(key, 2*r) % n
+		p.coin[r] = At(key, 2*r+1)
+	}
+	return p
+}
+
+// Index returns Permute(i, n, key).
+func (p *Permutation) Index(i uint64) uint64 {
+	if i >= p.n {
+		return i
+	}
+	x := i
+	for r, k := range p.offset {
+		q := k - x // (k - x) mod n when x <= k
+		if x > k {
+			q = k + (p.n - x)
+		}
+		if Mix(max(x, q)^p.coin[r])>>63 == 1 {
+			x = q
+		}
+	}
+	return x
+}

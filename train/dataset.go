@@ -2,9 +2,10 @@ package train
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+
+	"github.com/gotrain/gotrain/rng"
 )
 
 // DataPosition is where a Dataset is in its stream of batches.
@@ -16,9 +17,11 @@ type DataPosition struct {
 }
 
 // Dataset is an in-memory float32 data set of N examples that yields
-// shuffled batches. The order of epoch e depends only on the seed and e, so a
-// position (DataPosition) is enough to resume the exact stream. A last
-// partial batch of an epoch is dropped.
+// shuffled batches. The order of epoch e depends only on the seed and e: its
+// j-th example is row rng.Permute(j, N, rng.PermutationKey(seed, e)) (row j
+// without shuffling), so a position (DataPosition) is enough to resume the
+// exact stream, and the device path (PlaceOnDevice) computes the same order
+// on the device. A last partial batch of an epoch is dropped.
 type Dataset struct {
 	x, y       []float32
 	xDim, yDim int
@@ -26,8 +29,8 @@ type Dataset struct {
 	seed       uint64
 	shuffle    bool
 	pos        DataPosition
-	order      []int
-	orderEpoch int
+	perm       rng.Permutation // the permutation of epoch permEpoch
+	permEpoch  int
 	dev        *deviceData // nil: batches are copied from the host
 }
 
@@ -38,7 +41,7 @@ func NewDataset(x []float32, xDim int, y []float32, yDim int, seed int64, shuffl
 		return nil, fmt.Errorf("train: dataset: x has %d values for width %d, y has %d for width %d: want the same positive number of rows",
 			len(x), xDim, len(y), yDim)
 	}
-	return &Dataset{x: x, y: y, xDim: xDim, yDim: yDim, n: len(x) / xDim, seed: uint64(seed), shuffle: shuffle, orderEpoch: -1}, nil
+	return &Dataset{x: x, y: y, xDim: xDim, yDim: yDim, n: len(x) / xDim, seed: uint64(seed), shuffle: shuffle, permEpoch: -1}, nil
 }
 
 // Len is the number of examples.
@@ -56,20 +59,16 @@ func (d *Dataset) SetPosition(p DataPosition) error {
 	return nil
 }
 
-func (d *Dataset) epochOrder() []int {
-	if d.orderEpoch == d.pos.Epoch {
-		return d.order
+// row returns the row of the example at offset j of epoch's order.
+func (d *Dataset) row(epoch, j int) int {
+	if !d.shuffle {
+		return j
 	}
-	d.order = make([]int, d.n)
-	for i := range d.order {
-		d.order[i] = i
+	if d.permEpoch != epoch {
+		d.perm = rng.NewPermutation(uint64(d.n), rng.PermutationKey(d.seed, uint64(epoch)))
+		d.permEpoch = epoch
 	}
-	if d.shuffle {
-		r := rand.New(rand.NewPCG(d.seed, uint64(d.pos.Epoch)))
-		r.Shuffle(d.n, func(i, j int) { d.order[i], d.order[j] = d.order[j], d.order[i] })
-	}
-	d.orderEpoch = d.pos.Epoch
-	return d.order
+	return int(d.perm.Index(uint64(j)))
 }
 
 // Next returns the next batch of size examples as tensors of shape
@@ -78,31 +77,26 @@ func (d *Dataset) Next(size int) (x, y *tensors.Tensor, newEpoch bool, err error
 	if size < 1 || size > d.n {
 		return nil, nil, false, fmt.Errorf("train: dataset: batch size %d: want 1..%d (the number of examples)", size, d.n)
 	}
-	saved := d.pos
-	if d.pos.Offset+size > d.n {
-		d.pos = DataPosition{Epoch: d.pos.Epoch + 1}
+	start := d.pos
+	if start.Offset+size > d.n {
+		start = DataPosition{Epoch: start.Epoch + 1}
 		newEpoch = true
 	}
-	order := d.epochOrder()
 	if d.dev != nil {
-		idx := make([]int32, size)
-		for k, i := range order[d.pos.Offset : d.pos.Offset+size] {
-			idx[k] = int32(i)
-		}
-		x, y, err = d.gatherOnDevice(idx)
+		x, y, err = d.nextOnDevice(start, size)
 		if err != nil {
-			d.pos = saved
 			return nil, nil, false, err
 		}
-		d.pos.Offset += size
+		d.pos = DataPosition{Epoch: start.Epoch, Offset: start.Offset + size}
 		return x, y, newEpoch, nil
 	}
 	bx := make([]float32, 0, size*d.xDim)
 	by := make([]float32, 0, size*d.yDim)
-	for _, i := range order[d.pos.Offset : d.pos.Offset+size] {
+	for j := start.Offset; j < start.Offset+size; j++ {
+		i := d.row(start.Epoch, j)
 		bx = append(bx, d.x[i*d.xDim:(i+1)*d.xDim]...)
 		by = append(by, d.y[i*d.yDim:(i+1)*d.yDim]...)
 	}
-	d.pos.Offset += size
+	d.pos = DataPosition{Epoch: start.Epoch, Offset: start.Offset + size}
 	return tensors.FromFlatDataAndDimensions(bx, size, d.xDim), tensors.FromFlatDataAndDimensions(by, size, d.yDim), newEpoch, nil
 }

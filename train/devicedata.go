@@ -5,16 +5,32 @@ import (
 	"math"
 
 	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+
+	"github.com/gotrain/gotrain/rng/rnggraph"
 )
 
 // deviceData is a Dataset's copy on a device: the whole of x and y,
-// uploaded once, and a graph that gathers a batch's rows from them.
+// uploaded once, the data position (epoch and offset, uint64 scalars) kept
+// on the device, and per batch size a graph that advances the position and
+// gathers the batch's rows, computing the epoch's permutation on the device.
 type deviceData struct {
 	backend backends.Backend
 	x, y    *tensors.Tensor
-	gather  *graph.Exec
+	batch   map[int]*graph.Exec // by batch size
+
+	// epoch and offset are the device-resident position; they hold pos
+	// when valid. The graph's outputs replace them after every batch, so
+	// they are uploaded only by PlaceOnDevice and after SetPosition.
+	epoch, offset *tensors.Tensor
+	pos           DataPosition
+	valid         bool
+
+	uploads int                          // host-to-device copies made (for tests)
+	onExec  func(args []*tensors.Tensor) // called with a batch graph's arguments (for tests)
 }
 
 // Bytes is the memory the examples take (float32 x and y).
@@ -26,14 +42,16 @@ func (d *Dataset) OnDevice() bool { return d.dev != nil }
 
 // PlaceOnDevice uploads the whole data set to backend's default device once
 // if it takes at most budget bytes, and reports whether it did. Afterwards
-// Next gathers each batch's rows on the device with a GoMLX graph, from
-// indices taken from the same per-epoch permutation as the host path (a
-// PCG shuffle seeded by the seed and the epoch, computed on the host: only
-// the batch's indices, 4 bytes per example, travel per batch). Batches are
-// therefore identical, in the same order, to the host path's, and
-// DataPosition, checkpoints and resume work the same. A data set larger
-// than budget (or a budget <= 0) stays on the host, streamed batch by
-// batch. Calling it again with the same backend is a no-op.
+// Next runs, for each batch, a GoMLX graph that advances a data position
+// kept on the device (epoch and offset), computes the batch's rows with the
+// same per-epoch permutation as the host path (rng.Permute, built with
+// package rng/rnggraph from integer ops) and gathers them: nothing is copied
+// from the host per batch (the position is uploaded once more only after
+// SetPosition). Batches are therefore identical, in the same order, to the
+// host path's, and DataPosition, checkpoints and resume work the same. A
+// data set larger than budget (or a budget <= 0) stays on the host,
+// streamed batch by batch. Calling it again with the same backend is a
+// no-op.
 func (d *Dataset) PlaceOnDevice(backend backends.Backend, budget int64) (bool, error) {
 	if backend == nil {
 		return false, fmt.Errorf("train: dataset: PlaceOnDevice needs a backend")
@@ -45,24 +63,11 @@ func (d *Dataset) PlaceOnDevice(backend backends.Backend, budget int64) (bool, e
 		d.dev = nil
 		return false, nil
 	}
-	dev := &deviceData{backend: backend}
-	err := catch(func() {
-		var err error
-		host := tensors.FromFlatDataAndDimensions(d.x, d.n, d.xDim)
-		if dev.x, err = host.OnDeviceClone(backend, 0); err != nil {
-			panic(err)
-		}
-		host = tensors.FromFlatDataAndDimensions(d.y, d.n, d.yDim)
-		if dev.y, err = host.OnDeviceClone(backend, 0); err != nil {
-			panic(err)
-		}
-		dev.gather, err = graph.NewExec(backend, func(x, y, idx *graph.Node) (*graph.Node, *graph.Node) {
-			return graph.Gather(x, idx), graph.Gather(y, idx)
-		})
-		if err != nil {
-			panic(err)
-		}
-	})
+	dev := &deviceData{backend: backend, batch: make(map[int]*graph.Exec)}
+	var err error
+	if dev.x, err = dev.upload(tensors.FromFlatDataAndDimensions(d.x, d.n, d.xDim)); err == nil {
+		dev.y, err = dev.upload(tensors.FromFlatDataAndDimensions(d.y, d.n, d.yDim))
+	}
 	if err != nil {
 		return false, fmt.Errorf("train: dataset: uploading %d examples (%d bytes) to %s: %w", d.n, d.Bytes(), backend.Name(), err)
 	}
@@ -70,18 +75,112 @@ func (d *Dataset) PlaceOnDevice(backend backends.Backend, budget int64) (bool, e
 	return true, nil
 }
 
-// gatherOnDevice returns the rows idx of the device-resident x and y.
-func (d *Dataset) gatherOnDevice(idx []int32) (x, y *tensors.Tensor, err error) {
-	it := tensors.FromFlatDataAndDimensions(idx, len(idx), 1)
-	err = catch(func() {
-		var execErr error
-		x, y, execErr = d.dev.gather.Exec2(d.dev.x, d.dev.y, it)
-		if execErr != nil {
-			panic(execErr)
+// upload copies a host tensor to the device.
+func (dev *deviceData) upload(t *tensors.Tensor) (*tensors.Tensor, error) {
+	var out *tensors.Tensor
+	err := catch(func() {
+		var err error
+		if out, err = t.OnDeviceClone(dev.backend, 0); err != nil {
+			panic(err)
 		}
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("train: dataset: gathering a batch of %d on %s: %w", len(idx), d.dev.backend.Name(), err)
+		return nil, err
+	}
+	dev.uploads++
+	return out, nil
+}
+
+// syncPosition makes the device-resident position hold pos, uploading it
+// if it holds another one (after SetPosition or a failed batch).
+func (dev *deviceData) syncPosition(pos DataPosition) error {
+	if dev.valid && dev.pos == pos {
+		return nil
+	}
+	e, err := dev.upload(tensors.FromScalar(uint64(pos.Epoch)))
+	if err != nil {
+		return err
+	}
+	o, err := dev.upload(tensors.FromScalar(uint64(pos.Offset)))
+	if err != nil {
+		return err
+	}
+	dev.replacePosition(e, o, pos)
+	return nil
+}
+
+// replacePosition makes epoch and offset the device-resident position.
+func (dev *deviceData) replacePosition(epoch, offset *tensors.Tensor, pos DataPosition) {
+	for _, t := range []*tensors.Tensor{dev.epoch, dev.offset} {
+		if t != nil {
+			_ = t.FinalizeAll()
+		}
+	}
+	dev.epoch, dev.offset, dev.pos, dev.valid = epoch, offset, pos, true
+}
+
+// batchGraph builds the graph of a batch of size rows: from the position
+// (epoch, offset) it moves to the next epoch when fewer than size examples
+// are left, gathers the rows of offsets start … start+size-1 of that epoch's
+// order, and returns them with the new position.
+func (d *Dataset) batchGraph(size int) func([]*graph.Node) []*graph.Node {
+	n, seed, shuffle := uint64(d.n), d.seed, d.shuffle
+	return func(in []*graph.Node) []*graph.Node {
+		x, y, epoch, offset := in[0], in[1], in[2], in[3]
+		g := x.Graph()
+		sz := graph.Const(g, uint64(size))
+		wrap := graph.GreaterThan(graph.Add(offset, sz), graph.Const(g, n))
+		epoch = graph.Where(wrap, graph.Add(epoch, graph.Const(g, uint64(1))), epoch)
+		start := graph.Where(wrap, graph.Const(g, uint64(0)), offset)
+		rows := graph.Add(graph.Iota(g, shapes.Make(dtypes.Uint64, size), 0), start)
+		if shuffle {
+			key, err := rnggraph.PermutationKey(seed, epoch)
+			if err != nil {
+				panic(err) // inside graph building: Exec returns it as an error
+			}
+			if rows, err = rnggraph.Permute(rows, n, key); err != nil {
+				panic(err)
+			}
+		}
+		idx := graph.Reshape(graph.ConvertDType(rows, dtypes.Int32), size, 1)
+		return []*graph.Node{graph.Gather(x, idx), graph.Gather(y, idx), epoch, graph.Add(start, sz)}
+	}
+}
+
+// nextOnDevice returns the size rows from start (the position the host
+// computed for this batch) gathered on the device, and advances the
+// device-resident position.
+func (d *Dataset) nextOnDevice(start DataPosition, size int) (x, y *tensors.Tensor, err error) {
+	dev := d.dev
+	err = catch(func() {
+		if err := dev.syncPosition(d.pos); err != nil {
+			panic(err)
+		}
+		e := dev.batch[size]
+		if e == nil {
+			var err error
+			if e, err = graph.NewExec(dev.backend, d.batchGraph(size)); err != nil {
+				panic(err)
+			}
+			dev.batch[size] = e
+		}
+		args := []*tensors.Tensor{dev.x, dev.y, dev.epoch, dev.offset}
+		if dev.onExec != nil {
+			dev.onExec(args)
+		}
+		out, err := e.Exec(dev.x, dev.y, dev.epoch, dev.offset)
+		if err != nil {
+			panic(err)
+		}
+		if len(out) != 4 {
+			panic(fmt.Errorf("the batch graph returned %d tensors, want 4", len(out)))
+		}
+		x, y = out[0], out[1]
+		dev.replacePosition(out[2], out[3], DataPosition{Epoch: start.Epoch, Offset: start.Offset + size})
+	})
+	if err != nil {
+		dev.valid = false
+		return nil, nil, fmt.Errorf("train: dataset: gathering a batch of %d on %s: %w", size, dev.backend.Name(), err)
 	}
 	return x, y, nil
 }
