@@ -1,0 +1,569 @@
+package charlstm
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/gotrain/gotrain/train"
+)
+
+// Options configures Train.
+type Options struct {
+	// Path names the corpus in messages (and is read when Text is empty).
+	Path string
+	// Text is the corpus; when empty, Path is read with LoadText.
+	Text string
+	// Hidden and Layers are the architecture (--hidden-size, --layers).
+	Hidden, Layers int
+	// SeqLength is the window length in characters (--seq-length).
+	SeqLength int
+	// Step is the stride between windows (--step).
+	Step int
+	// ValFraction is the fraction of the text, at its end, held out for
+	// validation (default 0.1 when 0; negative: none).
+	ValFraction float64
+	// EvalBatch is the batch size of validation (default 64).
+	EvalBatch int
+	// Train is the harness configuration. With Train.Resume, Train restores
+	// the newest valid checkpoint of Train.CheckpointDir first.
+	Train train.Config
+	// Logf receives messages such as resume notes (nil: none).
+	Logf func(format string, args ...any)
+	// Progress receives the harness's progress display (nil: none).
+	Progress io.Writer
+}
+
+// Result is the outcome of Train.
+type Result struct {
+	// Data is the corpus path.
+	Data string `json:"data"`
+	// Vocab is the vocabulary size.
+	Vocab int `json:"vocab"`
+	// TrainChars and ValChars are the sizes of the two parts of the text, in runes.
+	TrainChars int `json:"train_chars"`
+	ValChars   int `json:"val_chars"`
+	// Windows is the number of training windows.
+	Windows int `json:"windows"`
+	// Arch is the architecture.
+	Arch Arch `json:"arch"`
+	// Train is the harness result (steps, last loss, checkpoint, early stop).
+	Train train.Result `json:"train"`
+	// FirstLoss is the loss of the first step of this run (0 if it made none).
+	FirstLoss float64 `json:"first_loss"`
+	// ValLoss is the validation loss in nats per character (NaN without validation).
+	ValLoss float64 `json:"-"`
+	// ValPerplexity is exp(ValLoss).
+	ValPerplexity float64 `json:"-"`
+	// ResumedFrom is the checkpoint restored, if any.
+	ResumedFrom string `json:"resumed_from,omitempty"`
+	// Perf is the harness's step timing.
+	Perf train.Perf `json:"-"`
+	// Context holds the trained weights.
+	Context *context.Context `json:"-"`
+	// VocabRunes is the vocabulary.
+	VocabRunes *Vocab `json:"-"`
+}
+
+// Train trains a model on the corpus of opts on backend, with the harness
+// (checkpoints, resume, early stopping, metrics log as opts.Train says), and
+// evaluates the validation loss at the end.
+func Train(backend backends.Backend, opts Options) (*Result, error) {
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	text := opts.Text
+	if text == "" {
+		var err error
+		if text, err = LoadText(opts.Path); err != nil {
+			return nil, err
+		}
+	}
+	if opts.ValFraction == 0 {
+		opts.ValFraction = 0.1
+	}
+	if opts.ValFraction >= 1 {
+		return nil, fmt.Errorf("charlstm: validation fraction %g: want < 1", opts.ValFraction)
+	}
+	if opts.EvalBatch < 1 {
+		opts.EvalBatch = 64
+	}
+	vocab, err := NewVocab(text)
+	if err != nil {
+		return nil, fmt.Errorf("charlstm: corpus %s: %w", opts.Path, err)
+	}
+	arch := Arch{Vocab: vocab.Size(), Hidden: opts.Hidden, Layers: opts.Layers}
+	if err := arch.Validate(); err != nil {
+		return nil, err
+	}
+	ids, _ := vocab.Encode(text)
+	trainIDs, valIDs := Split(ids, opts.ValFraction)
+	if len(valIDs) < opts.SeqLength+1 {
+		trainIDs, valIDs = ids, nil // too short to hold out a window: no validation
+	}
+	if opts.SeqLength >= 1 && len(trainIDs) < opts.SeqLength+1 {
+		return nil, fmt.Errorf("charlstm: corpus %s: %d characters are too short for one window of --seq-length+1 = %d characters",
+			opts.Path, len(trainIDs), opts.SeqLength+1)
+	}
+	x, y, n, err := Windows(trainIDs, opts.SeqLength, opts.Step)
+	if err != nil {
+		return nil, err
+	}
+	if p := opts.Train.Precision; p != train.Precision32 && p != "" && arch.Vocab > 256 {
+		return nil, fmt.Errorf("charlstm: --precision %s: a vocabulary of %d runes does not fit the 16-bit float ids (at most 256); use --precision 32", p, arch.Vocab)
+	}
+	ds, err := train.NewDataset(x, opts.SeqLength, y, opts.SeqLength, opts.Train.Seed, true)
+	if err != nil {
+		return nil, fmt.Errorf("charlstm: %w", err)
+	}
+	cfg := opts.Train
+	resume := cfg.Resume
+	cfg.Resume = false // restored here, to check the vocabulary first
+	h, err := train.New(backend, cfg, arch.ModelFn(), Loss, ds)
+	if err != nil {
+		return nil, fmt.Errorf("charlstm: %w", err)
+	}
+	h.SetLogger(func(msg string) { logf("%s", msg) })
+	h.SetProgressWriter(opts.Progress)
+	if err := setMeta(h.Context(), vocab, arch, opts.SeqLength); err != nil {
+		return nil, err
+	}
+	res := &Result{Data: opts.Path, Vocab: vocab.Size(), TrainChars: len(trainIDs), ValChars: len(valIDs),
+		Windows: n, Arch: arch, ValLoss: math.NaN(), ValPerplexity: math.NaN(), VocabRunes: vocab}
+	var resumedStep int64
+	if resume {
+		ck := &train.Checkpointer{Dir: cfg.CheckpointDir, KeepBest: cfg.KeepBest, Mode: cfg.EarlyStopMode,
+			Warn: func(msg string) { logf("%s", msg) }}
+		path, err := ck.Restore(h)
+		switch {
+		case errors.Is(err, train.ErrNoCheckpoint):
+			logf("charlstm: no checkpoint in %s: starting afresh", cfg.CheckpointDir)
+		case err != nil:
+			return nil, fmt.Errorf("charlstm: %w", err)
+		default:
+			sv, sa, _, err := readMeta(h.Context())
+			if err != nil {
+				return nil, fmt.Errorf("charlstm: resume from %s: %w", path, err)
+			}
+			if !sv.Equal(vocab) || sa != arch {
+				return nil, fmt.Errorf("charlstm: resume from %s: the checkpoint's model (vocabulary %d, hidden %d, layers %d) does not match this corpus and flags (vocabulary %d, hidden %d, layers %d)",
+					path, sv.Size(), sa.Hidden, sa.Layers, arch.Vocab, arch.Hidden, arch.Layers)
+			}
+			res.ResumedFrom, resumedStep = path, h.Step()
+			logf("charlstm: resumed from %s at step %d", path, h.Step())
+		}
+	}
+	first := true
+	h.SetStepHook(func(_ int64, loss float64) {
+		if first {
+			res.FirstLoss, first = loss, false
+		}
+	})
+	if res.Train, err = h.Run(); err != nil {
+		return nil, fmt.Errorf("charlstm: %w", err)
+	}
+	res.Train.Resumed = resumedStep
+	res.Perf = h.Perf()
+	res.Context = h.Context()
+	if len(valIDs) > 0 {
+		vx, vy, _, err := Windows(valIDs, opts.SeqLength, opts.SeqLength)
+		if err != nil {
+			return nil, fmt.Errorf("charlstm: validation: %w", err)
+		}
+		if res.ValLoss, err = Evaluate(backend, h.Context(), arch, vx, vy, opts.SeqLength, opts.EvalBatch); err != nil {
+			return nil, err
+		}
+		res.ValPerplexity = math.Exp(res.ValLoss)
+	}
+	return res, nil
+}
+
+// setMeta stores the vocabulary and architecture in ctx's MetaScope, so that
+// checkpoints carry them.
+func setMeta(ctx *context.Context, v *Vocab, a Arch, seqLen int) error {
+	rs := v.Runes()
+	r32 := make([]int32, len(rs))
+	for i, r := range rs {
+		r32[i] = r
+	}
+	return catch(func() {
+		m := ctx.InAbsPath(MetaScope).Checked(false)
+		m.VariableWithValue("vocab", r32).SetTrainable(false)
+		m.VariableWithValue("arch", []int32{int32(a.Hidden), int32(a.Layers), int32(seqLen)}).SetTrainable(false)
+	})
+}
+
+// readMeta reads what setMeta stored.
+func readMeta(ctx *context.Context) (*Vocab, Arch, int, error) {
+	get := func(name string) ([]int32, error) {
+		v := ctx.GetVariableByScopeAndName(MetaScope, name)
+		if v == nil {
+			return nil, fmt.Errorf("no %s/%s variable: not a charlstm model", MetaScope, name)
+		}
+		t, err := v.Value()
+		if err != nil {
+			return nil, err
+		}
+		var out []int32
+		err = catch(func() { out = tensors.MustCopyFlatData[int32](t) })
+		return out, err
+	}
+	r32, err := get("vocab")
+	if err != nil {
+		return nil, Arch{}, 0, err
+	}
+	ar, err := get("arch")
+	if err != nil {
+		return nil, Arch{}, 0, err
+	}
+	if len(ar) != 3 {
+		return nil, Arch{}, 0, fmt.Errorf("%s/arch has %d values, want 3", MetaScope, len(ar))
+	}
+	rs := make([]rune, len(r32))
+	copy(rs, r32)
+	v, err := VocabFromRunes(rs)
+	if err != nil {
+		return nil, Arch{}, 0, err
+	}
+	return v, Arch{Vocab: v.Size(), Hidden: int(ar[0]), Layers: int(ar[1])}, int(ar[2]), nil
+}
+
+// catch turns a GoMLX panic into an error.
+func catch(fn func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(error); ok {
+				err = e
+			} else {
+				err = fmt.Errorf("%v", r)
+			}
+		}
+	}()
+	fn()
+	return nil
+}
+
+// Evaluate returns the mean cross-entropy in nats per character of the
+// windows x, y (rows of seqLen ids, as Windows returns them) under the
+// weights of ctx, in batches of at most batch windows.
+func Evaluate(backend backends.Backend, ctx *context.Context, a Arch, x, y []float32, seqLen, batch int) (float64, error) {
+	n := len(x) / seqLen
+	if n == 0 || len(y) != len(x) {
+		return 0, errors.New("charlstm: evaluate: no windows")
+	}
+	batch = min(batch, n)
+	var exec *context.Exec
+	err := catch(func() {
+		var err error
+		exec, err = context.NewExec(backend, ctx.Reuse(), func(ctx *context.Context, xs, ys *graph.Node) *graph.Node {
+			return WindowLoss(ys, a.Logits(ctx, xs))
+		})
+		if err != nil {
+			panic(err)
+		}
+	})
+	if err != nil {
+		return 0, fmt.Errorf("charlstm: evaluate: %w", err)
+	}
+	var sum float64
+	for start := 0; start < n; start += batch {
+		bx, by := make([]float32, batch*seqLen), make([]float32, batch*seqLen)
+		real := min(batch, n-start)
+		copy(bx, x[start*seqLen:(start+real)*seqLen])
+		copy(by, y[start*seqLen:(start+real)*seqLen])
+		var out []float32
+		err := catch(func() {
+			res, err := exec.Exec(tensors.FromFlatDataAndDimensions(bx, batch, seqLen), tensors.FromFlatDataAndDimensions(by, batch, seqLen))
+			if err != nil {
+				panic(err)
+			}
+			out = tensors.MustCopyFlatData[float32](res[0])
+		})
+		if err != nil {
+			return 0, fmt.Errorf("charlstm: evaluate: %w", err)
+		}
+		for _, l := range out[:real] {
+			sum += float64(l)
+		}
+	}
+	return sum / float64(n), nil
+}
+
+// Model is a trained model loaded for sampling.
+type Model struct {
+	// Vocab is the model's vocabulary.
+	Vocab *Vocab
+	// Arch is its architecture.
+	Arch Arch
+	// SeqLength is the window length it was trained with.
+	SeqLength int
+	// Step is the optimizer step of the checkpoint.
+	Step    int64
+	backend backends.Backend
+	ctx     *context.Context
+	exec    *context.Exec
+}
+
+// NewModel wraps the weights of ctx (as Train left them) for sampling.
+func NewModel(backend backends.Backend, ctx *context.Context) (*Model, error) {
+	v, a, seq, err := readMeta(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("charlstm: %w", err)
+	}
+	m := &Model{Vocab: v, Arch: a, SeqLength: seq, backend: backend, ctx: ctx}
+	err = catch(func() {
+		var err error
+		m.exec, err = context.NewExec(backend, ctx.Reuse(), func(ctx *context.Context, ids, h, c *graph.Node) (*graph.Node, *graph.Node, *graph.Node) {
+			return a.Step(ctx, ids, h, c)
+		})
+		if err != nil {
+			panic(err)
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("charlstm: building the sampler: %w", err)
+	}
+	return m, nil
+}
+
+// Load reads a model from a checkpoint written by Train: path is a
+// checkpoint file, or a directory whose newest valid checkpoint is used. The
+// file is verified by the harness (checksum) and the vocabulary comes from it.
+func Load(backend backends.Backend, path string) (*Model, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("charlstm: model: %w", err)
+	}
+	dir := path
+	if !fi.IsDir() {
+		// The harness restores the newest checkpoint of a directory: give it
+		// a directory holding only this file.
+		tmp, err := os.MkdirTemp("", "charlstm-model-")
+		if err != nil {
+			return nil, fmt.Errorf("charlstm: model %s: %w", path, err)
+		}
+		defer func() { _ = os.RemoveAll(tmp) }()
+		dst := filepath.Join(tmp, "ckpt-000000000000.gtc")
+		if err := os.Link(path, dst); err != nil {
+			if err := copyFile(path, dst); err != nil {
+				return nil, fmt.Errorf("charlstm: model %s: %w", path, err)
+			}
+		}
+		dir = tmp
+	}
+	cfg := train.DefaultConfig()
+	cfg.Steps, cfg.BatchSize, cfg.CheckpointDir = 1, 1, dir
+	// The harness restores the data position too: give it a placeholder data
+	// set with as many rows as the largest offset among the checkpoints.
+	rows := 1
+	files, err := (&train.Checkpointer{Dir: dir}).List()
+	if err != nil {
+		return nil, fmt.Errorf("charlstm: model %s: %w", path, err)
+	}
+	for _, f := range files {
+		rows = max(rows, dataOffset(f))
+	}
+	ds, err := train.NewDataset(make([]float32, rows), 1, make([]float32, rows), 1, 0, false)
+	if err != nil {
+		return nil, fmt.Errorf("charlstm: model %s: %w", path, err)
+	}
+	h, err := train.New(backend, cfg, Arch{Vocab: 1, Hidden: 1, Layers: 1}.ModelFn(), Loss, ds)
+	if err != nil {
+		return nil, fmt.Errorf("charlstm: model %s: %w", path, err)
+	}
+	h.SetLogger(nil)
+	var warns []string
+	ck := &train.Checkpointer{Dir: dir, Warn: func(msg string) { warns = append(warns, msg) }}
+	if _, err := ck.Restore(h); err != nil {
+		if len(warns) > 0 && dir != path {
+			msg := strings.ReplaceAll(strings.Join(warns, "; "), filepath.Join(dir, "ckpt-000000000000.gtc"), path)
+			return nil, fmt.Errorf("charlstm: model %s: %w: %s", path, train.ErrNoCheckpoint, msg)
+		}
+		return nil, fmt.Errorf("charlstm: model %s: %w", path, err)
+	}
+	m, err := NewModel(backend, h.Context())
+	if err != nil {
+		return nil, fmt.Errorf("charlstm: model %s: %w", path, err)
+	}
+	m.Step = h.Step()
+	return m, nil
+}
+
+// dataOffset reads the data-set offset from the JSON header of a harness
+// checkpoint (docs/TRAINING.md: a magic line, the header length as a
+// little-endian uint64, the header); 0 if it cannot.
+func dataOffset(path string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer func() { _ = f.Close() }()
+	r := bufio.NewReader(f)
+	if _, err := r.ReadString('\n'); err != nil {
+		return 0
+	}
+	var n uint64
+	if err := binary.Read(r, binary.LittleEndian, &n); err != nil || n > 1<<30 {
+		return 0
+	}
+	var hdr struct {
+		Data train.DataPosition `json:"data"`
+	}
+	if err := json.NewDecoder(io.LimitReader(r, int64(n))).Decode(&hdr); err != nil {
+		return 0
+	}
+	return hdr.Data.Offset
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = in.Close() }()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		_ = out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// SampleOptions configures Model.Sample.
+type SampleOptions struct {
+	// Prompt is the text the model reads first; it must not be empty and
+	// every character must be in the vocabulary.
+	Prompt string
+	// Length is the number of characters generated after the prompt.
+	Length int
+	// Temperature divides the logits before the softmax; 0 picks the most
+	// likely character (argmax) at every step.
+	Temperature float64
+	// Seed seeds the sampling; the same seed gives the same text.
+	Seed uint64
+}
+
+// Sample reads the prompt and generates opts.Length characters, returning
+// only the generated ones.
+func (m *Model) Sample(opts SampleOptions) (string, error) {
+	if opts.Prompt == "" {
+		return "", errors.New("charlstm: sample: the prompt is empty")
+	}
+	if opts.Length < 0 || opts.Temperature < 0 || math.IsNaN(opts.Temperature) || math.IsInf(opts.Temperature, 0) {
+		return "", fmt.Errorf("charlstm: sample: length %d, temperature %g: want length >= 0 and a finite temperature >= 0", opts.Length, opts.Temperature)
+	}
+	ids, err := m.Vocab.Encode(opts.Prompt)
+	if err != nil {
+		return "", fmt.Errorf("charlstm: sample: prompt: %w", err)
+	}
+	r := rand.New(rand.NewPCG(opts.Seed, 0x636861726c73746d))
+	states := make([]float32, m.Arch.Layers*m.Arch.Hidden)
+	h := tensors.FromFlatDataAndDimensions(states, m.Arch.Layers, 1, m.Arch.Hidden)
+	c := tensors.FromFlatDataAndDimensions(append([]float32(nil), states...), m.Arch.Layers, 1, m.Arch.Hidden)
+	var logits []float32
+	step := func(id int) error {
+		return catch(func() {
+			out, err := m.exec.Exec(tensors.FromFlatDataAndDimensions([]int32{int32(id)}, 1), h, c)
+			if err != nil {
+				panic(err)
+			}
+			logits = tensors.MustCopyFlatData[float32](out[0])
+			h, c = out[1], out[2]
+		})
+	}
+	for _, id := range ids {
+		if err := step(id); err != nil {
+			return "", fmt.Errorf("charlstm: sample: %w", err)
+		}
+	}
+	gen := make([]int, 0, opts.Length)
+	for range opts.Length {
+		id := pick(logits, opts.Temperature, r)
+		gen = append(gen, id)
+		if len(gen) == opts.Length {
+			break
+		}
+		if err := step(id); err != nil {
+			return "", fmt.Errorf("charlstm: sample: %w", err)
+		}
+	}
+	return m.Vocab.Decode(gen)
+}
+
+// pick draws an id from softmax(logits/temperature), or the argmax at
+// temperature 0.
+func pick(logits []float32, temperature float64, r *rand.Rand) int {
+	best := 0
+	for i, l := range logits {
+		if l > logits[best] {
+			best = i
+		}
+	}
+	if temperature == 0 {
+		return best
+	}
+	p := make([]float64, len(logits))
+	var sum float64
+	for i, l := range logits {
+		p[i] = math.Exp((float64(l) - float64(logits[best])) / temperature)
+		sum += p[i]
+	}
+	u := r.Float64() * sum
+	for i, v := range p {
+		u -= v
+		if u < 0 {
+			return i
+		}
+	}
+	return len(p) - 1
+}
+
+// AutoBatchSize returns the largest batch size in [start, limit] (and at most
+// the number of training windows) at which one training step of opts fits in
+// memory (train.FindBatchSize with train.StepFits).
+func AutoBatchSize(backend backends.Backend, opts Options, start, limit int) (int, error) {
+	text := opts.Text
+	if text == "" {
+		var err error
+		if text, err = LoadText(opts.Path); err != nil {
+			return 0, err
+		}
+	}
+	vocab, err := NewVocab(text)
+	if err != nil {
+		return 0, fmt.Errorf("charlstm: corpus %s: %w", opts.Path, err)
+	}
+	ids, _ := vocab.Encode(text)
+	x, y, n, err := Windows(ids, opts.SeqLength, opts.Step)
+	if err != nil {
+		return 0, fmt.Errorf("charlstm: corpus %s: %w", opts.Path, err)
+	}
+	ds, err := train.NewDataset(x, opts.SeqLength, y, opts.SeqLength, opts.Train.Seed, true)
+	if err != nil {
+		return 0, fmt.Errorf("charlstm: %w", err)
+	}
+	arch := Arch{Vocab: vocab.Size(), Hidden: opts.Hidden, Layers: opts.Layers}
+	if err := arch.Validate(); err != nil {
+		return 0, err
+	}
+	limit = min(limit, n)
+	start = min(start, limit)
+	return train.FindBatchSize(start, limit, train.StepFits(backend, opts.Train, arch.ModelFn(), Loss, ds))
+}
