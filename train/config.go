@@ -91,8 +91,10 @@ type Config struct {
 	// any precision; 16-mixed always uses it (--loss-scaling, default false).
 	DynamicLossScaling bool `json:"dynamic_loss_scaling"`
 
-	// EarlyStopMonitor is the metric watched for early stopping, "loss" or
-	// an evaluation metric name (--early-stop-monitor, default "": off).
+	// EarlyStopMonitor is the metric watched for early stopping: "loss" (the
+	// training loss, every step) or the name of a metric the evaluator set
+	// with Harness.SetEvaluator returns, such as "val_loss", checked at each
+	// evaluation (--early-stop-monitor, default "": off).
 	EarlyStopMonitor string `json:"early_stop_monitor,omitempty"`
 	// EarlyStopPatience is the number of checks without improvement before
 	// stopping (--early-stop-patience, default 5).
@@ -126,6 +128,10 @@ type Config struct {
 	MetricsLog string `json:"metrics_log,omitempty"`
 	// LogEvery logs metrics every N optimizer steps (--log-every, default 10).
 	LogEvery int `json:"log_every"`
+	// EvalEvery runs the evaluator (Harness.SetEvaluator) every N optimizer
+	// steps and at the end; 0 means every LogEvery steps (--eval-every,
+	// default 0).
+	EvalEvery int `json:"eval_every"`
 	// PerfSummary is the file Run writes the performance summary to
 	// (--perf-summary, default "": none; the CLI uses
 	// <run dir>/performance_summary.txt).
@@ -217,8 +223,11 @@ func (c Config) Validate() error {
 	if _, err := ParsePrecision(string(c.Precision)); err != nil {
 		errs = append(errs, err)
 	}
-	if c.EarlyStopMonitor != "" && c.EarlyStopMonitor != "loss" {
-		bad("--early-stop-monitor %q: only \"loss\" is supported so far", c.EarlyStopMonitor)
+	if strings.ContainsAny(c.EarlyStopMonitor, " \t,") {
+		bad("--early-stop-monitor %q: want \"loss\" or the name of an evaluation metric", c.EarlyStopMonitor)
+	}
+	if c.EvalEvery < 0 {
+		bad("--eval-every %d: want >= 0", c.EvalEvery)
 	}
 	if c.EarlyStopPatience < 1 {
 		bad("--early-stop-patience %d: want >= 1", c.EarlyStopPatience)

@@ -34,6 +34,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.NoCheckpoint, "no-checkpoint", c.NoCheckpoint, "write no checkpoints")
 	fs.StringVar(&c.MetricsLog, "metrics-log", c.MetricsLog, "JSON-lines metrics file (empty: none)")
 	fs.IntVar(&c.LogEvery, "log-every", c.LogEvery, "log metrics every N optimizer steps")
+	fs.IntVar(&c.EvalEvery, "eval-every", c.EvalEvery, "run the evaluation (validation metrics) every N optimizer steps and at the end (0: every --log-every steps)")
 	fs.StringVar(&c.PerfSummary, "perf-summary", c.PerfSummary, "performance summary file (empty: none)")
 	fs.StringVar(&c.Progress, "progress", c.Progress, "progress display: auto, bar, plain or off")
 	fs.DurationVar(&c.ProgressInterval, "progress-interval", c.ProgressInterval, "least time between plain progress lines")

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -34,6 +35,8 @@ type Harness struct {
 	trainer    *gtrain.Trainer
 	data       *Dataset
 	stopper    *EarlyStopping
+	evaluator  Evaluator
+	lastEval   map[string]float64
 	scaler     *LossScaler
 	logf       func(msg string)
 	skipped    bool // the last step was skipped by the loss scaler
@@ -434,6 +437,8 @@ type Result struct {
 	Loss float64 `json:"loss"`
 	// Stopped is the early-stopping reason, if it stopped training.
 	Stopped string `json:"stopped,omitempty"`
+	// Eval holds the last evaluation's metrics (with SetEvaluator).
+	Eval map[string]float64 `json:"eval,omitempty"`
 	// Resumed is the step Run resumed from (0 for a fresh start).
 	Resumed int64 `json:"resumed"`
 	// Checkpoint is the last checkpoint written.
@@ -442,6 +447,60 @@ type Result struct {
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Plots are the PNG files written to Config.PlotsDir.
 	Plots []string `json:"plots,omitempty"`
+}
+
+// Evaluator computes evaluation metrics (for example "val_loss" on held-out
+// data) with the model's current weights.
+type Evaluator func(h *Harness) (map[string]float64, error)
+
+// SetEvaluator sets the function run every Config.EvalEvery steps and at the
+// end of Run. Its metrics go to the metrics log and Result.Eval, and early
+// stopping can monitor one of them (Config.EarlyStopMonitor).
+func (h *Harness) SetEvaluator(fn Evaluator) { h.evaluator = fn }
+
+// evaluate runs the evaluator, logs its metrics and feeds early stopping
+// when it monitors one of them. It reports whether to stop, and why.
+func (h *Harness) evaluate(ctx stdcontext.Context) (bool, string, error) {
+	m, err := h.evaluator(h)
+	if err != nil {
+		return false, "", fmt.Errorf("train: evaluation at step %d: %w", h.step, err)
+	}
+	h.lastEval = m
+	rec := map[string]any{"step": h.step, "epoch": h.data.Position().Epoch}
+	for k, v := range m {
+		rec[k] = v
+	}
+	h.history = append(h.history, rec)
+	if h.log != nil {
+		if err := h.log.Write(rec); err != nil {
+			return false, "", err
+		}
+	}
+	mon := h.cfg.EarlyStopMonitor
+	if h.stopper == nil || mon == "" || mon == "loss" {
+		return false, "", nil
+	}
+	v, ok := m[mon]
+	if !ok {
+		names := make([]string, 0, len(m))
+		for k := range m {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		return false, "", fmt.Errorf("train: --early-stop-monitor %q is not among the evaluation metrics %v", mon, names)
+	}
+	return h.stopper.Update(h.step, v)
+}
+
+// monitored returns the value checkpoints rank by: the monitored evaluation
+// metric when there is one, else the training loss.
+func (h *Harness) monitored(loss float64) float64 {
+	if mon := h.cfg.EarlyStopMonitor; mon != "" && mon != "loss" {
+		if v, ok := h.lastEval[mon]; ok {
+			return v
+		}
+	}
+	return loss
 }
 
 // Run trains to TotalSteps, or until early stopping, writing checkpoints and
@@ -512,7 +571,7 @@ func (h *Harness) RunContext(ctx stdcontext.Context) (res Result, err error) {
 				return res, err
 			}
 		}
-		if h.stopper != nil {
+		if h.stopper != nil && (h.cfg.EarlyStopMonitor == "" || h.cfg.EarlyStopMonitor == "loss") {
 			stop, reason, err := h.stopper.Update(h.step, loss)
 			if err != nil {
 				return res, err
@@ -522,15 +581,26 @@ func (h *Harness) RunContext(ctx stdcontext.Context) (res Result, err error) {
 				break
 			}
 		}
+		if h.evaluator != nil && (h.step%int64(h.evalEvery()) == 0 || h.step == int64(h.totalSteps)) {
+			stop, reason, err := h.evaluate(ctx)
+			res.Eval = h.lastEval
+			if err != nil {
+				return res, err
+			}
+			if stop {
+				res.Stopped = reason
+				break
+			}
+		}
 		if h.ckpt != nil && h.cfg.CheckpointEvery > 0 && h.step%int64(h.cfg.CheckpointEvery) == 0 && h.step != int64(h.totalSteps) {
-			if res.Checkpoint, err = h.ckpt.Save(h, loss); err != nil {
+			if res.Checkpoint, err = h.ckpt.Save(h, h.monitored(loss)); err != nil {
 				return res, err
 			}
 		}
 	}
 	res.Steps = h.step
 	if h.ckpt != nil && h.step > 0 {
-		if res.Checkpoint, err = h.ckpt.Save(h, h.lastLoss); err != nil {
+		if res.Checkpoint, err = h.ckpt.Save(h, h.monitored(h.lastLoss)); err != nil {
 			return res, err
 		}
 	}
@@ -604,6 +674,14 @@ func (h *Harness) writePlots() ([]string, error) {
 		}
 	}
 	return PlotMetrics(recs, h.cfg.PlotsDir, nil)
+}
+
+// evalEvery is the evaluation period in steps.
+func (h *Harness) evalEvery() int {
+	if h.cfg.EvalEvery > 0 {
+		return h.cfg.EvalEvery
+	}
+	return h.cfg.LogEvery
 }
 
 // logStep records the step's metrics in the history (for plots) and the

@@ -180,7 +180,8 @@ func TestConfigValidate(t *testing.T) {
 		{"steps", func(c *Config) { c.Steps, c.Epochs = 0, 0 }, "--steps"},
 		{"precision", func(c *Config) { c.Precision = "8" }, "--precision"},
 		{"mode", func(c *Config) { c.EarlyStopMode = "up" }, "--early-stop-mode"},
-		{"monitor", func(c *Config) { c.EarlyStopMonitor = "accuracy" }, "--early-stop-monitor"},
+		{"monitor", func(c *Config) { c.EarlyStopMonitor = "val loss" }, "--early-stop-monitor"},
+		{"eval every", func(c *Config) { c.EvalEvery = -1 }, "--eval-every"},
 		{"resume-no-ckpt", func(c *Config) { c.Resume, c.NoCheckpoint = true, true }, "--resume"},
 	}
 	for _, tc := range tests {
