@@ -85,7 +85,7 @@ The default corpus is Newton's Opticks from the Go source tree.`,
 	f.IntVar(&fl.step, "step", 3, "stride between training windows, in characters")
 	f.Float64Var(&fl.valFraction, "val-fraction", 0.1, "fraction of the text, at its end, held out for validation")
 	f.Float64Var(&cfg.LearningRate, "learning-rate", cfg.LearningRate, "peak learning rate")
-	f.IntVar(&cfg.EarlyStopPatience, "patience", cfg.EarlyStopPatience, "stop after this many steps without a lower training loss (0: off)")
+	f.IntVar(&cfg.EarlyStopPatience, "patience", cfg.EarlyStopPatience, "stop after this many validations (one per epoch, or --eval-every steps) without a lower validation loss (0: off)")
 	f.StringVar(&fl.resume, "resume", "", "continue from this checkpoint file or directory (the newest checkpoint of its directory)")
 	f.IntVar(&cfg.Steps, "max-steps", 0, "stop after N optimizer steps (0: run --epochs)")
 	var harness pflag.FlagSet
@@ -116,7 +116,7 @@ func runLMTrain(cmd *cobra.Command, g *globals, fl *lmTrainFlags, cfg *train.Con
 	}
 	c := *cfg
 	if c.EarlyStopPatience > 0 {
-		c.EarlyStopMonitor = "loss"
+		c.EarlyStopMonitor = "val_loss" // Train falls back to "loss" without validation text
 	} else {
 		c.EarlyStopPatience = 1 // unused: early stopping is off
 	}

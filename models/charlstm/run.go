@@ -133,6 +133,19 @@ func Train(backend backends.Backend, opts Options) (*Result, error) {
 	cfg := opts.Train
 	resume := cfg.Resume
 	cfg.Resume = false // restored here, to check the vocabulary first
+	var vx, vy []float32
+	if len(valIDs) > 0 {
+		if vx, vy, _, err = Windows(valIDs, opts.SeqLength, opts.SeqLength); err != nil {
+			return nil, fmt.Errorf("charlstm: validation: %w", err)
+		}
+	}
+	if cfg.EarlyStopMonitor == "val_loss" && vx == nil {
+		logf("charlstm: no validation text: early stopping watches the training loss")
+		cfg.EarlyStopMonitor = "loss"
+	}
+	if cfg.EvalEvery == 0 && vx != nil {
+		cfg.EvalEvery = max(1, (n+cfg.BatchSize-1)/cfg.BatchSize) // once per epoch, as the seed
+	}
 	h, err := train.New(backend, cfg, arch.ModelFn(), Loss, ds)
 	if err != nil {
 		return nil, fmt.Errorf("charlstm: %w", err)
@@ -167,6 +180,15 @@ func Train(backend backends.Backend, opts Options) (*Result, error) {
 			logf("charlstm: resumed from %s at step %d", path, h.Step())
 		}
 	}
+	if vx != nil {
+		h.SetEvaluator(func(h *train.Harness) (map[string]float64, error) {
+			v, err := Evaluate(backend, h.Context(), arch, vx, vy, opts.SeqLength, opts.EvalBatch)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]float64{"val_loss": v, "val_perplexity": math.Exp(v)}, nil
+		})
+	}
 	first := true
 	h.SetStepHook(func(_ int64, loss float64) {
 		if first {
@@ -179,11 +201,7 @@ func Train(backend backends.Backend, opts Options) (*Result, error) {
 	res.Train.Resumed = resumedStep
 	res.Perf = h.Perf()
 	res.Context = h.Context()
-	if len(valIDs) > 0 {
-		vx, vy, _, err := Windows(valIDs, opts.SeqLength, opts.SeqLength)
-		if err != nil {
-			return nil, fmt.Errorf("charlstm: validation: %w", err)
-		}
+	if vx != nil {
 		if res.ValLoss, err = Evaluate(backend, h.Context(), arch, vx, vy, opts.SeqLength, opts.EvalBatch); err != nil {
 			return nil, err
 		}
