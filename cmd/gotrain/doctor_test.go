@@ -14,15 +14,20 @@ func TestDoctorAuto(t *testing.T) {
 	if err != nil {
 		t.Fatalf("doctor: %v\n%s", err, out)
 	}
-	for _, want := range []string{
+	want := []string{
 		"[ok]   build: XLA-capable build",
 		"[warn] plugins: no PJRT plugins found",
 		"       fix: install plugins with `gotrain setup xla`",
+	}
+	if !device.Discover(device.DiscoverOptions{SkipNVIDIA: true}).XLACompiled {
+		want = []string{"[warn] build: pure-Go build (noxla)", "[skip] plugins: plugins not checked"}
+	}
+	for _, want := range append(want,
 		"[warn] live: no accelerator: --device auto chose cpu",
 		"       verify on cpu: ok",
 		"no accelerator was exercised",
 		"; --device auto resolved to cpu",
-	} {
+	) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -66,12 +71,16 @@ func TestDoctorGPUWithoutGPUFails(t *testing.T) {
 	if err == nil {
 		t.Fatalf("doctor --device gpu succeeded on a machine without plugins:\n%s", out)
 	}
-	for _, want := range []string{"--device gpu cannot be used", "no CUDA PJRT plugin found", "--fallback"} {
+	reason, failing := "no CUDA PJRT plugin found", "[fail] plugins:"
+	if !device.Discover(device.DiscoverOptions{SkipNVIDIA: true}).XLACompiled {
+		reason, failing = "built with -tags noxla", "[fail] build:"
+	}
+	for _, want := range []string{"--device gpu cannot be used", reason, "--fallback"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
 	}
-	for _, want := range []string{"[fail] plugins:", "[fail] live: --device gpu cannot be used", "fix: "} {
+	for _, want := range []string{failing, "[fail] live: --device gpu cannot be used", "fix: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
