@@ -45,7 +45,7 @@ reason, unless --fallback is given.`,
 	pf.BoolVar(&g.fallback, "fallback", false, "if --device cannot be used, continue on the next best device (with a warning)")
 	pf.BoolVar(&g.json, "json", false, "print the report as JSON on stdout")
 	pf.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn, error")
-	root.AddCommand(newBenchCmd(g), newDevicesCmd(g), newForestCmd(g), newSetupCmd(g), newVersionCmd(g), newDoctorCmd(g), newSignalCmd(g), newLMCmd(g))
+	root.AddCommand(newBenchCmd(g), newDevicesCmd(g), newForestCmd(g), newSetupCmd(g), newVersionCmd(g), newDoctorCmd(g), newSignalCmd(g), newLMCmd(g), newMoECmd(g))
 	return root
 }
 

@@ -1,0 +1,471 @@
+package moe
+
+import (
+	stdcontext "context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/gotrain/gotrain/train"
+)
+
+// Options configure Train.
+type Options struct {
+	// Model is the model; its Inputs and Classes are taken from Data when 0.
+	Model Config
+	// Train is the harness configuration (optimizer, batch, epochs,
+	// precision, devices, checkpoints, ...).
+	Train train.Config
+	// Data is the data set.
+	Data *Data
+	// OutDir receives the plots, the performance summary, epochs.jsonl and,
+	// unless Train sets them, metrics.jsonl ("": no files).
+	OutDir string
+	// GrowExperts splits the most loaded expert when the validation loss
+	// has not improved by GrowMinDelta for GrowPatience epochs.
+	GrowExperts  bool
+	GrowPatience int
+	GrowMinDelta float64
+	// GrowEps is the size of the function-preserving perturbation of a
+	// split expert (default 0.05).
+	GrowEps float64
+	// MonitorMemory records the process's resident memory every epoch.
+	MonitorMemory bool
+	// EvalBatch is the batch size of evaluation (default 1000).
+	EvalBatch int
+	// Logf reports epochs and splits (nil: silent).
+	Logf func(format string, args ...any)
+	// Progress is where the harness shows progress (nil: none).
+	Progress io.Writer
+}
+
+// EpochRecord is what Train records at the end of every epoch.
+type EpochRecord struct {
+	Epoch       int     `json:"epoch"`
+	Step        int64   `json:"step"`
+	TrainLoss   float64 `json:"train_loss"`
+	ValLoss     float64 `json:"val_loss"`
+	ValAccuracy float64 `json:"val_accuracy"`
+	Seconds     float64 `json:"epoch_seconds"`
+	// Load is each slot's share of the epoch's routing assignments.
+	Load []float64 `json:"load"`
+	// Dropped is the share of the epoch's assignments over capacity.
+	Dropped          float64 `json:"dropped"`
+	Experts          int     `json:"experts"`
+	ExpertsPerDevice []int   `json:"experts_per_device"`
+	RSSMiB           float64 `json:"rss_mib,omitempty"`
+}
+
+// Result is the outcome of Train.
+type Result struct {
+	Data           string  `json:"data"`
+	TestAccuracy   float64 `json:"test_accuracy"`
+	TestLoss       float64 `json:"test_loss"`
+	Epochs         int     `json:"epochs"`
+	Steps          int64   `json:"steps"`
+	StepsPerSecond float64 `json:"steps_per_second"`
+	MedianStepMS   float64 `json:"median_step_ms"`
+	FirstStepMS    float64 `json:"first_step_ms"`
+	// Load is each active expert's share of all routing assignments of the
+	// run, by slot (free slots omitted: see Active).
+	Load             map[int]float64 `json:"load"`
+	DroppedShare     float64         `json:"dropped_share"`
+	Experts          int             `json:"experts"`
+	Active           []bool          `json:"active"`
+	ExpertsPerDevice []int           `json:"experts_per_device"`
+	Grown            []GrowEvent     `json:"grown,omitempty"`
+	History          []EpochRecord   `json:"history"`
+	Files            []string        `json:"files,omitempty"`
+	PeakMemoryMiB    float64         `json:"peak_memory_mib"`
+	Train            train.Result    `json:"train"`
+	Perf             train.Perf      `json:"-"`
+}
+
+// Train trains a mixture of experts on opts.Data with the harness and
+// evaluates it on the test part. Cancelling ctx stops it like the
+// harness's RunContext (a checkpoint is written; the error wraps
+// train.ErrInterrupted).
+func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Result, error) {
+	if err := opts.Data.validate(); err != nil {
+		return nil, err
+	}
+	d := opts.Data
+	mc := opts.Model
+	if mc.Inputs == 0 {
+		mc.Inputs = d.Inputs
+	}
+	if mc.Classes == 0 {
+		mc.Classes = d.Classes
+	}
+	if mc.Inputs != d.Inputs || mc.Classes != d.Classes {
+		return nil, fmt.Errorf("moe: the model takes %d inputs and %d classes, the data %s has %d and %d",
+			mc.Inputs, mc.Classes, d.Name, d.Inputs, d.Classes)
+	}
+	m, err := New(mc, opts.Train.Seed)
+	if err != nil {
+		return nil, err
+	}
+	if opts.GrowEps == 0 {
+		opts.GrowEps = 0.05
+	}
+	if opts.GrowPatience < 1 {
+		opts.GrowPatience = 1
+	}
+	if opts.EvalBatch < 1 {
+		opts.EvalBatch = 1000
+	}
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	cfg := opts.Train
+	if opts.OutDir != "" {
+		if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+			return nil, fmt.Errorf("moe: output directory: %w", err)
+		}
+		if cfg.MetricsLog == "" {
+			cfg.MetricsLog = filepath.Join(opts.OutDir, "metrics.jsonl")
+		}
+	}
+	cfg.PerfSummary = "" // written below, with the experts' figures
+	ds, err := train.NewDataset(d.TrainX, d.Inputs, d.TrainY, 1, cfg.Seed, true)
+	if err != nil {
+		return nil, fmt.Errorf("moe: %w", err)
+	}
+	h, err := train.New(backend, cfg, m.ModelFn(), Loss, ds)
+	if err != nil {
+		return nil, fmt.Errorf("moe: %w", err)
+	}
+	if m.cfg.ExpertParallel {
+		h.SetSharder(m)
+	}
+	h.SetProgressWriter(opts.Progress)
+	h.SetLogger(func(msg string) { logf("%s", msg) })
+
+	t := &tracker{m: m, h: h, opts: opts, backend: backend, logf: logf,
+		load: make([]float64, m.cfg.MaxExperts), runLoad: make([]float64, m.cfg.MaxExperts),
+		sinceGrow: make([]float64, m.cfg.MaxExperts), best: math.Inf(1), epochStart: time.Now()}
+	t.stepsPerEpoch = max(ds.Len()/cfg.BatchSize/cfg.Accumulate, 1)
+	runCtx, cancel := stdcontext.WithCancelCause(ctx)
+	defer cancel(nil)
+	h.SetStepHook(func(step int64, loss float64) {
+		if t.err != nil {
+			return
+		}
+		if err := t.afterStep(step, loss); err != nil {
+			t.err = err
+			cancel(err)
+		}
+	})
+	tr, runErr := h.RunContext(runCtx)
+	if t.err != nil {
+		return nil, t.err
+	}
+	res := &Result{Data: d.Name, Train: tr, Steps: tr.Steps, Grown: t.grown, History: t.history, Perf: h.Perf()}
+	if runErr != nil && !errors.Is(runErr, train.ErrInterrupted) {
+		return nil, fmt.Errorf("moe: %w", runErr)
+	}
+	if len(d.TestY) > 0 {
+		if res.TestLoss, res.TestAccuracy, err = t.evaluate(d.TestX, d.TestY); err != nil {
+			return nil, err
+		}
+	}
+	res.Epochs = len(t.history)
+	perf := h.Perf()
+	if med := perf.SteadyMedian(); med > 0 {
+		res.StepsPerSecond = float64(time.Second) / float64(med)
+		res.MedianStepMS = float64(med.Microseconds()) / 1000
+	}
+	res.FirstStepMS = float64(perf.First.Microseconds()) / 1000
+	if res.Active, err = m.Active(h.Context()); err != nil {
+		return nil, err
+	}
+	res.Load = map[int]float64{}
+	for s, a := range res.Active {
+		if a {
+			res.Experts++
+			res.Load[s] = t.runLoad[s] / math.Max(t.runAssigned, 1)
+		}
+	}
+	res.DroppedShare = t.runDropped / math.Max(t.runAssigned, 1)
+	res.ExpertsPerDevice = Placement(res.Active, m.cfg.Devices)
+	res.PeakMemoryMiB = float64(train.PeakMemoryBytes()) / (1 << 20)
+	if opts.OutDir != "" {
+		if res.Files, err = writeOutputs(opts.OutDir, res, perf, m.cfg); err != nil {
+			return res, err
+		}
+	}
+	if runErr != nil {
+		return res, fmt.Errorf("moe: %w", runErr)
+	}
+	return res, nil
+}
+
+// tracker follows routing statistics and epochs from the harness's step
+// hook, evaluates, and grows experts.
+type tracker struct {
+	m             *Model
+	h             *train.Harness
+	opts          Options
+	backend       backends.Backend
+	logf          func(string, ...any)
+	exec          *context.Exec
+	stepsPerEpoch int
+	err           error
+
+	epochLoss, assigned, dropped float64
+	epochSteps                   int
+	load, runLoad, sinceGrow     []float64
+	runAssigned, runDropped      float64
+	epochStart                   time.Time
+
+	best    float64
+	plateau int
+	noSlot  bool
+	grown   []GrowEvent
+	history []EpochRecord
+}
+
+func (t *tracker) afterStep(step int64, loss float64) error {
+	st, err := t.m.LastStats(t.h.Context())
+	if err != nil {
+		return err
+	}
+	for s, v := range st.Load {
+		n := v * st.Assigned
+		t.load[s] += n
+		t.runLoad[s] += n
+		t.sinceGrow[s] += n
+	}
+	t.assigned += st.Assigned
+	t.dropped += st.Dropped
+	t.runAssigned += st.Assigned
+	t.runDropped += st.Dropped
+	t.epochLoss += loss
+	t.epochSteps++
+	if step%int64(t.stepsPerEpoch) != 0 && step != int64(t.h.TotalSteps()) {
+		return nil
+	}
+	return t.endEpoch(step)
+}
+
+func (t *tracker) endEpoch(step int64) error {
+	d := t.opts.Data
+	rec := EpochRecord{Epoch: len(t.history) + 1, Step: step, TrainLoss: t.epochLoss / float64(max(t.epochSteps, 1)),
+		Seconds: time.Since(t.epochStart).Seconds(), Load: make([]float64, len(t.load)),
+		Dropped: t.dropped / math.Max(t.assigned, 1), ValLoss: math.NaN(), ValAccuracy: math.NaN()}
+	for s := range t.load {
+		rec.Load[s] = t.load[s] / math.Max(t.assigned, 1)
+	}
+	if len(d.ValY) > 0 {
+		var err error
+		if rec.ValLoss, rec.ValAccuracy, err = t.evaluate(d.ValX, d.ValY); err != nil {
+			return err
+		}
+	}
+	active, err := t.m.Active(t.h.Context())
+	if err != nil {
+		return err
+	}
+	if t.opts.MonitorMemory {
+		rec.RSSMiB = currentRSSMiB()
+	}
+	t.logf("moe: epoch %d step %d: train loss %.4f, val loss %.4f, val accuracy %.4f, %.1fs, dropped %.2f%%",
+		rec.Epoch, step, rec.TrainLoss, rec.ValLoss, rec.ValAccuracy, rec.Seconds, 100*rec.Dropped)
+	last := step >= int64(t.h.TotalSteps())
+	if t.opts.GrowExperts && !math.IsNaN(rec.ValLoss) && !t.noSlot && !last {
+		if rec.ValLoss < t.best-t.opts.GrowMinDelta {
+			t.best, t.plateau = rec.ValLoss, 0
+		} else if t.plateau++; t.plateau >= t.opts.GrowPatience {
+			t.plateau = 0
+			parent, most := -1, -1.0
+			for s, a := range active {
+				if a && t.sinceGrow[s] > most {
+					parent, most = s, t.sinceGrow[s]
+				}
+			}
+			ev, err := t.m.Grow(t.h.Context(), parent, t.opts.GrowEps, uint64(t.opts.Train.Seed)+uint64(step))
+			switch {
+			case errors.Is(err, ErrNoFreeSlot):
+				t.noSlot = true
+				t.logf("moe: validation loss plateaued at epoch %d, but %v", rec.Epoch, err)
+			case err != nil:
+				return err
+			default:
+				ev.Step = step
+				t.grown = append(t.grown, ev)
+				clear(t.sinceGrow)
+				t.logf("moe: validation loss plateaued: split expert %d into slot %d on device %d", ev.Parent, ev.Child, ev.Device)
+				if active, err = t.m.Active(t.h.Context()); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	rec.ExpertsPerDevice = Placement(active, t.m.cfg.Devices)
+	for _, a := range active {
+		if a {
+			rec.Experts++
+		}
+	}
+	t.history = append(t.history, rec)
+	clear(t.load)
+	t.assigned, t.dropped, t.epochLoss, t.epochSteps = 0, 0, 0, 0
+	t.epochStart = time.Now()
+	return nil
+}
+
+// evaluate returns the mean cross-entropy and the accuracy of the model on
+// rows x with labels y.
+func (t *tracker) evaluate(x, y []float32) (loss, acc float64, err error) {
+	if t.exec == nil {
+		dt := train.ComputeDType(t.h.Context())
+		err = catch(func() {
+			t.exec, err = context.NewExecAny(t.backend, t.h.Context().Reuse(), func(ctx *context.Context, in *graph.Node) *graph.Node {
+				if dt != in.DType() {
+					in = graph.ConvertDType(in, dt)
+				}
+				return graph.ConvertDType(t.m.forward(ctx, in, false), dtypes.Float32)
+			})
+		})
+		if err != nil {
+			return 0, 0, fmt.Errorf("moe: building the evaluation graph: %w", err)
+		}
+	}
+	return evalLogits(t.exec, t.opts.EvalBatch, t.m.cfg.Inputs, t.m.cfg.Classes, x, y)
+}
+
+// evalLogits runs exec over x in batches and scores its logits against y.
+func evalLogits(exec *context.Exec, batch, inputs, classes int, x, y []float32) (loss, acc float64, err error) {
+	n := len(y)
+	if n == 0 {
+		return math.NaN(), math.NaN(), nil
+	}
+	correct := 0
+	for start := 0; start < n; start += batch {
+		end := min(start+batch, n)
+		var out []*tensors.Tensor
+		err = catch(func() {
+			out, err = exec.Exec(tensors.FromFlatDataAndDimensions(x[start*inputs:end*inputs], end-start, inputs))
+		})
+		if err != nil {
+			return 0, 0, fmt.Errorf("moe: evaluating: %w", err)
+		}
+		logits, err := tensors.CopyFlatData[float32](out[0])
+		if err != nil {
+			return 0, 0, fmt.Errorf("moe: reading logits: %w", err)
+		}
+		for i := range end - start {
+			row := logits[i*classes : (i+1)*classes]
+			best, mx := 0, row[0]
+			for c, v := range row {
+				if v > mx {
+					best, mx = c, v
+				}
+			}
+			var sum float64
+			for _, v := range row {
+				sum += math.Exp(float64(v - mx))
+			}
+			label := int(y[start+i])
+			loss += math.Log(sum) - float64(row[label]-mx)
+			if best == label {
+				correct++
+			}
+		}
+	}
+	return loss / float64(n), float64(correct) / float64(n), nil
+}
+
+// currentRSSMiB is the resident memory of the process (VmRSS), or 0.
+func currentRSSMiB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb float64
+			if _, err := fmt.Sscan(rest, &kb); err == nil {
+				return kb / 1024
+			}
+		}
+	}
+	return 0
+}
+
+// writeOutputs writes epochs.jsonl, performance_summary.txt and the plots
+// to dir.
+func writeOutputs(dir string, res *Result, perf train.Perf, cfg Config) ([]string, error) {
+	var files []string
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	for _, r := range res.History {
+		if err := enc.Encode(sanitize(r)); err != nil {
+			return files, fmt.Errorf("moe: encoding epoch %d: %w", r.Epoch, err)
+		}
+	}
+	p := filepath.Join(dir, "epochs.jsonl")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		return files, fmt.Errorf("moe: %w", err)
+	}
+	files = append(files, p)
+	p = filepath.Join(dir, "performance_summary.txt")
+	if err := os.WriteFile(p, []byte(summary(res, perf, cfg)), 0o644); err != nil {
+		return files, fmt.Errorf("moe: writing the performance summary: %w", err)
+	}
+	files = append(files, p)
+	plots, err := WritePlots(dir, res.History, res.Active, cfg.Devices)
+	return append(files, plots...), err
+}
+
+// sanitize replaces NaN (no validation data) by -1 so that JSON can hold it.
+func sanitize(r EpochRecord) EpochRecord {
+	if math.IsNaN(r.ValLoss) {
+		r.ValLoss, r.ValAccuracy = -1, -1
+	}
+	return r
+}
+
+// summary is performance_summary.txt: the harness's figures and the
+// experts'.
+func summary(res *Result, perf train.Perf, cfg Config) string {
+	var b strings.Builder
+	b.WriteString(perf.Summary())
+	fmt.Fprintf(&b, "model: mixture of %d experts (%d slots), %v hidden, top-%d, capacity factor %g, balance alpha %g\n",
+		res.Experts, cfg.MaxExperts, cfg.Hidden, cfg.TopK, cfg.CapacityFactor, cfg.BalanceAlpha)
+	fmt.Fprintf(&b, "data: %s\n", res.Data)
+	fmt.Fprintf(&b, "epochs: %d\n", res.Epochs)
+	for _, r := range res.History {
+		fmt.Fprintf(&b, "epoch %d: %.2f s, train loss %.4f, val accuracy %.4f, dropped %.2f%%",
+			r.Epoch, r.Seconds, r.TrainLoss, r.ValAccuracy, 100*r.Dropped)
+		if r.RSSMiB > 0 {
+			fmt.Fprintf(&b, ", resident memory %.1f MiB", r.RSSMiB)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "test accuracy: %.4f (loss %.4f)\n", res.TestAccuracy, res.TestLoss)
+	fmt.Fprintf(&b, "routing assignments dropped over capacity: %.3f%%\n", 100*res.DroppedShare)
+	for s, a := range res.Active {
+		if a {
+			fmt.Fprintf(&b, "expert %d (device %d): %.2f%% of assignments\n", s, DeviceOf(s, len(res.Active), cfg.Devices), 100*res.Load[s])
+		}
+	}
+	fmt.Fprintf(&b, "experts per device: %v\n", res.ExpertsPerDevice)
+	for _, g := range res.Grown {
+		fmt.Fprintf(&b, "grown: expert %d split into slot %d (device %d) after step %d\n", g.Parent, g.Child, g.Device, g.Step)
+	}
+	return b.String()
+}
