@@ -301,7 +301,7 @@ func (c *Checkpointer) load(h *Harness, hdr ckptHeader, blob []byte) error {
 			}
 			continue
 		}
-		err = catch(func() {
+		err = Catch(func() {
 			h.ctx.InAbsPath(cv.Scope).Checked(false).VariableWithValue(cv.Name, t).SetTrainable(cv.Trainable)
 		})
 		if err != nil {

@@ -78,7 +78,7 @@ func (d *Dataset) PlaceOnDevice(backend backends.Backend, budget int64) (bool, e
 // upload copies a host tensor to the device.
 func (dev *deviceData) upload(t *tensors.Tensor) (*tensors.Tensor, error) {
 	var out *tensors.Tensor
-	err := catch(func() {
+	err := Catch(func() {
 		var err error
 		if out, err = t.OnDeviceClone(dev.backend, 0); err != nil {
 			panic(err)
@@ -152,7 +152,7 @@ func (d *Dataset) batchGraph(size int) func([]*graph.Node) []*graph.Node {
 // device-resident position.
 func (d *Dataset) nextOnDevice(start DataPosition, size int) (x, y *tensors.Tensor, err error) {
 	dev := d.dev
-	err = catch(func() {
+	err = Catch(func() {
 		if err := dev.syncPosition(d.pos); err != nil {
 			panic(err)
 		}

@@ -77,7 +77,7 @@ func New(backend backends.Backend, cfg Config, model ModelFn, loss LossFn, data 
 	}
 	h := &Harness{cfg: cfg, backend: backend, data: data}
 	var numDevices int
-	if err := catch(func() { numDevices = backend.NumDevices() }); err != nil {
+	if err := Catch(func() { numDevices = backend.NumDevices() }); err != nil {
 		return nil, fmt.Errorf("train: counting the backend's devices: %w", err)
 	}
 	nDev, err := ParseDevices(cfg.Devices, numDevices)
@@ -134,7 +134,7 @@ func New(backend backends.Backend, cfg Config, model ModelFn, loss LossFn, data 
 		h.scaler = NewLossScaler()
 		loss = h.scaledLoss(loss)
 	}
-	if err := catch(func() {
+	if err := Catch(func() {
 		h.trainer = gtrain.NewTrainer(backend, h.ctx, model, loss, opt, nil, nil)
 	}); err != nil {
 		return nil, fmt.Errorf("train: creating the GoMLX trainer: %w", err)
@@ -277,9 +277,9 @@ func (h *Harness) Scaler() *LossScaler { return h.scaler }
 // Skipped tells whether the last step was skipped by the loss scaler.
 func (h *Harness) Skipped() bool { return h.skipped }
 
-// catch runs fn and turns a panic (GoMLX reports graph errors by panicking)
-// into an error.
-func catch(fn func()) (err error) {
+// Catch runs fn and turns a panic (GoMLX reports graph errors by panicking)
+// into an error, for model packages that build and run graphs themselves.
+func Catch(fn func()) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if e, ok := r.(error); ok {
@@ -328,7 +328,7 @@ func (h *Harness) TrainStep() (float64, error) {
 		}
 		var ms []*tensors.Tensor
 		var stepErr error
-		err = catch(func() {
+		err = Catch(func() {
 			if h.dp == nil {
 				ms, stepErr = h.trainer.TrainStep(nil, []*tensors.Tensor{x}, []*tensors.Tensor{y})
 				return
@@ -415,7 +415,7 @@ func (h *Harness) GlobalStep() int64 { return optimizers.GetGlobalStep(h.ctx) }
 
 func scalarValue(t *tensors.Tensor) (float64, error) {
 	var out float64
-	err := catch(func() {
+	err := Catch(func() {
 		switch t.DType() {
 		case dtypes.Float32:
 			out = float64(tensors.ToScalar[float32](t))

@@ -215,6 +215,15 @@ func resumeDir(p string) (string, error) {
 // largest batch that fits (charlstm.AutoBatchSize) on an accelerator; on the
 // host there is no device memory to probe and it picks 64.
 func lmBatchSize(s string, backend backends.Backend, opts charlstm.Options) (int, error) {
+	return batchSize("lm lstm train", s, backend, 64, func() (int, error) {
+		return charlstm.AutoBatchSize(backend, opts, 32, 4096)
+	})
+}
+
+// batchSize parses --batch-size: a positive integer, or auto, which runs find
+// on an accelerator and picks hostDefault on a host backend (no device memory
+// to probe).
+func batchSize(cmd, s string, backend backends.Backend, hostDefault int, find func() (int, error)) (int, error) {
 	if !strings.EqualFold(s, "auto") {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
@@ -223,14 +232,14 @@ func lmBatchSize(s string, backend backends.Backend, opts charlstm.Options) (int
 		return n, nil
 	}
 	if !train.IsAccelerator(backend) {
-		slog.Info("lm lstm train: --batch-size auto on a host backend: using 64 (no device memory to probe)")
-		return 64, nil
+		slog.Info(cmd+": --batch-size auto on a host backend: using the default (no device memory to probe)", "batch_size", hostDefault)
+		return hostDefault, nil
 	}
-	n, err := charlstm.AutoBatchSize(backend, opts, 32, 4096)
+	n, err := find()
 	if err != nil {
 		return 0, fmt.Errorf("--batch-size auto: %w", err)
 	}
-	slog.Info("lm lstm train: --batch-size auto", "batch_size", n)
+	slog.Info(cmd+": --batch-size auto", "batch_size", n)
 	return n, nil
 }
 

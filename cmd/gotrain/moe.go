@@ -248,30 +248,16 @@ func runMoETrain(cmd *cobra.Command, g *globals, fl *moeTrainFlags, cfg *train.C
 // largest batch that fits on an accelerator; on the host there is no device
 // memory to probe and it picks 256.
 func moeBatchSize(s string, backend backends.Backend, cfg train.Config, mc moe.Config, d *moe.Data) (int, error) {
-	if !strings.EqualFold(s, "auto") {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			return 0, fmt.Errorf("--batch-size %q: want a positive integer or auto", s)
+	return batchSize("moe train", s, backend, 256, func() (int, error) {
+		mc.Inputs, mc.Classes = d.Inputs, d.Classes
+		m, err := moe.New(mc, cfg.Seed)
+		if err != nil {
+			return 0, err
 		}
-		return n, nil
-	}
-	if !train.IsAccelerator(backend) {
-		slog.Info("moe train: --batch-size auto on a host backend: using 256 (no device memory to probe)")
-		return 256, nil
-	}
-	mc.Inputs, mc.Classes = d.Inputs, d.Classes
-	m, err := moe.New(mc, cfg.Seed)
-	if err != nil {
-		return 0, err
-	}
-	ds, err := train.NewDataset(d.TrainX, d.Inputs, d.TrainY, 1, cfg.Seed, true)
-	if err != nil {
-		return 0, err
-	}
-	n, err := train.FindBatchSize(32, min(8192, ds.Len()), train.StepFits(backend, cfg, m.ModelFn(), moe.Loss, ds))
-	if err != nil {
-		return 0, fmt.Errorf("--batch-size auto: %w", err)
-	}
-	slog.Info("moe train: --batch-size auto", "batch_size", n)
-	return n, nil
+		ds, err := train.NewDataset(d.TrainX, d.Inputs, d.TrainY, 1, cfg.Seed, true)
+		if err != nil {
+			return 0, err
+		}
+		return train.FindBatchSize(32, min(8192, ds.Len()), train.StepFits(backend, cfg, m.ModelFn(), moe.Loss, ds))
+	})
 }

@@ -218,7 +218,7 @@ func setMeta(ctx *context.Context, v *Vocab, a Arch, seqLen int) error {
 	for i, r := range rs {
 		r32[i] = r
 	}
-	return catch(func() {
+	return train.Catch(func() {
 		m := ctx.InAbsPath(MetaScope).Checked(false)
 		m.VariableWithValue("vocab", r32).SetTrainable(false)
 		m.VariableWithValue("arch", []int32{int32(a.Hidden), int32(a.Layers), int32(seqLen)}).SetTrainable(false)
@@ -237,7 +237,7 @@ func readMeta(ctx *context.Context) (*Vocab, Arch, int, error) {
 			return nil, err
 		}
 		var out []int32
-		err = catch(func() { out = tensors.MustCopyFlatData[int32](t) })
+		err = train.Catch(func() { out = tensors.MustCopyFlatData[int32](t) })
 		return out, err
 	}
 	r32, err := get("vocab")
@@ -260,21 +260,6 @@ func readMeta(ctx *context.Context) (*Vocab, Arch, int, error) {
 	return v, Arch{Vocab: v.Size(), Hidden: int(ar[0]), Layers: int(ar[1])}, int(ar[2]), nil
 }
 
-// catch turns a GoMLX panic into an error.
-func catch(fn func()) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			if e, ok := r.(error); ok {
-				err = e
-			} else {
-				err = fmt.Errorf("%v", r)
-			}
-		}
-	}()
-	fn()
-	return nil
-}
-
 // Evaluate returns the mean cross-entropy in nats per character of the
 // windows x, y (rows of seqLen ids, as Windows returns them) under the
 // weights of ctx, in batches of at most batch windows.
@@ -285,7 +270,7 @@ func Evaluate(backend backends.Backend, ctx *context.Context, a Arch, x, y []flo
 	}
 	batch = min(batch, n)
 	var exec *context.Exec
-	err := catch(func() {
+	err := train.Catch(func() {
 		var err error
 		exec, err = context.NewExec(backend, ctx.Reuse(), func(ctx *context.Context, xs, ys *graph.Node) *graph.Node {
 			return WindowLoss(ys, a.Logits(ctx, xs))
@@ -304,7 +289,7 @@ func Evaluate(backend backends.Backend, ctx *context.Context, a Arch, x, y []flo
 		copy(bx, x[start*seqLen:(start+real)*seqLen])
 		copy(by, y[start*seqLen:(start+real)*seqLen])
 		var out []float32
-		err := catch(func() {
+		err := train.Catch(func() {
 			res, err := exec.Exec(tensors.FromFlatDataAndDimensions(bx, batch, seqLen), tensors.FromFlatDataAndDimensions(by, batch, seqLen))
 			if err != nil {
 				panic(err)
@@ -343,7 +328,7 @@ func NewModel(backend backends.Backend, ctx *context.Context) (*Model, error) {
 		return nil, fmt.Errorf("charlstm: %w", err)
 	}
 	m := &Model{Vocab: v, Arch: a, SeqLength: seq, backend: backend, ctx: ctx}
-	err = catch(func() {
+	err = train.Catch(func() {
 		var err error
 		m.exec, err = context.NewExec(backend, ctx.Reuse(), func(ctx *context.Context, ids, h, c *graph.Node) (*graph.Node, *graph.Node, *graph.Node) {
 			return a.Step(ctx, ids, h, c)
@@ -497,7 +482,7 @@ func (m *Model) Sample(opts SampleOptions) (string, error) {
 	c := tensors.FromFlatDataAndDimensions(append([]float32(nil), states...), m.Arch.Layers, 1, m.Arch.Hidden)
 	var logits []float32
 	step := func(id int) error {
-		return catch(func() {
+		return train.Catch(func() {
 			out, err := m.exec.Exec(tensors.FromFlatDataAndDimensions([]int32{int32(id)}, 1), h, c)
 			if err != nil {
 				panic(err)

@@ -107,7 +107,7 @@ func (m *Model) readVar(ctx *context.Context, name string) (out []float32, err e
 	if v == nil {
 		return nil, fmt.Errorf("moe: variable %s/%s does not exist yet (no training step done?)", Scope, name)
 	}
-	err = catch(func() {
+	err = train.Catch(func() {
 		t, err := v.Value()
 		if err != nil {
 			panic(err)
@@ -129,7 +129,7 @@ func (m *Model) writeVar(ctx *context.Context, name string, data []float32) erro
 	if v == nil {
 		return fmt.Errorf("moe: variable %s/%s does not exist", Scope, name)
 	}
-	err := catch(func() {
+	err := train.Catch(func() {
 		if err := v.SetValue(tensors.FromFlatDataAndDimensions(data, v.Shape().Dimensions...)); err != nil {
 			panic(err)
 		}
@@ -137,21 +137,6 @@ func (m *Model) writeVar(ctx *context.Context, name string, data []float32) erro
 	if err != nil {
 		return fmt.Errorf("moe: writing %s/%s: %w", Scope, name, err)
 	}
-	return nil
-}
-
-// catch turns a panic of GoMLX into an error.
-func catch(fn func()) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			if e, ok := r.(error); ok {
-				err = e
-			} else {
-				err = fmt.Errorf("%v", r)
-			}
-		}
-	}()
-	fn()
 	return nil
 }
 

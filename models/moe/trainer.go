@@ -332,7 +332,7 @@ func (t *tracker) endEpoch(step int64) error {
 func (t *tracker) evaluate(x, y []float32) (loss, acc float64, err error) {
 	if t.exec == nil {
 		dt := train.ComputeDType(t.h.Context())
-		err = catch(func() {
+		err = train.Catch(func() {
 			t.exec, err = context.NewExecAny(t.backend, t.h.Context().Reuse(), func(ctx *context.Context, in *graph.Node) *graph.Node {
 				if dt != in.DType() {
 					in = graph.ConvertDType(in, dt)
@@ -357,7 +357,7 @@ func evalLogits(exec *context.Exec, batch, inputs, classes int, x, y []float32) 
 	for start := 0; start < n; start += batch {
 		end := min(start+batch, n)
 		var out []*tensors.Tensor
-		err = catch(func() {
+		err = train.Catch(func() {
 			out, err = exec.Exec(tensors.FromFlatDataAndDimensions(x[start*inputs:end*inputs], end-start, inputs))
 		})
 		if err != nil {
