@@ -27,7 +27,7 @@ func newForestCmd(g *globals) *cobra.Command {
 
 type forestTrainFlags struct {
 	dataset, dataDir, trainFile, testFile, target, task, criterion, maxFeatures, save string
-	trees, maxDepth, minLeaf, minSplit, bins, threads, repeats                        int
+	trees, maxDepth, minLeaf, minSplit, bins, threads, repeats, permRepeats           int
 	seed                                                                              uint64
 	maxSamples, holdout                                                               float64
 	noBootstrap, noOOB, importance                                                    bool
@@ -56,6 +56,8 @@ type forestReport struct {
 	Nodes         int                `json:"nodes"`
 	MaxDepth      int                `json:"max_depth_reached"`
 	Importances   map[string]float64 `json:"impurity_importance,omitempty"`
+	PermImport    map[string]float64 `json:"permutation_importance,omitempty"`
+	PermImportSD  map[string]float64 `json:"permutation_importance_std,omitempty"`
 	Model         string             `json:"model,omitempty"`
 	Options       forest.Options     `json:"options"`
 	FallbackNotes string             `json:"fallback,omitempty"`
@@ -98,6 +100,7 @@ Without --test, an embedded data set is split 80/20 with a fixed seed
 	f.BoolVar(&fl.noOOB, "no-oob", false, "skip the out-of-bag score")
 	f.Float64Var(&fl.holdout, "holdout", -1, "fraction held out for testing when --test is not given (default 0.2 for --dataset, 0 for --train)")
 	f.BoolVar(&fl.importance, "importance", false, "report impurity feature importances")
+	f.IntVar(&fl.permRepeats, "permutation-importance", 0, "also report permutation importances on the test set, averaged over this many shuffles per feature (0: off)")
 	f.StringVar(&fl.save, "save", "", "write the model to this file (atomically)")
 	f.IntVar(&fl.repeats, "repeats", 1, "fit (and predict) this many times and report the median times (benchmarking)")
 	return cmd
@@ -314,6 +317,19 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 			rep.Importances[featureName(f, j)] = v
 		}
 	}
+	if fl.permRepeats > 0 {
+		if test == nil {
+			return errors.New("forest train: --permutation-importance needs a test set (--test, or --holdout)")
+		}
+		mean, sd, err := f.PermutationImportance(test.X, test.Rows, test.Y, fl.permRepeats, fl.seed)
+		if err != nil {
+			return err
+		}
+		rep.PermImport, rep.PermImportSD = map[string]float64{}, map[string]float64{}
+		for j := range mean {
+			rep.PermImport[featureName(f, j)], rep.PermImportSD[featureName(f, j)] = mean[j], sd[j]
+		}
+	}
 	if fl.save != "" {
 		if err := f.SaveFile(fl.save); err != nil {
 			return err
@@ -360,6 +376,10 @@ func printForestReport(w io.Writer, rep forestReport, f *forest.Forest) {
 	}
 	for j := 0; j < f.NumFeatures && rep.Importances != nil; j++ {
 		fmt.Fprintf(tw, "importance %s\t%.4f\n", featureName(f, j), rep.Importances[featureName(f, j)])
+	}
+	for j := 0; j < f.NumFeatures && rep.PermImport != nil; j++ {
+		n := featureName(f, j)
+		fmt.Fprintf(tw, "permutation importance %s\t%.4f ± %.4f\n", n, rep.PermImport[n], rep.PermImportSD[n])
 	}
 	if rep.Model != "" {
 		fmt.Fprintf(tw, "model\t%s\n", rep.Model)

@@ -94,13 +94,16 @@ func TestInvalidDevice(t *testing.T) {
 func TestForestTrainSavePredict(t *testing.T) {
 	dir := t.TempDir()
 	model := dir + "/m.gtf"
-	out, _, err := run(t, "--json", "forest", "train", "--dataset", "diabetes", "--trees", "15", "--save", model)
+	out, _, err := run(t, "--json", "forest", "train", "--dataset", "diabetes", "--trees", "15", "--save", model, "--permutation-importance", "2")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var rep forestReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("bad JSON: %v\n%s", err, out)
+	}
+	if len(rep.PermImport) != 10 || rep.PermImport["bmi"] <= 0 {
+		t.Errorf("permutation importances: %v", rep.PermImport)
 	}
 	if rep.Device != "cpu" || rep.Trees != 15 || rep.TestMSE == nil || rep.TestR2 == nil || rep.OOBScore == nil || rep.FitSeconds <= 0 || rep.TrainRows != 353 || rep.TestRows != 89 {
 		t.Errorf("report lacks fields: %s", out)
