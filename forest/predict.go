@@ -120,7 +120,6 @@ func leaves(ct *ctree, codes []uint8, stride, n int, leaf []int32) {
 	i := 0
 	if useAVX512 && len(nodes) > 0 && len(codes) >= n*stride+3 {
 		var offs, out [16]int32
-		var out32 [32]int32
 		var out48 [48]int32
 		for g := range offs {
 			offs[g] = int32(g * stride)
@@ -128,12 +127,6 @@ func leaves(ct *ctree, codes []uint8, stride, n int, leaf []int32) {
 		for ; i+48 <= n; i += 48 {
 			walk48(&nodes[0], &codes[i*stride], &offs, 16*stride, ct.depth, &out48, &walkPerm)
 			copy(leaf[i:i+48], out48[:])
-		}
-		for ; i+32 <= n; i += 32 {
-			walk32(&nodes[0], &codes[i*stride], &offs, 16*stride, ct.depth, &out32, &walkPerm)
-			for g, k := range out32 {
-				leaf[i+g] = k
-			}
 		}
 		for ; i+16 <= n; i += 16 {
 			walk16(&nodes[0], &codes[i*stride], &offs, ct.depth, &out, &walkPerm)

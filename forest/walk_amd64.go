@@ -17,11 +17,6 @@ func walk16(nodes *cnode, codes *uint8, offs *[16]int32, depth int, out *[16]int
 // walkPerm splits 16 gathered 8-byte nodes into their two dwords.
 var walkPerm = [32]int32{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31}
 
-// walk32 is walk16 for 32 rows: rows 16..31 start step bytes after rows 0..15.
-//
-//go:noescape
-func walk32(nodes *cnode, codes *uint8, offs *[16]int32, step int, depth int, out *[32]int32, perm *[32]int32)
-
 // walk48 is walk16 for 48 rows: group g of 16 rows starts g·step bytes after the first.
 //
 //go:noescape

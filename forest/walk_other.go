@@ -11,10 +11,6 @@ func walk16(nodes *cnode, codes *uint8, offs *[16]int32, depth int, out *[16]int
 	panic("forest: walk16 without AVX-512")
 }
 
-func walk32(nodes *cnode, codes *uint8, offs *[16]int32, step int, depth int, out *[32]int32, perm *[32]int32) {
-	panic("forest: walk32 without AVX-512")
-}
-
 func walk48(nodes *cnode, codes *uint8, offs *[16]int32, step int, depth int, out *[48]int32, perm *[32]int32) {
 	panic("forest: walk48 without AVX-512")
 }
