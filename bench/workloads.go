@@ -129,7 +129,8 @@ func forestWorkloads(size Size) (fit, pred Workload, err error) {
 	var opt forest.Options
 	var what string
 	if size == Seed {
-		train = synthRegression(100000, 20, 1)
+		d := data.MakeRegression(100000, 20, 1)
+		train = forest.Dataset{X: d.X, Y: d.Y, Rows: d.Rows, Cols: d.Cols}
 		test = train
 		opt = forest.Options{Trees: 100, MaxDepth: 16}
 		what = "100k x 20 synthetic regression, 100 trees, depth 16"
@@ -189,28 +190,6 @@ func (w *forestWorkload) Runner(d device.Device) (func() (Output, error), func()
 		}
 		return Output{Values: p, Items: items}, nil
 	}, func() {}, nil
-}
-
-// synthRegression is a make_regression-like set: Gaussian features, a linear
-// target on 10 of them and Gaussian noise (scale 10).
-func synthRegression(n, p int, seed uint64) forest.Dataset {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	x := make([]float64, n*p)
-	for i := range x {
-		x[i] = rng.NormFloat64()
-	}
-	w := make([]float64, p)
-	for j := 0; j < min(10, p); j++ {
-		w[j] = 100 * rng.Float64()
-	}
-	y := make([]float64, n)
-	for i := range y {
-		for j := 0; j < p; j++ {
-			y[i] += x[i*p+j] * w[j]
-		}
-		y[i] += 10 * rng.NormFloat64()
-	}
-	return forest.Dataset{X: x, Y: y, Rows: n, Cols: p}
 }
 
 // SignalFeatures synthesises a QPSK record and extracts every feature from

@@ -1,32 +1,15 @@
 package forest
 
 import (
-	"math/rand/v2"
 	"testing"
 
 	"github.com/gotrain/gotrain/data"
 )
 
-// makeRegression is like scikit-learn's make_regression(n, p, n_informative=10,
-// noise=10): Gaussian features, a linear target on 10 of them, Gaussian noise.
+// makeRegression is data.MakeRegression as a forest.Dataset.
 func makeRegression(n, p int, seed uint64) Dataset {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	x := make([]float64, n*p)
-	for i := range x {
-		x[i] = float64(float32(rng.NormFloat64()))
-	}
-	w := make([]float64, p)
-	for j := 0; j < min(10, p); j++ {
-		w[j] = 100 * rng.Float64()
-	}
-	y := make([]float64, n)
-	for i := range y {
-		for j := 0; j < p; j++ {
-			y[i] += x[i*p+j] * w[j]
-		}
-		y[i] += 10 * rng.NormFloat64()
-	}
-	return Dataset{X: x, Y: y, Rows: n, Cols: p}
+	d := data.MakeRegression(n, p, seed)
+	return Dataset{X: d.X, Y: d.Y, Rows: d.Rows, Cols: d.Cols}
 }
 
 func BenchmarkFitDiabetes(b *testing.B) {
