@@ -130,11 +130,7 @@ func runLMTrain(cmd *cobra.Command, g *globals, fl *lmTrainFlags, cfg *train.Con
 		}
 		c.CheckpointDir, c.Resume = dir, true
 	}
-	res, err := g.resolveDevice(cmd, device.Options{})
-	if err != nil {
-		return fmt.Errorf("lm lstm train: %w", err)
-	}
-	backend, err := train.OpenBackend(res.Device)
+	res, backend, err := g.openTrainBackend(cmd)
 	if err != nil {
 		return fmt.Errorf("lm lstm train: %w", err)
 	}

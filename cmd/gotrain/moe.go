@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/gotrain/gotrain/device"
 	"github.com/gotrain/gotrain/models/moe"
 	"github.com/gotrain/gotrain/train"
 )
@@ -176,11 +175,7 @@ func runMoETrain(cmd *cobra.Command, g *globals, fl *moeTrainFlags, cfg *train.C
 		return fmt.Errorf("moe train: %w", err)
 	}
 	mc.Inputs, mc.Classes = d.Inputs, d.Classes
-	res, err := g.resolveDevice(cmd, device.Options{})
-	if err != nil {
-		return fmt.Errorf("moe train: %w", err)
-	}
-	backend, err := train.OpenBackend(res.Device)
+	res, backend, err := g.openTrainBackend(cmd)
 	if err != nil {
 		return fmt.Errorf("moe train: %w", err)
 	}

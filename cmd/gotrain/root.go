@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gotrain/gotrain/train"
 	"io"
 	"log/slog"
 	"strings"
@@ -69,6 +71,17 @@ func (g *globals) resolveDevice(cmd *cobra.Command, opts device.Options) (device
 		slog.Debug(res.Summary())
 	}
 	return res, nil
+}
+
+// openTrainBackend resolves --device and opens the backend the training
+// harness uses on it (simplego with its safe, fast defaults, or XLA).
+func (g *globals) openTrainBackend(cmd *cobra.Command) (device.Resolution, backends.Backend, error) {
+	res, err := g.resolveDevice(cmd, device.Options{})
+	if err != nil {
+		return res, nil, err
+	}
+	backend, err := train.OpenBackend(res.Device)
+	return res, backend, err
 }
 
 // printJSON writes v as indented JSON.
