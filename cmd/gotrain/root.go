@@ -3,15 +3,15 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/gomlx/gomlx/backends"
-	"github.com/gotrain/gotrain/train"
 	"io"
 	"log/slog"
 	"strings"
 
+	"github.com/gomlx/gomlx/backends"
 	"github.com/spf13/cobra"
 
 	"github.com/gotrain/gotrain/device"
+	"github.com/gotrain/gotrain/train"
 )
 
 // globals are the flags every command shares.
