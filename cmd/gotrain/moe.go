@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/gotrain/gotrain/data"
 	"github.com/gotrain/gotrain/models/moe"
 	"github.com/gotrain/gotrain/train"
 )
@@ -32,7 +34,7 @@ type moeTrainFlags struct {
 	dataset, dataDir, batchSize, parallel, hidden, out string
 	valFraction                                        float64
 	model                                              moe.Config
-	grow, monitorMemory                                bool
+	grow, monitorMemory, download                      bool
 	growPatience                                       int
 	growMinDelta                                       float64
 }
@@ -89,6 +91,7 @@ checkpoints go to --out.`,
 	f := cmd.Flags()
 	f.StringVar(&fl.dataset, "dataset", "auto", "auto (MNIST when --data-dir holds it, else digits), mnist or digits")
 	f.StringVar(&fl.dataDir, "data-dir", moeDefaultDataDir, "directory of the MNIST IDX files (optionally .gz)")
+	f.BoolVar(&fl.download, "download", false, "download MNIST into --data-dir from its canonical mirrors (checksums verified) when the files are not there")
 	f.Float64Var(&fl.valFraction, "val-fraction", 0.1, "fraction of the training images held out for validation")
 	f.StringVar(&fl.batchSize, "batch-size", "256", "batch size, or auto (the largest that fits, on an accelerator)")
 	f.StringVar(&fl.parallel, "parallel", "data", "with --devices > 1: data (experts replicated) or expert (experts sharded over the devices)")
@@ -134,6 +137,12 @@ func parseHidden(s string) ([]int, error) {
 
 // moeData loads the data set --dataset names.
 func moeData(fl *moeTrainFlags, seed int64) (*moe.Data, error) {
+	if fl.download && fl.dataset != "digits" && !moe.MNISTPresent(fl.dataDir) {
+		slog.Info("moe train: downloading MNIST (--download)", "data_dir", fl.dataDir)
+		if err := data.DownloadMNIST(context.Background(), fl.dataDir, data.MNISTMirrors, data.MNISTChecksums, nil); err != nil {
+			return nil, err
+		}
+	}
 	switch fl.dataset {
 	case "digits":
 		return moe.Digits(fl.valFraction, seed)
