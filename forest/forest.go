@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // Forest is a fitted random forest.
@@ -364,13 +363,6 @@ func parallelBlocks(n, threads, block int, fn func(lo, hi int)) {
 		}()
 	}
 	wg.Wait()
-}
-
-// Timed runs Fit and returns the wall time it took.
-func Timed(ds Dataset, opt Options) (*Forest, time.Duration, error) {
-	start := time.Now()
-	f, err := Fit(ds, opt)
-	return f, time.Since(start), err
 }
 
 // ErrShape is wrapped by prediction errors about input dimensions.

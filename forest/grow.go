@@ -111,6 +111,7 @@ type split struct {
 	bin         int
 	missingLeft bool
 	score       float64
+	gain        float64 // score minus the node's own proxy
 	left        []int64 // stride statistics of the left side
 }
 
@@ -573,7 +574,8 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 	}
 	if best.ok {
 		parent := b.proxy(tot)
-		if !(best.score-parent > gainTolerance*math.Abs(parent)) {
+		best.gain = best.score - parent
+		if !(best.gain > gainTolerance*math.Abs(parent)) {
 			best.ok = false
 		}
 	}
@@ -708,7 +710,7 @@ func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, buf int, tot
 	b.nodes[id].feature = int32(j)
 	b.nodes[id].bin = bin
 	b.nodes[id].missingLeft = ml
-	b.nodes[id].gain = sp.score - b.proxy(tot)
+	b.nodes[id].gain = sp.gain
 	l := b.grow(lo, mid, depth+1, ChildKey(key, 0), lh, cbuf, ltot)
 	r := b.grow(mid, hi, depth+1, ChildKey(key, 1), rh, cbuf, rtot)
 	b.nodes[id].left, b.nodes[id].right = l, r

@@ -54,23 +54,6 @@ func (t *Tree) Depth() int {
 	return d
 }
 
-// leafRaw returns the leaf a raw feature row reaches.
-func (t *Tree) leafRaw(row []float64) int {
-	i := int32(0)
-	for {
-		f := t.Feature[i]
-		if f < 0 {
-			return int(i)
-		}
-		v := row[f]
-		if v <= t.Threshold[i] || (v != v && t.MissingLeft[i]) {
-			i = t.Left[i]
-		} else {
-			i = t.Left[i] + 1
-		}
-	}
-}
-
 // leafCodes returns the leaf a binned row reaches; miss[j] is feature j's missing code.
 func (t *Tree) leafCodes(row []uint8, miss []uint8) int {
 	i := int32(0)
