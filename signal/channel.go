@@ -3,6 +3,7 @@ package signal
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/gotrain/gotrain/signal/fft"
 )
@@ -49,52 +50,112 @@ func multipath(dst, src []complex128, taps []complex128) {
 	}
 }
 
-// finish scales the clean record in out to unit power, applies the
-// carrier offset and phase, adds the noise and applies IQ imbalance.
-func finish(out []complex64, o SynthOptions) {
+// finishBlock is the block length of the channel: the carrier phasor is
+// recomputed exactly at each block start, so blocks are independent, and
+// the sequential path draws the noise a block at a time.
+const finishBlock = 1024
+
+// channel is what finish applies to a clean record: gain to unit power,
+// carrier offset and phase, and noise of deviation sigma per component.
+type channel struct {
+	gain, sigma float64
+	cycles      float64 // carrier turns per sample
+	rotate      bool
+	step        complex128
+	phase       float64
+}
+
+// newChannel measures the clean record in out and returns its channel.
+func newChannel(out []complex64, o SynthOptions) channel {
 	var p float64
 	for _, v := range out {
 		re, im := float64(real(v)), float64(imag(v))
 		p += re*re + im*im
 	}
 	p /= float64(len(out))
-	gain := 1.0
+	c := channel{gain: 1, cycles: o.CarrierOffset / o.SampleRate, phase: o.Phase}
 	if p > 0 && !o.Unscaled {
-		gain = 1 / math.Sqrt(p)
+		c.gain = 1 / math.Sqrt(p)
 		p = 1
 	}
-	var sigma float64
 	if !o.NoNoise {
 		snr := o.SNRdB
 		if o.EsN0 {
 			snr -= 10 * math.Log10(o.SampleRate/o.SymbolRate)
 		}
-		sigma = math.Sqrt(p * math.Pow(10, -snr/10) / 2)
+		c.sigma = math.Sqrt(p * math.Pow(10, -snr/10) / 2)
 	}
+	c.rotate = c.cycles != 0 || o.Phase != 0
+	c.step = cis(2 * math.Pi * c.cycles)
+	return c
+}
+
+// apply transforms the block seg, which starts at sample b of the record;
+// nz holds the block's standard normal deviates (real part of each
+// sample's noise first) and is not read when sigma is 0.
+func (c *channel) apply(seg []complex64, b int, nz []float64) {
+	ph := complex(c.gain, 0)
+	if c.rotate {
+		turns := c.cycles * float64(b)
+		ph = cis(2*math.Pi*(turns-math.Floor(turns))+c.phase) * complex(c.gain, 0)
+	}
+	if c.sigma != 0 {
+		nz = nz[:2*len(seg)]
+	}
+	for i, v := range seg {
+		x := complex128(v) * ph
+		if c.rotate {
+			ph = mul(ph, c.step)
+		}
+		if c.sigma != 0 {
+			x += complex(c.sigma*nz[2*i], c.sigma*nz[2*i+1])
+		}
+		seg[i] = complex64(x)
+	}
+}
+
+// finish scales the clean record in out to unit power, applies the
+// carrier offset and phase, adds the noise and applies IQ imbalance.
+// noise is scratch space for 2·finishBlock deviates.
+func finish(out []complex64, o SynthOptions, noise []float64) {
+	c := newChannel(out, o)
 	r := newStream(o.Seed, streamNoise)
-	cycles := o.CarrierOffset / o.SampleRate // per sample
-	rotate := cycles != 0 || o.Phase != 0
-	step := cis(2 * math.Pi * cycles)
-	const block = 1024 // the phasor is recomputed exactly at each block start
-	for b := 0; b < len(out); b += block {
-		end := min(b+block, len(out))
-		seg := out[b:end]
-		ph := complex(gain, 0)
-		if rotate {
-			turns := cycles * float64(b)
-			ph = cis(2*math.Pi*(turns-math.Floor(turns))+o.Phase) * complex(gain, 0)
+	for b := 0; b < len(out); b += finishBlock {
+		seg := out[b:min(b+finishBlock, len(out))]
+		if c.sigma != 0 {
+			r.fillNorm(noise[:2*len(seg)])
 		}
-		for i, v := range seg {
-			x := complex128(v) * ph
-			if rotate {
-				ph = mul(ph, step)
+		c.apply(seg, b, noise)
+	}
+	iqImbalance(out, o)
+}
+
+// finishParallel is finish with the record's noise already drawn (noise
+// holds 2·len(out) deviates, or is unused when o.NoNoise) and the blocks
+// split over two goroutines; the result is the same.
+func finishParallel(out []complex64, o SynthOptions, noise []float64) {
+	c := newChannel(out, o)
+	nblk := (len(out) + finishBlock - 1) / finishBlock
+	run := func(lo, hi int) {
+		for bi := lo; bi < hi; bi++ {
+			b := bi * finishBlock
+			e := min(b+finishBlock, len(out))
+			var nz []float64
+			if c.sigma != 0 {
+				nz = noise[2*b : 2*e]
 			}
-			if sigma != 0 {
-				x += complex(sigma*r.norm(), sigma*r.norm())
-			}
-			seg[i] = complex64(x)
+			c.apply(out[b:e], b, nz)
 		}
 	}
+	var wg sync.WaitGroup
+	wg.Go(func() { run(nblk/2, nblk) })
+	run(0, nblk/2)
+	wg.Wait()
+	iqImbalance(out, o)
+}
+
+// iqImbalance applies the IQ gain and phase imbalance of o.
+func iqImbalance(out []complex64, o SynthOptions) {
 	if o.IQGainDB != 0 || o.IQPhaseDeg != 0 {
 		g := math.Pow(10, o.IQGainDB/20)
 		sn, cs := math.Sincos(o.IQPhaseDeg * math.Pi / 180)

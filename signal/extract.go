@@ -1,6 +1,9 @@
 package signal
 
-import "fmt"
+import (
+	"fmt"
+	"sync/atomic"
+)
 
 // Extractor computes [Features] on the CPU. It keeps its plans and work
 // buffers between calls, so extracting records of one length allocates
@@ -51,10 +54,44 @@ func (e *Extractor) Extract(x []complex64, f *Features) error {
 	}
 	f.Samples = len(x)
 	f.SampleRate = e.cfg.SampleRate
+	if e.cfg.Threads < 2 {
+		e.timeStats(x, f)
+		e.frequencyStages(x, f)
+		e.mfcc.run(e.env, f, e.cfg)
+		return nil
+	}
+	// The two goroutines write disjoint fields of f and disjoint state of
+	// e. The second one, after the frequency-domain stages, helps with
+	// the MFCC frame batches once the envelope exists; each batch fills
+	// its own rows, and the mean is summed in frame order afterwards.
+	e.mfcc.prepare(len(x), f, e.cfg)
+	var next atomic.Int64
+	nb := int64(e.mfcc.batches(len(x)))
+	mfcc := func(w *mfccWork) {
+		for bi := next.Add(1) - 1; bi < nb; bi = next.Add(1) - 1 {
+			e.mfcc.batch(e.env, f, e.cfg, w, int(bi))
+		}
+	}
+	envReady := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.frequencyStages(x, f)
+		<-envReady
+		mfcc(&e.mfcc.work[1])
+	}()
 	e.timeStats(x, f)
+	close(envReady)
+	mfcc(&e.mfcc.work[0])
+	<-done
+	e.mfcc.mean(f, e.cfg)
+	return nil
+}
+
+// frequencyStages computes the Welch PSD, the autocorrelation, the
+// spectral features and the spectrogram.
+func (e *Extractor) frequencyStages(x []complex64, f *Features) {
 	e.welch.run(x, f, e.cfg)
 	e.spectral(f)
 	e.spec.run(x, f, e.cfg)
-	e.mfcc.run(e.env, f, e.cfg)
-	return nil
 }

@@ -22,6 +22,14 @@ type Config struct {
 	SNRThresholdDB     float64 // occupied-bin threshold above the noise floor (default 3)
 	RolloffFraction    float64 // spectral roll-off fraction (default 0.85)
 	OBWFraction        float64 // power fraction of the occupied bandwidth obw_hz (default 0.99)
+
+	// Threads is how many goroutines one Extract call uses: 1 (the
+	// default) runs every stage on the caller's goroutine; 2 or more run
+	// the Welch PSD, autocorrelation, spectral features and spectrogram
+	// on a second goroutine beside the time-domain statistics and the
+	// MFCCs. The features are the same for any value. Batches of records
+	// are better spread over records ([ExtractBatch]) than within them.
+	Threads int
 }
 
 // withDefaults validates c and fills in the defaults.
@@ -45,6 +53,7 @@ func (c Config) withDefaults() (Config, error) {
 	def(&c.MelBands, 40)
 	def(&c.MFCCs, 13)
 	def(&c.AutocorrLags, 1000)
+	def(&c.Threads, 1)
 	if c.SNRThresholdDB == 0 {
 		c.SNRThresholdDB = 3
 	}

@@ -1,9 +1,11 @@
 package signal
 
 import (
+	"fmt"
 	"math"
 	"math/cmplx"
 	"os"
+	"reflect"
 	"testing"
 )
 
@@ -274,14 +276,51 @@ func BenchmarkExtractQPSK(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e, err := NewExtractor(Config{SampleRate: 200e3})
-	if err != nil {
-		b.Fatal(err)
+	for _, threads := range []int{1, 2} {
+		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
+			e, err := NewExtractor(Config{SampleRate: 200e3, Threads: threads})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var f Features
+			for b.Loop() {
+				if err := e.Extract(x, &f); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
-	var f Features
-	for b.Loop() {
-		if err := e.Extract(x, &f); err != nil {
-			b.Fatal(err)
+}
+
+// TestExtractThreadsSameFeatures checks that splitting one record's stages
+// over two goroutines changes nothing, bit for bit.
+func TestExtractThreadsSameFeatures(t *testing.T) {
+	for _, m := range []Modulation{QPSK, FM, QAM16} {
+		o := peerQPSK(5)
+		o.Mod, o.Samples = m, 30000
+		x, err := Synthesize(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, got Features
+		e1, err := NewExtractor(Config{SampleRate: 200e3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e2, err := NewExtractor(Config{SampleRate: 200e3, Threads: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e1.Extract(x, &want); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // the second call reuses every buffer
+			if err := e2.Extract(x, &got); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !reflect.DeepEqual(want, got) {
+			t.Errorf("%s: features with Threads 2 differ from Threads 1:\n%+v\n%+v", m, want, got)
 		}
 	}
 }

@@ -53,3 +53,21 @@ var dbConsts = func() (c [16][4]float64) {
 	}
 	return c
 }()
+
+// accumulate3AVX2 accumulates, over n complex values (n even), the
+// unreduced products u0 += c⊙c, p1 += b⊙c, q1 += b⊙c̃, p2 += a⊙c and
+// q2 += a⊙c̃, where ⊙ is elementwise over interleaved real and imaginary
+// parts and c̃ is c with the two parts swapped (see welch_amd64.s).
+//
+//go:noescape
+func accumulate3AVX2(u0, p1, q1, p2, q2 *float64, a, b, c *complex128, n int)
+
+// hannAVX2 adds the unreduced |Xw(k)|² of a Welch segment's windowed
+// spectrum to acc[2k], acc[2k+1] for n bins (see welch_amd64.s).
+//
+//go:noescape
+func hannAVX2(acc *float64, a, b *complex128, n int, c *[3][4]float64)
+
+// hannConsts are hannAVX2's constants: the signs of two consecutive bins
+// starting at an even one, 0.5 and 0.25.
+var hannConsts = [3][4]float64{{1, 1, -1, -1}, {0.5, 0.5, 0.5, 0.5}, {0.25, 0.25, 0.25, 0.25}}

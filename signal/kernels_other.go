@@ -12,3 +12,9 @@ func instFreqAVX2(x *complex64, n int, c *[15][4]float64) (sum, sumsq float64) {
 var dbConsts [16][4]float64
 
 func specDBAVX2(dst *float32, stride int, z *complex128, n int, scale float64, c *[16][4]float64) {}
+
+func accumulate3AVX2(u0, p1, q1, p2, q2 *float64, a, b, c *complex128, n int) {}
+
+func hannAVX2(acc *float64, a, b *complex128, n int, c *[3][4]float64) {}
+
+var hannConsts [3][4]float64

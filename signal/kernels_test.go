@@ -55,3 +55,40 @@ func TestSpectrogramVectorMatchesScalar(t *testing.T) {
 		}
 	}
 }
+
+func TestWelchVectorMatchesScalar(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2 on this machine")
+	}
+	for _, n := range []int{4096, 5000, 20000} {
+		x, err := Synthesize(SynthOptions{Mod: QAM16, SampleRate: 1e4, Samples: n, SNRdB: 3, CarrierOffset: 700, Seed: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b Features
+		defer func() { useAVX2 = true }()
+		for i, f := range []*Features{&a, &b} {
+			useAVX2 = i == 0
+			e, err := NewExtractor(Config{SampleRate: 1e4, WelchSegment: 256, AutocorrLags: 200})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (e.welch.u0 != nil) != useAVX2 {
+				t.Fatalf("vector accumulators present = %v with useAVX2 = %v", e.welch.u0 != nil, useAVX2)
+			}
+			e.welch.run(x, f, e.cfg)
+		}
+		for i := range a.PSD {
+			if d := math.Abs(a.PSD[i] - b.PSD[i]); d > 1e-12*math.Abs(b.PSD[i]) {
+				t.Fatalf("n=%d: PSD[%d]: vector %g, scalar %g", n, i, a.PSD[i], b.PSD[i])
+			}
+		}
+		for k := range a.Autocorr {
+			if d := cmplxAbs(a.Autocorr[k] - b.Autocorr[k]); d > 1e-12 {
+				t.Fatalf("n=%d: autocorr[%d]: vector %v, scalar %v", n, k, a.Autocorr[k], b.Autocorr[k])
+			}
+		}
+	}
+}
+
+func cmplxAbs(c complex128) float64 { return math.Hypot(real(c), imag(c)) }

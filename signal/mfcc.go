@@ -18,12 +18,17 @@ type mfccState struct {
 	frame, hop int
 	plan       *fft.RealPlan
 	win        []float64
-	z, scr     []complex128 // packed frames and FFT scratch
-	pow        []float64
 	bandLo     []int       // first bin of each mel band
 	bandW      [][]float64 // weights from bandLo on
-	logmel     []float64
-	dct        []float64 // MFCCs × MelBands, row-major
+	dct        []float64   // MFCCs × MelBands, row-major
+	work       [2]mfccWork // buffers of up to two goroutines
+}
+
+// mfccWork is one goroutine's MFCC buffers.
+type mfccWork struct {
+	z, scr []complex128 // packed frames and FFT scratch
+	pow    []float64
+	logmel []float64
 }
 
 func (s *mfccState) init(c Config) error {
@@ -38,11 +43,17 @@ func (s *mfccState) init(c Config) error {
 		s.win[n] = 0.5 - 0.5*math.Cos(2*math.Pi*float64(n)/float64(s.frame))
 	}
 	nb := s.frame/2 + 1
-	s.z = make([]complex128, s.frame/2*mfccBatch)
-	s.scr = make([]complex128, s.frame/2*mfccBatch)
-	s.pow = make([]float64, nb*mfccBatch)
+	for i := range s.work {
+		if i > 0 && c.Threads < 2 {
+			break
+		}
+		w := &s.work[i]
+		w.z = make([]complex128, s.frame/2*mfccBatch)
+		w.scr = make([]complex128, s.frame/2*mfccBatch)
+		w.pow = make([]float64, nb*mfccBatch)
+		w.logmel = make([]float64, c.MelBands)
+	}
 	s.bandLo, s.bandW = melBank(c.MelBands, s.frame, c.SampleRate)
-	s.logmel = make([]float64, c.MelBands)
 	s.dct = dctOrtho(c.MFCCs, c.MelBands)
 	return nil
 }
@@ -101,57 +112,103 @@ func dctOrtho(k, n int) []float64 {
 	return d
 }
 
+// frames returns the number of MFCC frames of a record of n samples.
+func (s *mfccState) frames(n int) int { return 1 + (n-s.frame)/s.hop }
+
+// batches returns the number of frame batches of a record of n samples.
+func (s *mfccState) batches(n int) int { return (s.frames(n) + mfccBatch - 1) / mfccBatch }
+
+// prepare sizes f's MFCC slices for a record of n samples.
+func (s *mfccState) prepare(n int, f *Features, c Config) {
+	f.MFCCFrames = grow(f.MFCCFrames, s.frames(n)*c.MFCCs)
+	f.MFCC = grow(f.MFCC, c.MFCCs)
+}
+
+// run computes every frame's coefficients and their means.
 func (s *mfccState) run(env []float64, f *Features, c Config) {
-	nf := 1 + (len(env)-s.frame)/s.hop
+	s.prepare(len(env), f, c)
+	for bi := range s.batches(len(env)) {
+		s.batch(env, f, c, &s.work[0], bi)
+	}
+	s.mean(f, c)
+}
+
+// mean sets f.MFCC to the mean of the frames' coefficients, summed in
+// frame order.
+func (s *mfccState) mean(f *Features, c Config) {
 	nc := c.MFCCs
-	nb := s.frame/2 + 1
-	f.MFCCFrames = grow(f.MFCCFrames, nf*nc)
-	f.MFCC = grow(f.MFCC, nc)
+	nf := len(f.MFCCFrames) / nc
 	clear(f.MFCC)
-	inv := 1 / float64(s.frame)
-	h := s.frame / 2
-	for f0 := 0; f0 < nf; f0 += mfccBatch {
-		cnt := min(mfccBatch, nf-f0)
-		// Pack windowed frames two samples per complex value, interleaved.
-		for b := range mfccBatch {
-			if b >= cnt {
-				for i := range h {
-					s.z[i*mfccBatch+b] = 0
-				}
-				continue
-			}
-			src := env[(f0+b)*s.hop : (f0+b)*s.hop+s.frame]
-			win := s.win[:len(src)]
-			for i := range h {
-				s.z[i*mfccBatch+b] = complex(src[2*i]*win[2*i], src[2*i+1]*win[2*i+1])
-			}
-		}
-		_ = s.plan.PowerPacked(s.pow, s.z, s.scr, mfccBatch)
-		for b := range cnt {
-			pw := s.pow[b*nb : (b+1)*nb]
-			for m, w := range s.bandW {
-				var e float64
-				p := pw[s.bandLo[m]:]
-				p = p[:len(w)]
-				for i, v := range w {
-					e += v * p[i]
-				}
-				s.logmel[m] = math.Log(math.Max(e*inv, 1e-10))
-			}
-			fr := f0 + b
-			row := f.MFCCFrames[fr*nc : fr*nc+nc]
-			for i := range row {
-				d := s.dct[i*len(s.logmel) : (i+1)*len(s.logmel)]
-				var v float64
-				for j, l := range s.logmel {
-					v += d[j] * l
-				}
-				row[i] = v
-				f.MFCC[i] += v
-			}
+	for fr := range nf {
+		for i, v := range f.MFCCFrames[fr*nc : fr*nc+nc] {
+			f.MFCC[i] += v
 		}
 	}
 	for i := range f.MFCC {
 		f.MFCC[i] /= float64(nf)
+	}
+}
+
+// batch computes the coefficients of the frames of batch bi (frames
+// bi·mfccBatch on) into their rows of f.MFCCFrames, using w's buffers.
+func (s *mfccState) batch(env []float64, f *Features, c Config, w *mfccWork, bi int) {
+	nf := s.frames(len(env))
+	nc := c.MFCCs
+	nb := s.frame/2 + 1
+	inv := 1 / float64(s.frame)
+	h := s.frame / 2
+	f0 := bi * mfccBatch
+	{
+		cnt := min(mfccBatch, nf-f0)
+		var srcs [mfccBatch][]float64
+		for b := range cnt {
+			srcs[b] = env[(f0+b)*s.hop : (f0+b)*s.hop+s.frame]
+		}
+		win := s.win[:s.frame]
+		if cnt == mfccBatch {
+			s0, s1, s2, s3 := srcs[0][:s.frame], srcs[1][:s.frame], srcs[2][:s.frame], srcs[3][:s.frame]
+			for i := range h {
+				w0, w1 := win[2*i], win[2*i+1]
+				z := w.z[i*mfccBatch : i*mfccBatch+mfccBatch]
+				z[0] = complex(s0[2*i]*w0, s0[2*i+1]*w1)
+				z[1] = complex(s1[2*i]*w0, s1[2*i+1]*w1)
+				z[2] = complex(s2[2*i]*w0, s2[2*i+1]*w1)
+				z[3] = complex(s3[2*i]*w0, s3[2*i+1]*w1)
+			}
+		} else {
+			for i := range h {
+				for b := range mfccBatch {
+					v := complex128(0)
+					if b < cnt {
+						v = complex(srcs[b][2*i]*win[2*i], srcs[b][2*i+1]*win[2*i+1])
+					}
+					w.z[i*mfccBatch+b] = v
+				}
+			}
+		}
+		_ = s.plan.PowerPacked(w.pow, w.z, w.scr, mfccBatch)
+		for b := range cnt {
+			pw := w.pow[b*nb : (b+1)*nb]
+			logmel := w.logmel
+			for m, bw := range s.bandW {
+				var e float64
+				p := pw[s.bandLo[m]:]
+				p = p[:len(bw)]
+				for i, v := range bw {
+					e += v * p[i]
+				}
+				logmel[m] = math.Log(math.Max(e*inv, 1e-10))
+			}
+			fr := f0 + b
+			row := f.MFCCFrames[fr*nc : fr*nc+nc]
+			for i := range row {
+				d := s.dct[i*len(logmel) : (i+1)*len(logmel)]
+				var v float64
+				for j, l := range logmel {
+					v += d[j] * l
+				}
+				row[i] = v
+			}
+		}
 	}
 }

@@ -89,6 +89,42 @@ func (r *stream) norm() float64 {
 	}
 }
 
+// fillNorm fills dst with standard normal values: the same values, in
+// the same order, as len(dst) calls of norm. The ziggurat's fast path
+// (about 99 % of draws) is inline; the rest goes through norm's slow path.
+func (r *stream) fillNorm(dst []float64) {
+	for k := range dst {
+		r.state += rng.Golden
+		u := rng.Mix(r.state)
+		i := u & (zigLayers - 1)
+		z := (float64(int64(u)>>11) + 0.5) * zigW[i]
+		if math.Abs(z) < zigX[i+1] {
+			dst[k] = z
+			continue
+		}
+		dst[k] = r.normSlow(z, i)
+	}
+}
+
+// normSlow finishes a draw of norm whose first candidate z from layer i
+// fell outside the layer's rectangle core.
+func (r *stream) normSlow(z float64, i uint64) float64 {
+	for {
+		if i == 0 {
+			return r.tail(z < 0)
+		}
+		if zigF[i]+r.float64()*(zigF[i+1]-zigF[i]) < math.Exp(-0.5*z*z) {
+			return z
+		}
+		u := r.next()
+		i = u & (zigLayers - 1)
+		z = (float64(int64(u)>>11) + 0.5) * zigW[i]
+		if math.Abs(z) < zigX[i+1] {
+			return z
+		}
+	}
+}
+
 // tail samples the normal tail beyond zigR (Marsaglia 1964).
 func (r *stream) tail(neg bool) float64 {
 	for {

@@ -102,25 +102,88 @@ func (s *Synthesizer) shapeLinear(out []complex64, o SynthOptions, start int) {
 	}
 	// Polyphase: output at t = a + d uses taps phi, phi+sps, ... with
 	// symbols top, top−1, ... where phi = t mod sps and top = (t−phi)/sps.
+	//
+	// Four outputs of one polyphase branch are computed together, which
+	// gives eight independent accumulation chains; every output still
+	// sums its taps in ascending order from zero, as the direct loop does.
+	// Blocks of blk symbols are outermost so that the outputs they write
+	// stay in cache across the branches.
+	s.initPhases(h, sps)
 	t := start + d
-	phi := t - floorDiv(t, sps)*sps
-	top := floorDiv(t, sps) - iMin
-	for n := range out {
-		var re, im float64
-		j := top
-		for k := phi; k < nt; k += sps {
-			v := sym[j]
-			re += h[k] * real(v)
-			im += h[k] * imag(v)
-			j--
-		}
-		out[n] = complex64(complex(re, im))
-		phi++
-		if phi == sps {
-			phi = 0
-			top++
+	phi0 := t - floorDiv(t, sps)*sps
+	top0 := floorDiv(t, sps) - iMin
+	s.symRe = grow(s.symRe, len(sym))
+	s.symIm = grow(s.symIm, len(sym))
+	for i, v := range sym {
+		s.symRe[i], s.symIm[i] = real(v), imag(v)
+	}
+	sr, si := s.symRe, s.symIm
+	const blk = 512 // outputs per branch and block
+	for m0 := 0; m0*sps < len(out); m0 += blk {
+		for ph := range sps {
+			// Output n has branch (phi0+n) mod sps; the first output of
+			// branch ph is n0, with top = top0 + (phi0+n0)/sps, and
+			// each later one is one symbol on.
+			n0 := (ph - phi0 + sps) % sps
+			if n0 >= len(out) {
+				continue
+			}
+			cnt := (len(out) - n0 + sps - 1) / sps
+			if m0 >= cnt {
+				continue
+			}
+			hi := min(m0+blk, cnt)
+			top := top0 + (phi0+n0)/sps
+			taps := s.phases[ph]
+			m := m0
+			for ; m+4 <= hi; m += 4 {
+				var r0, r1, r2, r3, i0, i1, i2, i3 float64
+				b := top + m
+				for q, hq := range taps {
+					j := b - q
+					a := sr[j : j+4 : j+4]
+					c := si[j : j+4 : j+4]
+					r0 += hq * a[0]
+					r1 += hq * a[1]
+					r2 += hq * a[2]
+					r3 += hq * a[3]
+					i0 += hq * c[0]
+					i1 += hq * c[1]
+					i2 += hq * c[2]
+					i3 += hq * c[3]
+				}
+				n := n0 + m*sps
+				out[n] = complex64(complex(r0, i0))
+				out[n+sps] = complex64(complex(r1, i1))
+				out[n+2*sps] = complex64(complex(r2, i2))
+				out[n+3*sps] = complex64(complex(r3, i3))
+			}
+			for ; m < hi; m++ {
+				var re, im float64
+				b := top + m
+				for q, hq := range taps {
+					re += hq * sr[b-q]
+					im += hq * si[b-q]
+				}
+				out[n0+m*sps] = complex64(complex(re, im))
+			}
 		}
 	}
+}
+
+// initPhases splits the taps h into sps polyphase branches: branch phi
+// holds h[phi], h[phi+sps], ... in that order.
+func (s *Synthesizer) initPhases(h []float64, sps int) {
+	if len(s.phases) == sps && s.phaseTaps == len(h) && s.phaseSrc == &h[0] {
+		return
+	}
+	s.phases = make([][]float64, sps)
+	for phi := range sps {
+		for k := phi; k < len(h); k += sps {
+			s.phases[phi] = append(s.phases[phi], h[k])
+		}
+	}
+	s.phaseTaps, s.phaseSrc = len(h), &h[0]
 }
 
 // floorDiv returns ⌊a/b⌋ for b > 0.

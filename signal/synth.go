@@ -267,14 +267,25 @@ func Synthesize(o SynthOptions) ([]complex64, error) {
 // Synthesizer generates records and keeps its work buffers between calls.
 // It is not safe for concurrent use; give each goroutine its own.
 type Synthesizer struct {
+	// Threads is how many goroutines one Generate call uses: 1 (or 0)
+	// generates on the caller's goroutine; 2 or more draw the noise on a
+	// second goroutine while the clean signal is made, then apply the
+	// channel in two halves. The record is the same for any value.
+	Threads int
+
 	sym       []complex128 // symbols
 	taps      []float64    // RRC taps
 	tapsO     SynthOptions // options the taps were made for
 	work      []complex128 // generic modulator output
 	alphabet  []complex128 // constellation of alphaMod
 	alphaMod  Modulation
-	phases    [][]float64 // reversed RRC taps per polyphase branch
-	phaseTaps int
+	phases    [][]float64 // RRC taps per polyphase branch
+	phaseTaps int         // len of the taps phases was made from
+	phaseSrc  *float64    // and their storage
+	symRe     []float64   // symbols, real and imaginary parts apart
+	symIm     []float64
+	noise     []float64 // one block of noise deviates
+	noiseAll  []float64 // the whole record's deviates (Threads ≥ 2)
 	tmp       []complex128
 }
 
@@ -288,6 +299,10 @@ func (s *Synthesizer) Generate(out []complex64, o SynthOptions) error {
 	if len(out) != o.Samples {
 		return fmt.Errorf("signal: output buffer holds %d samples, want %d", len(out), o.Samples)
 	}
+	var noiseDone chan struct{}
+	if s.Threads >= 2 && !o.NoNoise {
+		noiseDone = s.drawNoise(len(out), o.Seed)
+	}
 	if o.Mod.linear() && len(o.Multipath) == 0 {
 		// Fast path: shape straight into out as complex64.
 		s.shapeLinear(out, o, 0)
@@ -298,6 +313,9 @@ func (s *Synthesizer) Generate(out []complex64, o SynthOptions) error {
 		}
 		s.work = grow(s.work, o.Samples+pre)
 		if err := s.modulate(s.work, o, pre); err != nil {
+			if noiseDone != nil {
+				<-noiseDone
+			}
 			return err
 		}
 		src := s.work
@@ -310,8 +328,30 @@ func (s *Synthesizer) Generate(out []complex64, o SynthOptions) error {
 			out[i] = complex64(src[i])
 		}
 	}
-	finish(out, o)
+	if s.Threads >= 2 {
+		if noiseDone != nil {
+			<-noiseDone
+		}
+		finishParallel(out, o, s.noiseAll)
+		return nil
+	}
+	s.noise = grow(s.noise, 2*finishBlock)
+	finish(out, o, s.noise)
 	return nil
+}
+
+// drawNoise fills s.noiseAll with a record's 2·n noise deviates on a new
+// goroutine and returns a channel closed when it is done. The deviates do
+// not depend on the signal: finish scales them.
+func (s *Synthesizer) drawNoise(n int, seed uint64) chan struct{} {
+	s.noiseAll = grow(s.noiseAll, 2*n)
+	done := make(chan struct{})
+	go func(dst []float64) {
+		defer close(done)
+		r := newStream(seed, streamNoise)
+		r.fillNorm(dst)
+	}(s.noiseAll)
+	return done
 }
 
 // grow returns b resized to n, reusing its storage when it is large enough.

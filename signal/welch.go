@@ -35,6 +35,11 @@ type welchState struct {
 	corr    []complex128
 	tmp     []complex128
 	scale   float64 // 1/(fs·Σw²)
+
+	// The vector kernels' unreduced accumulators (two values per bin,
+	// folded into s0, sj and acc after the last block): u0 for s0,
+	// p1/q1 for sj[0], p2/q2 for sj[1], hacc for acc.
+	u0, p1, q1, p2, q2, hacc []float64
 }
 
 func (w *welchState) init(c Config) error {
@@ -60,6 +65,10 @@ func (w *welchState) init(c Config) error {
 	w.s0 = make([]float64, w.m)
 	w.corr = make([]complex128, w.m)
 	w.tmp = make([]complex128, w.m)
+	if useAVX2 && len(w.sj) == 2 {
+		w.u0, w.p1, w.q1 = make([]float64, 2*w.m), make([]float64, 2*w.m), make([]float64, 2*w.m)
+		w.p2, w.q2, w.hacc = make([]float64, 2*w.m), make([]float64, 2*w.m), make([]float64, 2*w.m)
+	}
 	var sw float64
 	for n := range w.m {
 		v := 0.5 - 0.5*math.Cos(2*math.Pi*float64(n)/float64(w.m))
@@ -80,6 +89,12 @@ func (w *welchState) run(x []complex64, f *Features, c Config) {
 		clear(s)
 	}
 	nr := len(w.ring)
+	vec := useAVX2 && w.u0 != nil
+	if vec {
+		for _, u := range [][]float64{w.u0, w.p1, w.q1, w.p2, w.q2, w.hacc} {
+			clear(u)
+		}
+	}
 	for b := range nblk {
 		lo := b * bl
 		hi := min(lo+bl, n)
@@ -90,7 +105,10 @@ func (w *welchState) run(x []complex64, f *Features, c Config) {
 		clear(pad[hi-lo:])
 		cur := w.ring[b%nr]
 		_ = w.plan.Forward(cur, pad, w.scratch)
-		if len(w.sj) == 2 && b >= 2 {
+		if vec && b >= 2 {
+			accumulate3AVX2(&w.u0[0], &w.p1[0], &w.q1[0], &w.p2[0], &w.q2[0],
+				&w.ring[(b-2)%nr][0], &w.ring[(b-1)%nr][0], &cur[0], m)
+		} else if len(w.sj) == 2 && b >= 2 {
 			accumulate3(w.s0, w.sj[0], w.sj[1], w.ring[(b-2)%nr], w.ring[(b-1)%nr], cur)
 		} else {
 			accumulatePower(w.s0, cur)
@@ -99,8 +117,15 @@ func (w *welchState) run(x []complex64, f *Features, c Config) {
 			}
 		}
 		if b >= 1 && b <= nseg {
-			hannSegment(w.acc, w.ring[(b-1)%nr], cur)
+			if vec {
+				hannSegmentVec(w.acc, w.hacc, w.ring[(b-1)%nr], cur)
+			} else {
+				hannSegment(w.acc, w.ring[(b-1)%nr], cur)
+			}
 		}
+	}
+	if vec {
+		w.fold()
 	}
 	// PSD, fftshifted.
 	f.PSD = grow(f.PSD, m)
@@ -167,6 +192,39 @@ func hannSegment(acc []float64, a, b []complex128) {
 	v1 := 0.5*n1 - 0.25*cur
 	acc[m-2] += real(v0)*real(v0) + imag(v0)*imag(v0)
 	acc[m-1] += real(v1)*real(v1) + imag(v1)*imag(v1)
+}
+
+// hannSegmentVec is hannSegment with bins 2..m−3 added, unreduced, to
+// hacc by the vector kernel and the four bins next to the wrap-around
+// (where X(0) = 0 enters) added to acc here.
+func hannSegmentVec(acc, hacc []float64, a, b []complex128) {
+	m := len(acc)
+	x := func(j int) complex128 {
+		j = (j%m + m) % m
+		switch {
+		case j == 0:
+			return 0
+		case j&1 == 0:
+			return a[j] + b[j]
+		}
+		return a[j] - b[j]
+	}
+	for _, k := range [4]int{0, 1, m - 2, m - 1} {
+		v := 0.5*x(k) - 0.25*(x(k-1)+x(k+1))
+		acc[k] += real(v)*real(v) + imag(v)*imag(v)
+	}
+	hannAVX2(&hacc[4], &a[2], &b[2], m-4, &hannConsts)
+}
+
+// fold adds the vector kernels' unreduced accumulators into s0, sj and acc.
+func (w *welchState) fold() {
+	s1, s2 := w.sj[0], w.sj[1]
+	for k := range w.s0 {
+		w.s0[k] += w.u0[2*k] + w.u0[2*k+1]
+		s1[k] += complex(w.p1[2*k]+w.p1[2*k+1], w.q1[2*k]-w.q1[2*k+1])
+		s2[k] += complex(w.p2[2*k]+w.p2[2*k+1], w.q2[2*k]-w.q2[2*k+1])
+		w.acc[k] += w.hacc[2*k] + w.hacc[2*k+1]
+	}
 }
 
 // autocorr turns the accumulated block products into ρ[0..lags].

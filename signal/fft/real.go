@@ -102,18 +102,30 @@ func (p *RealPlan) PowerPacked(dst []float64, z, scratch []complex128, batch int
 	p.half.forward(z, z, scratch, batch)
 	tw := p.tw[:h]
 	for b := range batch {
-		row := dst[b*(h+1) : (b+1)*(h+1)]
 		z0 := z[b]
 		dc, ny := real(z0)+imag(z0), real(z0)-imag(z0)
-		row[0], row[h] = dc*dc, ny*ny
-		for k := 1; k < h; k++ {
-			a := z[k*batch+b]
-			c := z[(h-k)*batch+b]
+		dst[b*(h+1)], dst[b*(h+1)+h] = dc*dc, ny*ny
+	}
+	// Bins k and h−k come from the same two packed values a = z[k] and
+	// c = z[h−k]: with E = (a + conj c)/2, O = −i(a − conj c)/2,
+	// w = tw[k] and w·O = P + iQ, X[k] = E + w·O and, since
+	// tw[h−k] = −conj(w), X[h−k] = conj(E) − conj(w·O), whose power is
+	// (Er − P)² + (Q − Ei)². The batch is the inner loop, so z is read in
+	// order. At k = h/2 both are the same bin; X[k]'s form is kept.
+	for k := 1; k <= h/2; k++ {
+		w := tw[k]
+		za := z[k*batch : k*batch+batch]
+		zc := z[(h-k)*batch : (h-k)*batch+batch]
+		for b := range batch {
+			a, c := za[b], zc[b]
 			er, ei := 0.5*(real(a)+real(c)), 0.5*(imag(a)-imag(c))
 			or, oi := 0.5*(imag(a)+imag(c)), -0.5*(real(a)-real(c))
-			w := tw[k]
-			xr := er + real(w)*or - imag(w)*oi
-			xi := ei + real(w)*oi + imag(w)*or
+			pr := real(w)*or - imag(w)*oi
+			qi := real(w)*oi + imag(w)*or
+			xr, xi := er+pr, ei+qi
+			yr, yi := er-pr, qi-ei
+			row := dst[b*(h+1) : (b+1)*(h+1)]
+			row[h-k] = yr*yr + yi*yi
 			row[k] = xr*xr + xi*xi
 		}
 	}

@@ -1,0 +1,102 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func accumulate3AVX2(u0, p1, q1, p2, q2 *float64, a, b, c *complex128, n int)
+//
+// For n complex values (n even), two per iteration, with c̃ = c with real
+// and imaginary parts swapped:
+//   u0 += c⊙c, p1 += b⊙c, q1 += b⊙c̃, p2 += a⊙c, q2 += a⊙c̃
+// (⊙ elementwise over the interleaved real/imaginary parts). Then
+// |c|² = u0[2k]+u0[2k+1], conj(b)·c = (p1[2k]+p1[2k+1], q1[2k]−q1[2k+1]).
+TEXT ·accumulate3AVX2(SB), NOSPLIT, $0-72
+	MOVQ u0+0(FP), R8
+	MOVQ p1+8(FP), R9
+	MOVQ q1+16(FP), R10
+	MOVQ p2+24(FP), R11
+	MOVQ q2+32(FP), R12
+	MOVQ a+40(FP), SI
+	MOVQ b+48(FP), DI
+	MOVQ c+56(FP), DX
+	MOVQ n+64(FP), CX
+	SHRQ $1, CX
+	JZ   done
+
+loop:
+	VMOVUPD (DX), Y0
+	VMOVUPD (DI), Y1
+	VMOVUPD (SI), Y2
+	VPERMILPD $5, Y0, Y3
+	VMOVUPD (R8), Y4
+	VFMADD231PD Y0, Y0, Y4
+	VMOVUPD Y4, (R8)
+	VMOVUPD (R9), Y5
+	VFMADD231PD Y1, Y0, Y5
+	VMOVUPD Y5, (R9)
+	VMOVUPD (R10), Y6
+	VFMADD231PD Y1, Y3, Y6
+	VMOVUPD Y6, (R10)
+	VMOVUPD (R11), Y7
+	VFMADD231PD Y2, Y0, Y7
+	VMOVUPD Y7, (R11)
+	VMOVUPD (R12), Y8
+	VFMADD231PD Y2, Y3, Y8
+	VMOVUPD Y8, (R12)
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $32, R12
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, DX
+	DECQ CX
+	JNZ  loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func hannAVX2(acc *float64, a, b *complex128, n int, c *[3][4]float64)
+//
+// For bins k = 0..n−1 relative to a, b and acc (n even, the first bin's
+// absolute index even, a[−1], b[−1], a[n], b[n] readable), with
+// X(k) = a[k] + s_k·b[k], s_k = +1 for even k and −1 for odd:
+//   Xw(k) = 0.5·X(k) − 0.25·(X(k−1) + X(k+1)),  acc[2k..2k+1] += Xw(k)⊙Xw(k).
+// Since s_{k±1} = −s_k, X(k−1) + X(k+1) = (a[k−1] + a[k+1]) − s_k·(b[k−1] + b[k+1]).
+// Constant rows: 0 the signs (1, 1, −1, −1), 1 all 0.5, 2 all 0.25.
+TEXT ·hannAVX2(SB), NOSPLIT, $0-40
+	MOVQ acc+0(FP), R8
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ n+24(FP), CX
+	MOVQ c+32(FP), DX
+	VMOVUPD 0(DX), Y13
+	VMOVUPD 32(DX), Y14
+	VMOVUPD 64(DX), Y15
+	SHRQ $1, CX
+	JZ   hdone
+
+hloop:
+	VMOVUPD (SI), Y0          // a[k], a[k+1]
+	VMOVUPD (DI), Y1          // b[k], b[k+1]
+	VFMADD231PD Y1, Y13, Y0   // X = a + s·b
+	VMOVUPD -16(SI), Y2       // a[k−1], a[k]
+	VADDPD 16(SI), Y2, Y2     // + a[k+1], a[k+2]
+	VMOVUPD -16(DI), Y3
+	VADDPD 16(DI), Y3, Y3
+	VFNMADD231PD Y3, Y13, Y2  // neighbours: Y2 −= s·Y3
+	VMULPD Y14, Y0, Y0        // 0.5·X
+	VFNMADD231PD Y2, Y15, Y0  // − 0.25·neighbours
+	VMOVUPD (R8), Y4
+	VFMADD231PD Y0, Y0, Y4
+	VMOVUPD Y4, (R8)
+	ADDQ $32, R8
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  hloop
+
+hdone:
+	VZEROUPPER
+	RET
