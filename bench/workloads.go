@@ -12,6 +12,7 @@ import (
 	"github.com/gotrain/gotrain/device"
 	"github.com/gotrain/gotrain/forest"
 	"github.com/gotrain/gotrain/signal"
+	"github.com/gotrain/gotrain/signal/sigraph"
 )
 
 // Workloads returns the workloads that exist at the given size.
@@ -193,7 +194,9 @@ func (w *forestWorkload) Runner(d device.Device) (func() (Output, error), func()
 }
 
 // SignalFeatures synthesises a QPSK record and extracts every feature from
-// it (the "1-s 200 kHz record").
+// it (the "1-s 200 kHz record"): with the CPU extractor on the
+// native CPU, with the graph extractor (signal/sigraph) on simplego and XLA
+// devices.
 type SignalFeatures struct {
 	// Seconds of signal at 200 kHz per record.
 	Seconds float64
@@ -212,14 +215,36 @@ func (s *SignalFeatures) Unit() string { return "records/s" }
 
 // Runner implements Workload.
 func (s *SignalFeatures) Runner(d device.Device) (func() (Output, error), func(), error) {
-	if d.Kind != device.Native {
-		return nil, nil, fmt.Errorf("%w: signal features on %s need the GoMLX graph extractor, which this build does not have yet", ErrUnsupported, d.Name)
-	}
 	const rate = 200000
 	opts := signal.SynthOptions{Mod: signal.QPSK, SampleRate: rate, Samples: int(s.Seconds * rate), SNRdB: 10, CarrierOffset: 25000, Seed: 1}
-	ex, err := signal.NewExtractor(signal.Config{SampleRate: rate})
-	if err != nil {
-		return nil, nil, err
+	cfg := signal.Config{SampleRate: rate}
+	var ex signal.FeatureExtractor
+	closeFn := func() {}
+	if d.Kind == device.Native {
+		e, err := signal.NewExtractor(cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		ex = e
+	} else {
+		// The graph extractor (signal/sigraph) on simplego or an XLA device.
+		var backend backends.Backend
+		var err error
+		if d.Kind == device.SimpleGo {
+			backend, err = sigraph.OpenSimpleGo() // ops_sequential: avoids simplego's DotGeneral deadlock
+		} else {
+			backend, err = device.Open(d)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		}
+		g, err := sigraph.NewWithOptions(backend, cfg, 1, sigraph.Options{DeviceNum: d.Index})
+		if err != nil {
+			backend.Finalize()
+			return nil, nil, err
+		}
+		ex = g
+		closeFn = func() { g.Close(); backend.Finalize() }
 	}
 	var syn signal.Synthesizer
 	x := make([]complex64, opts.Samples)
@@ -234,5 +259,5 @@ func (s *SignalFeatures) Runner(d device.Device) (func() (Output, error), func()
 		}
 		vec = f.Vector(vec[:0])
 		return Output{Values: vec, Items: 1}, nil
-	}, func() {}, nil
+	}, closeFn, nil
 }

@@ -15,22 +15,27 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/gomlx/gomlx/backends"
 	"github.com/spf13/cobra"
 
 	"github.com/gotrain/gotrain/data"
 	"github.com/gotrain/gotrain/device"
 	"github.com/gotrain/gotrain/signal"
+	"github.com/gotrain/gotrain/signal/sigraph"
 )
 
 func newSignalCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "signal", Short: "Synthesize IQ records, extract RF features, benchmark the pipeline"}
 	cmd.AddCommand(newSignalSynthCmd(g), newSignalFeaturesCmd(g), newSignalBenchCmd(g))
+	cmd.AddCommand(newSignalDatasetCmd(g))
+	cmd.AddCommand(newSignalClassifyCmd(g))
 	return cmd
 }
 
-// signalDevice resolves --device for the signal pipeline: the CPU path is
-// the only one in this build, so any other device is refused with the
-// reason, or replaced with --fallback.
+// signalDevice resolves --device for the signal commands that run only on
+// the CPU path (synthesis, datasets, the classifier): any other device is
+// refused with the reason, or replaced with --fallback. `signal features`
+// and `signal bench` use signalGraphTarget, which runs the graph extractor.
 func signalDevice(cmd *cobra.Command, g *globals) (string, error) {
 	spec, err := device.ParseSpec(g.device)
 	if err != nil {
@@ -38,16 +43,74 @@ func signalDevice(cmd *cobra.Command, g *globals) (string, error) {
 	}
 	if spec.Kind == device.Auto || spec.Kind == device.CPU {
 		if spec.Kind == device.Auto {
-			slog.Debug("signal: device auto chose cpu: the CPU feature path is the only one in this build")
+			slog.Debug("signal: device auto chose cpu: this command runs on the CPU path only")
 		}
 		return "cpu", nil
 	}
-	reason := fmt.Sprintf("device %s: the graph (GoMLX) signal path is not in this build yet; only the CPU path is", spec)
+	reason := fmt.Sprintf("device %s: `signal %s` runs on the CPU path only (the graph extractor serves `signal features` and `signal bench`)", spec, cmd.Name())
 	if !g.fallback {
 		return "", fmt.Errorf("signal: %w: %s (hint: use --device cpu, or --fallback)", device.ErrUnavailable, reason)
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s; falling back to cpu\n", reason)
 	return "cpu", nil
+}
+
+// signalTarget is where `signal features` and `signal bench` extract: the
+// CPU path (backend nil) or the graph extractor (package signal/sigraph)
+// on a GoMLX backend.
+type signalTarget struct {
+	name    string           // the device actually used: "cpu", "go", "xla:cuda:0", ...
+	dev     device.Device    // the resolved device (graph path)
+	backend backends.Backend // nil for the CPU path
+}
+
+// close releases the backend, if any.
+func (t signalTarget) close() {
+	if t.backend != nil {
+		t.backend.Finalize()
+	}
+}
+
+// signalGraphTarget resolves --device for feature extraction: cpu runs the
+// CPU path; go (simplego), gpu, tpu and xla:... run the graph extractor on
+// that device; auto runs it on an accelerator when there is one and the
+// CPU path otherwise (on a CPU the native path is faster than XLA's CPU
+// plugin and simplego). --fallback applies as for every command.
+func signalGraphTarget(cmd *cobra.Command, g *globals) (signalTarget, error) {
+	spec, err := device.ParseSpec(g.device)
+	if err != nil {
+		return signalTarget{}, err
+	}
+	if spec.Kind == device.CPU {
+		return signalTarget{name: "cpu"}, nil
+	}
+	res, err := g.resolveDevice(cmd, device.Options{PreferNative: true})
+	if err != nil {
+		return signalTarget{}, fmt.Errorf("signal: %w", err)
+	}
+	d := res.Device
+	if d.Kind == device.Native || (spec.Kind == device.Auto && !d.Accelerator()) {
+		return signalTarget{name: "cpu"}, nil
+	}
+	var b backends.Backend
+	if d.Kind == device.SimpleGo {
+		b, err = sigraph.OpenSimpleGo()
+	} else {
+		b, err = device.Open(d)
+	}
+	if err != nil {
+		return signalTarget{}, fmt.Errorf("signal: %w", err)
+	}
+	return signalTarget{name: d.Name, dev: d, backend: b}, nil
+}
+
+// extractor returns the extractor of t for cfg, batching up to
+// records records per graph execution on graph devices.
+func (t signalTarget) extractor(cfg signal.Config, records int) (signal.FeatureExtractor, error) {
+	if t.backend == nil {
+		return signal.NewExtractor(cfg)
+	}
+	return sigraph.NewWithOptions(t.backend, cfg, records, sigraph.Options{DeviceNum: t.dev.Index})
 }
 
 // synthFlags are the flags of `signal synth` (and the record of `signal bench`).
@@ -218,6 +281,7 @@ type featuresReport struct {
 	Format     string     `json:"format"`
 	Device     string     `json:"device"`
 	ExtractMS  float64    `json:"extract_ms"`
+	CompileMS  float64    `json:"compile_ms,omitempty"` // graph path: building and compiling the graph, before extract_ms
 	Label      string     `json:"label,omitempty"`
 	C20        float64    `json:"c20"`
 	C40        float64    `json:"c40"`
@@ -243,7 +307,11 @@ its features: RSSI, SNR estimates, spectral shape, occupied bandwidth, cumulants
 instantaneous amplitude/phase/frequency statistics and 13 MFCC means. The
 definitions are in docs/SIGNAL.md. --arrays adds the Welch PSD, the
 autocorrelation and the per-frame MFCCs to the JSON; --spectrogram writes the dB
-spectrogram as raw little-endian float32 (bins x frames, row-major).`,
+spectrogram as raw little-endian float32 (bins x frames, row-major).
+--device cpu runs the CPU path; go (simplego), gpu, tpu and xla:<plugin> run
+the same features as GoMLX graphs on that device; auto runs the graphs on an
+accelerator when there is one and the CPU path otherwise. The JSON's device
+names the device used; compile_ms is the graph's build and compile time.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSignalFeatures(cmd, g, &fl) },
 	}
@@ -259,20 +327,34 @@ spectrogram as raw little-endian float32 (bins x frames, row-major).`,
 }
 
 func runSignalFeatures(cmd *cobra.Command, g *globals, fl *featuresFlags) error {
-	dev, err := signalDevice(cmd, g)
-	if err != nil {
-		return err
-	}
 	if fl.in == "" {
 		return errors.New("signal features: --in is required")
 	}
+	tgt, err := signalGraphTarget(cmd, g)
+	if err != nil {
+		return err
+	}
+	defer tgt.close()
+	dev := tgt.name
 	rec, err := signal.Load(fl.in, fl.format, fl.rate)
 	if err != nil {
 		return err
 	}
-	e, err := signal.NewExtractor(signal.Config{SampleRate: rec.Meta.SampleRate, Impedance: fl.impedance})
+	cfg := signal.Config{SampleRate: rec.Meta.SampleRate, Impedance: fl.impedance}
+	e, err := tgt.extractor(cfg, 1)
 	if err != nil {
 		return err
+	}
+	var compileMS float64
+	if ge, ok := e.(*sigraph.Extractor); ok {
+		defer ge.Close()
+		if len(rec.Samples) >= cfg.MinSamples() { // shorter records get Extract's error
+			t0 := time.Now()
+			if err := ge.Compile(1, len(rec.Samples)); err != nil {
+				return fmt.Errorf("signal features: %s: %w", fl.in, err)
+			}
+			compileMS = signalMSSince(t0)
+		}
 	}
 	var f signal.Features
 	t0 := time.Now()
@@ -290,7 +372,7 @@ func runSignalFeatures(cmd *cobra.Command, g *globals, fl *featuresFlags) error 
 			return err
 		}
 	}
-	rep := featuresReport{File: fl.in, Format: string(rec.Meta.Datatype), Device: dev, ExtractMS: ms, Label: rec.Meta.Label,
+	rep := featuresReport{File: fl.in, Format: string(rec.Meta.Datatype), Device: dev, ExtractMS: ms, CompileMS: compileMS, Label: rec.Meta.Label,
 		C20: signalCAbs(f.C20), C40: signalCAbs(f.C40), C41: signalCAbs(f.C41),
 		C20Complex: [2]float64{real(f.C20), imag(f.C20)}, C40Complex: [2]float64{real(f.C40), imag(f.C40)}, C41Complex: [2]float64{real(f.C41), imag(f.C41)},
 		Features: &f, SpecShape: [2]int{f.SpecBins, f.SpecFrames}, Spectrogram: fl.spectrogram}
@@ -307,14 +389,14 @@ func runSignalFeatures(cmd *cobra.Command, g *globals, fl *featuresFlags) error 
 	if g.json {
 		return printJSON(cmd.OutOrStdout(), rep)
 	}
-	signalPrintFeatures(cmd.OutOrStdout(), fl.in, rec, &f, ms)
+	signalPrintFeatures(cmd.OutOrStdout(), fl.in, rec, &f, ms, dev)
 	return nil
 }
 
 func signalCAbs(c complex128) float64 { return math.Hypot(real(c), imag(c)) }
 
-func signalPrintFeatures(w io.Writer, name string, rec *signal.Recording, f *signal.Features, ms float64) {
-	fmt.Fprintf(w, "%s: %d samples at %g Hz (%s), features in %.1f ms on cpu\n", name, f.Samples, f.SampleRate, rec.Meta.Datatype, ms)
+func signalPrintFeatures(w io.Writer, name string, rec *signal.Recording, f *signal.Features, ms float64, dev string) {
+	fmt.Fprintf(w, "%s: %d samples at %g Hz (%s), features in %.1f ms on %s\n", name, f.Samples, f.SampleRate, rec.Meta.Datatype, ms, dev)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	names := signal.FeatureNames(len(f.MFCC))
 	vals := f.Vector(nil)
@@ -391,7 +473,10 @@ func newSignalBenchCmd(g *globals) *cobra.Command {
 +25 kHz offset, 10 dB SNR, the peer benchmark's record) on one goroutine: a
 warm-up, then the median of --runs runs of synthesis, of all features, and of
 both together. Then it times --records records synthesized and extracted on
---workers goroutines (default all CPUs) and reports records per second.`,
+--workers goroutines (default all CPUs) and reports records per second.
+With --device go, gpu or xla:... the features come from the GoMLX graph
+extractor on that device (docs/SIGNAL.md, "Graph path"), the batch in graph
+executions of up to 8 records; auto uses it only on an accelerator.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSignalBench(cmd, g, &fl) },
 	}
@@ -404,10 +489,6 @@ both together. Then it times --records records synthesized and extracted on
 }
 
 func runSignalBench(cmd *cobra.Command, g *globals, fl *benchFlags) error {
-	dev, err := signalDevice(cmd, g)
-	if err != nil {
-		return err
-	}
 	o, err := fl.synth.options()
 	if err != nil {
 		return err
@@ -415,10 +496,19 @@ func runSignalBench(cmd *cobra.Command, g *globals, fl *benchFlags) error {
 	if fl.runs < 1 || fl.records < 1 {
 		return errors.New("signal bench: --runs and --records must be positive")
 	}
-	cfg := signal.Config{SampleRate: o.SampleRate}
-	e, err := signal.NewExtractor(cfg)
+	tgt, err := signalGraphTarget(cmd, g)
 	if err != nil {
 		return err
+	}
+	defer tgt.close()
+	dev := tgt.name
+	cfg := signal.Config{SampleRate: o.SampleRate}
+	e, err := tgt.extractor(cfg, 1)
+	if err != nil {
+		return err
+	}
+	if ge, ok := e.(*sigraph.Extractor); ok {
+		defer ge.Close()
 	}
 	var s signal.Synthesizer
 	x := make([]complex64, o.Samples)
@@ -445,7 +535,13 @@ func runSignalBench(cmd *cobra.Command, g *globals, fl *benchFlags) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	rps, err := batchThroughput(o, cfg, fl.records, workers)
+	var rps float64
+	if tgt.backend != nil {
+		workers = 1 // graph executions, one at a time
+		rps, err = batchThroughputGraph(tgt, o, cfg, fl.records)
+	} else {
+		rps, err = batchThroughput(o, cfg, fl.records, workers)
+	}
 	if err != nil {
 		return err
 	}
@@ -467,7 +563,11 @@ func runSignalBench(cmd *cobra.Command, g *globals, fl *benchFlags) error {
 	fmt.Fprintf(tw, "synthesis + features\t%.3f\t%.3f\n", rep.TotalMS, rep.TotalMinMS)
 	tw.Flush()
 	fmt.Fprintf(w, "one goroutine, median of %d runs after a warm-up; %.0fx faster than real time\n", fl.runs, rep.RealTimeFactor)
-	fmt.Fprintf(w, "batched: %d records on %d goroutines: %.1f records/s\n", fl.records, workers, rps)
+	if tgt.backend != nil {
+		fmt.Fprintf(w, "batched: %d records in graph executions of up to %d on %s: %.1f records/s\n", fl.records, min(fl.records, signalGraphBatch), dev, rps)
+	} else {
+		fmt.Fprintf(w, "batched: %d records on %d goroutines: %.1f records/s\n", fl.records, workers, rps)
+	}
 	return nil
 }
 
@@ -527,6 +627,42 @@ func batchThroughput(o signal.SynthOptions, cfg signal.Config, n, workers int) (
 	wg.Wait()
 	if first != nil {
 		return 0, first
+	}
+	return float64(n) / time.Since(t0).Seconds(), nil
+}
+
+// signalGraphBatch is the most records `signal bench` extracts per graph
+// execution: a 1-s record's intermediate tensors take tens of MB.
+const signalGraphBatch = 8
+
+// batchThroughputGraph synthesizes n records and extracts them in graph
+// executions of up to signalGraphBatch records (after a warm-up that
+// compiles the graphs) and returns records per second, synthesis included.
+func batchThroughputGraph(tgt signalTarget, o signal.SynthOptions, cfg signal.Config, n int) (float64, error) {
+	e, err := sigraph.NewWithOptions(tgt.backend, cfg, min(n, signalGraphBatch), sigraph.Options{DeviceNum: tgt.dev.Index})
+	if err != nil {
+		return 0, err
+	}
+	defer e.Close()
+	recs := make([][]complex64, n)
+	for i := range recs {
+		recs[i] = make([]complex64, o.Samples)
+	}
+	out := make([]signal.Features, n)
+	if err := e.ExtractBatch(recs, out); err != nil { // warm-up: compiles, sizes the buffers
+		return 0, err
+	}
+	var s signal.Synthesizer
+	t0 := time.Now()
+	for i, x := range recs {
+		oo := o
+		oo.Seed = o.Seed + 1000 + uint64(i)
+		if err := s.Generate(x, oo); err != nil {
+			return 0, err
+		}
+	}
+	if err := e.ExtractBatch(recs, out); err != nil {
+		return 0, err
 	}
 	return float64(n) / time.Since(t0).Seconds(), nil
 }

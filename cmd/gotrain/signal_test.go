@@ -102,3 +102,83 @@ func TestSignalGPURefused(t *testing.T) {
 		t.Errorf("--device gpu: %v", err)
 	}
 }
+
+// TestSignalFeaturesGraphDevice checks `signal features --device go`: the
+// graph extractor on simplego gives the CPU path's features within 1e-4
+// (relative, with the floors of sigraph.Compare: 1 dB, one PSD bin in Hz,
+// 1 for the normalised cumulants) and names the device it used.
+func TestSignalFeaturesGraphDevice(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "q")
+	if _, _, err := run(t, "signal", "synth", "--mod", "16qam", "--seconds", "0.05", "--snr", "12", "--offset", "20000", "--out", base); err != nil {
+		t.Fatal(err)
+	}
+	features := func(dev string) map[string]any {
+		t.Helper()
+		out, _, err := run(t, "--json", "--device", dev, "signal", "features", "--in", base+".sigmf-meta", "--arrays")
+		if err != nil {
+			t.Fatalf("--device %s: %v", dev, err)
+		}
+		var rep map[string]any
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("--device %s JSON: %v", dev, err)
+		}
+		if rep["device"] != dev {
+			t.Errorf("--device %s reports device %v", dev, rep["device"])
+		}
+		return rep
+	}
+	cpu, gr := features("cpu"), features("go")
+	if _, ok := gr["compile_ms"].(float64); !ok {
+		t.Errorf("graph run reports no compile_ms")
+	}
+	df := 200000.0 / 1024
+	floors := map[string]float64{"rssi_dbfs": 1, "rssi_dbm": 1, "snr_db": 1, "snr_inband_db": 1, "noise_psd": 1e-30,
+		"occupied_bw_hz": df, "obw_hz": df, "centroid_hz": df, "bandwidth_hz": df, "rolloff_hz": df, "flatness": 1e-6,
+		"c20": 1, "c21": 1e-30, "c40": 1, "c41": 1, "c42": 1, "inst_amp_mean": 1, "inst_amp_std": 1,
+		"inst_phase_mean": 1, "inst_phase_std": 1, "inst_freq_mean": df, "inst_freq_std": df}
+	for k, floor := range floors {
+		w, ok1 := cpu[k].(float64)
+		g, ok2 := gr[k].(float64)
+		if !ok1 || !ok2 {
+			t.Errorf("%s missing: cpu %v, go %v", k, cpu[k], gr[k])
+			continue
+		}
+		if e := math.Abs(g-w) / math.Max(math.Abs(w), floor); !(e <= 1e-4) {
+			t.Errorf("%s: go %v, cpu %v (relative error %.3g)", k, g, w, e)
+		}
+	}
+	for _, k := range []string{"mfcc", "psd"} {
+		w, _ := cpu[k].([]any)
+		g, _ := gr[k].([]any)
+		if len(w) == 0 || len(w) != len(g) {
+			t.Errorf("%s: %d values on cpu, %d on go", k, len(w), len(g))
+			continue
+		}
+		for i := range w {
+			wv, gv := w[i].(float64), g[i].(float64)
+			lim := 1e-3 // MFCCs: absolute
+			if k == "psd" {
+				lim = 1e-4 * math.Abs(wv)
+			}
+			if !(math.Abs(gv-wv) <= lim) {
+				t.Errorf("%s[%d]: go %v, cpu %v", k, i, gv, wv)
+				break
+			}
+		}
+	}
+}
+
+func TestSignalBenchGraphDevice(t *testing.T) {
+	out, _, err := run(t, "--json", "--device", "go", "signal", "bench", "--runs", "1", "--records", "2", "--seconds", "0.05")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep benchReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("bench JSON: %v\n%s", err, out)
+	}
+	if rep.Device != "go" || rep.FeaturesMS <= 0 || rep.RecordsPerSecond <= 0 || rep.Workers != 1 {
+		t.Errorf("bench report %+v", rep)
+	}
+}
