@@ -11,6 +11,7 @@ require (
 	github.com/tetratelabs/wazero v1.12.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.38.0
+	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.15.2
 )
 

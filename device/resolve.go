@@ -10,7 +10,8 @@ import (
 type Kind string
 
 const (
-	// Native is gotrain's own Go code on the host CPU (graph workloads use simplego).
+	// Native is gotrain's own Go code on the host CPU (graph workloads use
+	// gotrain's GoMLX backend "cpu", package cpubackend).
 	Native Kind = "native"
 	// SimpleGo is GoMLX's pure-Go backend.
 	SimpleGo Kind = "go"
@@ -179,7 +180,7 @@ func hint(spec Spec) string {
 func check(c Spec, inv Inventory) (Device, string) {
 	switch c.Kind {
 	case CPU:
-		return Device{Name: "cpu", Kind: Native, Class: "cpu", Index: 0, Description: "native Go on " + HostInfo()}, ""
+		return Device{Name: "cpu", Kind: Native, Class: "cpu", Index: 0, Description: "native Go on " + HostInfo() + " (graphs: gotrain cpu backend)"}, ""
 	case Go:
 		return Device{Name: "go", Kind: SimpleGo, Class: "cpu", Index: 0, Description: "GoMLX simplego (pure Go) on " + HostInfo()}, ""
 	}

@@ -20,7 +20,8 @@ type SpecKind int
 const (
 	// Auto picks the fastest device available: GPU, then XLA CPU, then native CPU.
 	Auto SpecKind = iota
-	// CPU is gotrain's native Go code (graph workloads run on simplego).
+	// CPU is gotrain's native Go code (graph workloads run on gotrain's GoMLX
+	// backend "cpu", package cpubackend).
 	CPU
 	// Go is GoMLX's pure-Go simplego backend, requested explicitly.
 	Go

@@ -11,6 +11,8 @@ import (
 	_ "github.com/gomlx/gomlx/backends/simplego" // registers the "go" backend
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+
+	"github.com/gotrain/gotrain/cpubackend" // registers the "cpu" backend
 )
 
 // VerifyResult is the outcome of Verify on one device.
@@ -77,34 +79,15 @@ func relError(got []float32, want []float64) float64 {
 	return num / den
 }
 
-// nativeCheck runs the check in plain Go float32 arithmetic.
-func nativeCheck(a, b []float32) []float32 {
-	c := make([]float32, verifyN)
-	row := make([]float32, verifyN)
-	for i := 0; i < verifyM; i++ {
-		clear(row)
-		for p := 0; p < verifyK; p++ {
-			av := a[i*verifyK+p]
-			for j, bv := range b[p*verifyN : (p+1)*verifyN] {
-				row[j] += av * bv
-			}
-		}
-		for j := range c {
-			c[j] += row[j]
-		}
-	}
-	return c
-}
-
 // Verify runs a small matmul + reduction on d, compares it with a float64 CPU
 // reference and times it: the first call apart, then the median of repeats.
 func Verify(d Device, repeats int) VerifyResult {
 	res := VerifyResult{Device: d.Name, Tolerance: verifyTolerance, Repeats: repeats}
 	a, b, want := verifyInputs()
 	var run func() ([]float32, error)
-	if d.Kind == Native {
-		run = func() ([]float32, error) { return nativeCheck(a, b), nil }
-	} else {
+	{
+		// Native runs the graph on gotrain's cpu backend, which is what
+		// graph workloads use on that device.
 		backend, err := Open(d)
 		if err != nil {
 			res.Err = err.Error()
@@ -164,8 +147,10 @@ func Verify(d Device, repeats int) VerifyResult {
 // Open creates the GoMLX backend that runs graph workloads for d.
 func Open(d Device) (backends.Backend, error) {
 	switch d.Kind {
-	case Native, SimpleGo:
-		return newSimpleGo()
+	case Native:
+		return newBackend(cpubackend.BackendName)
+	case SimpleGo:
+		return newBackend("go")
 	case XLAKind:
 		if d.Plugin == nil {
 			return nil, fmt.Errorf("device %s: no plugin", d.Name)
@@ -179,13 +164,13 @@ func Open(d Device) (backends.Backend, error) {
 	return nil, fmt.Errorf("device %s: unknown kind %q", d.Name, d.Kind)
 }
 
-func newSimpleGo() (b backends.Backend, err error) {
+func newBackend(config string) (b backends.Backend, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			b, err = nil, fmt.Errorf("creating simplego backend: %v", r)
+			b, err = nil, fmt.Errorf("creating GoMLX backend %q: %v", config, r)
 		}
 	}()
-	return backends.NewWithConfig("go")
+	return backends.NewWithConfig(config)
 }
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }

@@ -42,3 +42,22 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+// nativeCheck runs the check in plain Go float32 arithmetic.
+func nativeCheck(a, b []float32) []float32 {
+	c := make([]float32, verifyN)
+	row := make([]float32, verifyN)
+	for i := 0; i < verifyM; i++ {
+		clear(row)
+		for p := 0; p < verifyK; p++ {
+			av := a[i*verifyK+p]
+			for j, bv := range b[p*verifyN : (p+1)*verifyN] {
+				row[j] += av * bv
+			}
+		}
+		for j := range c {
+			c[j] += row[j]
+		}
+	}
+	return c
+}

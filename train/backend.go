@@ -11,6 +11,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 
+	"github.com/gotrain/gotrain/cpubackend"
 	"github.com/gotrain/gotrain/device"
 )
 
@@ -19,15 +20,23 @@ import (
 // graphs with several DotGenerals ready at once.
 const SimpleGoConfig = simplego.BackendName + ":ops_sequential"
 
-// OpenBackend opens the GoMLX backend that runs training on d. For simplego
-// (device kinds "native" and "go") it uses SimpleGoConfig and installs the
-// DotGeneral-based gradients of RegisterFastDotGradients; other devices are
-// opened with device.Open.
+// CPUConfig is the configuration OpenBackend uses for gotrain's cpu backend
+// (package cpubackend, a simplego fork with its worker pool).
+const CPUConfig = cpubackend.BackendName + ":ops_sequential"
+
+// OpenBackend opens the GoMLX backend that runs training on d: gotrain's
+// cpu backend (CPUConfig) for device kind "native" ("cpu"), simplego
+// (SimpleGoConfig) for "go" — both with the DotGeneral-based gradients of
+// RegisterFastDotGradients — and device.Open for the others.
 func OpenBackend(d device.Device) (backends.Backend, error) {
 	switch d.Kind {
 	case device.Native, device.SimpleGo:
 		RegisterFastDotGradients()
-		b, err := newBackend(SimpleGoConfig)
+		config := SimpleGoConfig
+		if d.Kind == device.Native {
+			config = CPUConfig
+		}
+		b, err := newBackend(config)
 		if err != nil {
 			return nil, fmt.Errorf("train: opening device %s: %w", d.Name, err)
 		}
@@ -47,6 +56,16 @@ func IsSimpleGo(b backends.Backend) bool {
 	}
 	_, ok := b.(*simplego.Backend)
 	return ok
+}
+
+// IsPureGo tells whether b runs in this process's Go code on the host CPU:
+// simplego or gotrain's cpu backend.
+func IsPureGo(b backends.Backend) bool {
+	if b == nil {
+		return false
+	}
+	_, ok := b.(*cpubackend.Backend)
+	return ok || IsSimpleGo(b)
 }
 
 func newBackend(config string) (b backends.Backend, err error) {

@@ -171,7 +171,7 @@ func New(backend backends.Backend, cfg Config, model ModelFn, loss LossFn, data 
 // IsAccelerator tells whether b runs on a GPU or TPU, from its name and
 // description (for --precision auto).
 func IsAccelerator(b backends.Backend) (acc bool) {
-	if b == nil || IsSimpleGo(b) {
+	if b == nil || IsPureGo(b) {
 		return false
 	}
 	defer func() {

@@ -1,0 +1,22 @@
+package cpubackend
+
+// Provenance and changes.
+//
+// The files of this package, other than doc.go, dotgeneral_gemm.go,
+// opstats.go, panicf.go and the tests, are GoMLX v0.26.0's
+// backends/simplego (github.com/gomlx/gomlx, Apache License 2.0; the
+// license is in LICENSE beside this file), with these changes:
+//
+//   - package name cpubackend, backend name "cpu", Name() "gotrain CPU (cpu)";
+//   - float32 DotGenerals whose operands are batches of row-major matrices
+//     (batch axes leading, contracting axes one block in matching order, in
+//     either operand orientation) run as one strided-batch SGEMM of package
+//     gemm, without copies (dotgeneral_gemm.go); other DotGenerals, and all
+//     of them under the config "no_gemm", use simplego's code;
+//   - operations schedule their sub-tasks with workersPool.RunNowOrInline,
+//     which never blocks a caller holding a worker slot: simplego's
+//     WaitToStart there deadlocked graphs with several parallel ops on a
+//     small pool (TestParallelOpsDoNotDeadlock reproduces it);
+//   - optional per-operation timings (SetOpStats, OpStats);
+//   - GoMLX's internal exceptions.Panicf replaced by panicf; a vet-reported
+//     format argument order fixed; the parallelism option no longer prints.

@@ -1,0 +1,435 @@
+package cpubackend
+
+import (
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+)
+
+// Element-wise fusion.
+//
+// At Compile, chains of float32 element-wise operations whose
+// intermediate results have a single use are merged into their last
+// operation, which then runs a small program over the chunks of its
+// output: every operation of the chain reads and writes chunk-sized
+// temporaries that stay in the L1 cache instead of tensors of the full
+// size. Each operation computes exactly the float32 expression simplego's
+// own executor computes, in the same order, so results are bit-identical
+// with and without fusion (config "no_fusion" turns it off).
+
+// fusedChains counts the chains fused since the process started (tests).
+var fusedChains atomic.Int64
+
+// fusedChunk is the number of elements a fused program processes at once.
+const fusedChunk = 512
+
+// fusedMaxOps bounds the operations of one fused program.
+const fusedMaxOps = 64
+
+// fusibleOps are the operations fusion handles, with their arity.
+var fusibleOps = map[backends.OpType]int{
+	backends.OpTypeAdd: 2, backends.OpTypeSub: 2, backends.OpTypeMul: 2, backends.OpTypeDiv: 2,
+	backends.OpTypeMax: 2, backends.OpTypeMin: 2,
+	backends.OpTypeNeg: 1, backends.OpTypeAbs: 1, backends.OpTypeSign: 1, backends.OpTypeSqrt: 1,
+	backends.OpTypeRsqrt: 1, backends.OpTypeExp: 1, backends.OpTypeLog: 1, backends.OpTypeTanh: 1,
+	backends.OpTypeLogistic: 1,
+}
+
+// operandKind says where an instruction operand comes from.
+type operandKind uint8
+
+const (
+	fromInput  operandKind = iota // an external input of the output's shape
+	fromScalar                    // an external input with one element
+	fromTemp                      // the result of an earlier instruction
+)
+
+type fusedOperand struct {
+	kind operandKind
+	idx  int
+}
+
+type fusedInstr struct {
+	op   backends.OpType
+	a, b fusedOperand
+}
+
+// fusedProgram is the chain merged into a node; the node's inputs are the
+// chain's external inputs, in the order the operands' idx refer to.
+type fusedProgram struct {
+	instrs []fusedInstr
+	// size is the number of elements of the output.
+	size int
+	// temps pools the chunk temporaries of one execution.
+	temps sync.Pool
+}
+
+// isFusible tells whether n can be part of a fused chain.
+func isFusible(n *Node) bool {
+	arity, ok := fusibleOps[n.opType]
+	if !ok || n.shape.DType != dtypes.Float32 || len(n.inputs) != arity || n.multiOutputsShapes != nil || n.isNodeSelectOutput {
+		return false
+	}
+	for _, in := range n.inputs {
+		if in.shape.DType != dtypes.Float32 || !(in.shape.Equal(n.shape) || in.shape.Size() == 1) {
+			return false
+		}
+	}
+	return true
+}
+
+// fuseElementwise rewrites b's graph (before the executable is made): each
+// fused chain's last node gets the program and the chain's external inputs.
+func fuseElementwise(b *Builder) {
+	uses := make([]int, len(b.nodes))
+	isOutput := make([]bool, len(b.nodes))
+	var visit func(n *Node)
+	seen := make([]bool, len(b.nodes))
+	visit = func(n *Node) {
+		if seen[n.builderIdx] {
+			return
+		}
+		seen[n.builderIdx] = true
+		for _, in := range n.inputs {
+			uses[in.builderIdx]++
+			visit(in)
+		}
+	}
+	for _, o := range b.outputs {
+		isOutput[o.builderIdx] = true
+		visit(o)
+	}
+	absorbed := make([]bool, len(b.nodes))
+	for i := len(b.nodes) - 1; i >= 0; i-- {
+		root := b.nodes[i]
+		if !seen[i] || absorbed[i] || !isFusible(root) {
+			continue
+		}
+		group := []*Node{root}
+		inGroup := map[*Node]bool{root: true}
+		for k := 0; k < len(group) && len(group) < fusedMaxOps; k++ {
+			for _, in := range group[k].inputs {
+				if inGroup[in] || absorbed[in.builderIdx] || isOutput[in.builderIdx] || uses[in.builderIdx] != 1 ||
+					!isFusible(in) || !in.shape.Equal(root.shape) || len(group) >= fusedMaxOps {
+					continue
+				}
+				group = append(group, in)
+				inGroup[in] = true
+			}
+		}
+		if len(group) < 2 {
+			continue
+		}
+		slices.SortFunc(group, func(x, y *Node) int { return x.builderIdx - y.builderIdx })
+		prog := &fusedProgram{size: root.shape.Size()}
+		var externals []*Node
+		extIdx := map[*Node]int{}
+		tempIdx := map[*Node]int{}
+		operand := func(in *Node) fusedOperand {
+			if t, ok := tempIdx[in]; ok {
+				return fusedOperand{kind: fromTemp, idx: t}
+			}
+			j, ok := extIdx[in]
+			if !ok {
+				j = len(externals)
+				extIdx[in] = j
+				externals = append(externals, in)
+			}
+			if in.shape.Equal(root.shape) {
+				return fusedOperand{kind: fromInput, idx: j}
+			}
+			return fusedOperand{kind: fromScalar, idx: j}
+		}
+		for _, n := range group {
+			ins := fusedInstr{op: n.opType, a: operand(n.inputs[0])}
+			if len(n.inputs) == 2 {
+				ins.b = operand(n.inputs[1])
+			}
+			tempIdx[n] = len(prog.instrs)
+			prog.instrs = append(prog.instrs, ins)
+			if n != root {
+				absorbed[n.builderIdx] = true
+			}
+		}
+		nt := len(prog.instrs)
+		prog.temps.New = func() any { return make([]float32, nt*fusedChunk) }
+		root.inputs = externals
+		root.fused = prog
+		fusedChains.Add(1)
+	}
+}
+
+// execFused runs node's fused program.
+func execFused(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
+	prog := node.fused
+	var output *Buffer
+	for k, in := range inputs {
+		if inputsOwned[k] && in != nil && in.shape.Equal(node.shape) {
+			// Each element is written after every read of its index.
+			output = in
+			inputs[k] = nil
+			break
+		}
+	}
+	if output == nil {
+		output = backend.getBufferForShape(node.shape)
+	}
+	flats := make([][]float32, len(node.inputs))
+	for k, in := range inputs {
+		if in == nil { // taken over as the output
+			flats[k] = output.flat.([]float32)
+			continue
+		}
+		flats[k] = in.flat.([]float32)
+	}
+	out := output.flat.([]float32)
+	// Chunks are independent: large outputs are split over the CPUs, each
+	// part with its own temporaries (the values do not depend on it).
+	chunks := (prog.size + fusedChunk - 1) / fusedChunk
+	parts := min(runtime.GOMAXPROCS(0), prog.size/fusedParallelMin)
+	if parts < 2 {
+		prog.run(flats, out, 0, chunks)
+		return output, nil
+	}
+	var wg sync.WaitGroup
+	for p := 1; p < parts; p++ {
+		wg.Go(func() { prog.run(flats, out, p*chunks/parts, (p+1)*chunks/parts) })
+	}
+	prog.run(flats, out, 0, chunks/parts)
+	wg.Wait()
+	return output, nil
+}
+
+// fusedParallelMin is the output size per goroutine below which a fused
+// program runs on one goroutine.
+const fusedParallelMin = 1 << 15
+
+// run executes the program over chunks [c0, c1) of the output.
+func (prog *fusedProgram) run(flats [][]float32, out []float32, c0, c1 int) {
+	temps := prog.temps.Get().([]float32)
+	defer prog.temps.Put(temps)
+	last := len(prog.instrs) - 1
+	for c := c0; c < c1; c++ {
+		lo := c * fusedChunk
+		hi := min(lo+fusedChunk, prog.size)
+		n := hi - lo
+		slice := func(o fusedOperand) ([]float32, float32, bool) {
+			switch o.kind {
+			case fromInput:
+				return flats[o.idx][lo:hi], 0, false
+			case fromScalar:
+				return nil, flats[o.idx][0], true
+			}
+			return temps[o.idx*fusedChunk : o.idx*fusedChunk+n], 0, false
+		}
+		for t, ins := range prog.instrs {
+			dst := temps[t*fusedChunk : t*fusedChunk+n]
+			if t == last {
+				dst = out[lo:hi]
+			}
+			a, as, aScalar := slice(ins.a)
+			if fusibleOps[ins.op] == 1 {
+				if aScalar { // a one-element operand of a unary op: broadcast it
+					a = temps[t*fusedChunk : t*fusedChunk+n]
+					for j := range a {
+						a[j] = as
+					}
+				}
+				unaryChunk(ins.op, dst, a)
+				continue
+			}
+			b, bs, bScalar := slice(ins.b)
+			binaryChunk(ins.op, dst, a, as, aScalar, b, bs, bScalar)
+		}
+	}
+}
+
+// unaryChunk computes dst = op(a) as simplego's float32 executors do.
+func unaryChunk(op backends.OpType, dst, a []float32) {
+	a = a[:len(dst)]
+	switch op {
+	case backends.OpTypeNeg:
+		for j, x := range a {
+			dst[j] = -x
+		}
+	case backends.OpTypeAbs:
+		for j, x := range a {
+			if x < 0 {
+				dst[j] = -x
+			} else {
+				dst[j] = x
+			}
+		}
+	case backends.OpTypeSign:
+		for j, x := range a {
+			switch {
+			case x < 0:
+				dst[j] = -1
+			case x > 0:
+				dst[j] = 1
+			default:
+				dst[j] = 0
+			}
+		}
+	case backends.OpTypeSqrt:
+		for j, x := range a {
+			dst[j] = float32(math.Sqrt(float64(x)))
+		}
+	case backends.OpTypeRsqrt:
+		for j, x := range a {
+			dst[j] = float32(1.0 / math.Sqrt(float64(x)))
+		}
+	case backends.OpTypeExp:
+		for j, x := range a {
+			dst[j] = float32(math.Exp(float64(x)))
+		}
+	case backends.OpTypeLog:
+		for j, x := range a {
+			dst[j] = float32(math.Log(float64(x)))
+		}
+	case backends.OpTypeTanh:
+		for j, x := range a {
+			dst[j] = float32(math.Tanh(float64(x)))
+		}
+	case backends.OpTypeLogistic:
+		for j, x := range a {
+			if x >= 0 {
+				dst[j] = float32(1.0 / (1.0 + math.Exp(-float64(x))))
+			} else {
+				e := math.Exp(float64(x))
+				dst[j] = float32(e / (1.0 + e))
+			}
+		}
+	default:
+		panicf("cpubackend: fused unary op %s", op)
+	}
+}
+
+// binaryChunk computes dst = a op b, where either operand may be a scalar
+// (as, bs), as simplego's float32 executors do.
+func binaryChunk(op backends.OpType, dst, a []float32, as float32, aScalar bool, b []float32, bs float32, bScalar bool) {
+	n := len(dst)
+	if !aScalar {
+		a = a[:n]
+	}
+	if !bScalar {
+		b = b[:n]
+	}
+	switch op {
+	case backends.OpTypeAdd:
+		switch {
+		case aScalar && bScalar:
+			fill(dst, as+bs)
+		case bScalar:
+			for j, x := range a {
+				dst[j] = x + bs
+			}
+		case aScalar:
+			for j, y := range b {
+				dst[j] = as + y
+			}
+		default:
+			for j, x := range a {
+				dst[j] = x + b[j]
+			}
+		}
+	case backends.OpTypeSub:
+		switch {
+		case aScalar && bScalar:
+			fill(dst, as-bs)
+		case bScalar:
+			for j, x := range a {
+				dst[j] = x - bs
+			}
+		case aScalar:
+			for j, y := range b {
+				dst[j] = as - y
+			}
+		default:
+			for j, x := range a {
+				dst[j] = x - b[j]
+			}
+		}
+	case backends.OpTypeMul:
+		switch {
+		case aScalar && bScalar:
+			fill(dst, as*bs)
+		case bScalar:
+			for j, x := range a {
+				dst[j] = x * bs
+			}
+		case aScalar:
+			for j, y := range b {
+				dst[j] = as * y
+			}
+		default:
+			for j, x := range a {
+				dst[j] = x * b[j]
+			}
+		}
+	case backends.OpTypeDiv:
+		switch {
+		case aScalar && bScalar:
+			fill(dst, as/bs)
+		case bScalar:
+			for j, x := range a {
+				dst[j] = x / bs
+			}
+		case aScalar:
+			for j, y := range b {
+				dst[j] = as / y
+			}
+		default:
+			for j, x := range a {
+				dst[j] = x / b[j]
+			}
+		}
+	case backends.OpTypeMax:
+		switch {
+		case aScalar && bScalar:
+			fill(dst, max(as, bs))
+		case bScalar:
+			for j, x := range a {
+				dst[j] = max(x, bs)
+			}
+		case aScalar:
+			for j, y := range b {
+				dst[j] = max(as, y)
+			}
+		default:
+			for j, x := range a {
+				dst[j] = max(x, b[j])
+			}
+		}
+	case backends.OpTypeMin:
+		switch {
+		case aScalar && bScalar:
+			fill(dst, min(as, bs))
+		case bScalar:
+			for j, x := range a {
+				dst[j] = min(x, bs)
+			}
+		case aScalar:
+			for j, y := range b {
+				dst[j] = min(as, y)
+			}
+		default:
+			for j, x := range a {
+				dst[j] = min(x, b[j])
+			}
+		}
+	default:
+		panicf("cpubackend: fused binary op %s", op)
+	}
+}
+
+func fill(dst []float32, v float32) {
+	for j := range dst {
+		dst[j] = v
+	}
+}

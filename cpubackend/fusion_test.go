@@ -1,0 +1,164 @@
+package cpubackend
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+)
+
+// fusionGraph mixes every fusible operation, scalar operands, a shared
+// intermediate and an intermediate that is also an output.
+func fusionGraph(x, y, s *graph.Node) []*graph.Node {
+	r1 := graph.Tanh(graph.Add(graph.Mul(x, y), s))
+	r2 := graph.Div(graph.Sqrt(graph.Abs(x)), graph.AddScalar(graph.Exp(graph.Neg(graph.Abs(y))), 1e-3))
+	r3 := graph.Max(graph.Min(x, y), graph.Neg(s))
+	r4 := graph.Mul(graph.Sign(graph.Sub(x, y)), graph.Logistic(y))
+	shared := graph.Abs(y)
+	r5 := graph.Sub(graph.Rsqrt(graph.AddScalar(graph.Abs(x), 1)), graph.Log(graph.AddScalar(shared, 1)))
+	r6 := graph.Mul(shared, shared)
+	out := graph.Add(graph.Add(graph.Add(r1, r2), graph.Add(r3, r4)), graph.Add(r5, r6))
+	return []*graph.Node{out, r2}
+}
+
+func fusionInputs(n int) (x, y []float32) {
+	r := rand.New(rand.NewPCG(5, 6))
+	x, y = make([]float32, n), make([]float32, n)
+	for i := range x {
+		x[i], y[i] = float32(r.NormFloat64()*3), float32(r.NormFloat64())
+	}
+	specials := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.Copysign(0, -1)), 0, 1e-38, -1e38}
+	for i, v := range specials {
+		x[i*7] = v
+		y[i*11+3] = v
+	}
+	return x, y
+}
+
+func runFusionGraph(t *testing.T, config string, rows, cols int) ([][]float32, int) {
+	t.Helper()
+	be, err := New(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Finalize()
+	before := fusedChains.Load()
+	exec, err := graph.NewExec(be, fusionGraph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := fusionInputs(rows * cols)
+	outs, g, err := exec.ExecWithGraph(tensors.FromFlatDataAndDimensions(x, rows, cols), tensors.FromFlatDataAndDimensions(y, rows, cols), float32(0.25))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res [][]float32
+	for _, o := range outs {
+		v, err := tensors.CopyFlatData[float32](o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res = append(res, v)
+	}
+	_ = g
+	return res, int(fusedChains.Load() - before)
+}
+
+// TestFusionBitIdentical checks that fused chains give exactly the values
+// of the unfused operations, specials included, on one goroutine (small)
+// and split over several (large).
+func TestFusionBitIdentical(t *testing.T) {
+	for _, dims := range [][2]int{{37, 53}, {300, 301}} {
+		want, nf := runFusionGraph(t, "ops_sequential,no_fusion", dims[0], dims[1])
+		if nf != 0 {
+			t.Fatalf("no_fusion fused %d chains", nf)
+		}
+		got, nf := runFusionGraph(t, "ops_sequential", dims[0], dims[1])
+		if nf < 2 {
+			t.Fatalf("only %d chains fused", nf)
+		}
+		for k := range want {
+			for i := range want[k] {
+				a, b := got[k][i], want[k][i]
+				if math.Float32bits(a) != math.Float32bits(b) && !(a != a && b != b) {
+					t.Fatalf("%v output %d[%d]: fused %g (%#x), unfused %g (%#x)", dims, k, i, a, math.Float32bits(a), b, math.Float32bits(b))
+				}
+			}
+		}
+	}
+}
+
+// TestReduceFastMatchesIterator compares the contiguous-axes reductions
+// with simplego's iterator (no_fusion has the same reductions, so the
+// reference here is a float64 loop; sums within float32 rounding).
+func TestReduceFastMatchesIterator(t *testing.T) {
+	be, err := New("ops_sequential")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Finalize()
+	dims := []int{3, 4, 5, 7}
+	x := make([]float32, 3*4*5*7)
+	r := rand.New(rand.NewPCG(9, 9))
+	for i := range x {
+		x[i] = float32(r.NormFloat64())
+	}
+	x[17] = float32(math.Inf(-1))
+	for _, axes := range [][]int{{0}, {3}, {1, 2}, {0, 1, 2, 3}, {2, 3}, {0, 1}, {1, 3}} {
+		for _, isMax := range []bool{false, true} {
+			exec, err := graph.NewExec(be, func(v *graph.Node) *graph.Node {
+				if isMax {
+					return graph.ReduceMax(v, axes...)
+				}
+				return graph.ReduceSum(v, axes...)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Exec(tensors.FromFlatDataAndDimensions(x, dims...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := tensors.CopyFlatData[float32](out[0])
+			// Reference: float64 accumulation over the reduced axes.
+			red := map[int]bool{}
+			for _, a := range axes {
+				red[a] = true
+			}
+			want := map[int]float64{}
+			idx := make([]int, 4)
+			for flat := range x {
+				rem := flat
+				for a := 3; a >= 0; a-- {
+					idx[a] = rem % dims[a]
+					rem /= dims[a]
+				}
+				o := 0
+				for a := range 4 {
+					if !red[a] {
+						o = o*dims[a] + idx[a]
+					}
+				}
+				v, seen := want[o]
+				switch {
+				case !seen && isMax:
+					want[o] = float64(x[flat])
+				case isMax:
+					want[o] = math.Max(v, float64(x[flat]))
+				default:
+					want[o] = v + float64(x[flat])
+				}
+			}
+			if len(got) != len(want) {
+				t.Fatalf("axes %v: %d outputs, want %d", axes, len(got), len(want))
+			}
+			for o, w := range want {
+				if g := float64(got[o]); g != w && math.Abs(g-w) > 1e-5*(1+math.Abs(w)) {
+					t.Fatalf("axes %v max=%v: output %d = %g, want %g", axes, isMax, o, g, w)
+				}
+			}
+		}
+	}
+}

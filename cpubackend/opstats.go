@@ -1,0 +1,67 @@
+package cpubackend
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// OpStat is the time spent in one kind of operation (op type and output
+// shape) while op statistics were on.
+type OpStat struct {
+	Op    string        // operation type
+	Shape string        // output shape
+	Calls int           // executions
+	Time  time.Duration // total time
+}
+
+func (s OpStat) String() string {
+	return fmt.Sprintf("%-22s %-28s %6d calls %10.3f ms", s.Op, s.Shape, s.Calls, float64(s.Time.Microseconds())/1e3)
+}
+
+var (
+	opStatsOn atomic.Bool
+	opStatsMu sync.Mutex
+	opStats   = map[[2]string]*OpStat{}
+)
+
+// SetOpStats turns the collection of per-operation timings on or off
+// (off by default; it costs a clock read per operation) and clears them.
+func SetOpStats(on bool) {
+	opStatsMu.Lock()
+	clear(opStats)
+	opStatsMu.Unlock()
+	opStatsOn.Store(on)
+}
+
+// OpStats returns the timings collected since SetOpStats(true), the most
+// expensive first.
+func OpStats() []OpStat {
+	opStatsMu.Lock()
+	defer opStatsMu.Unlock()
+	out := make([]OpStat, 0, len(opStats))
+	for _, s := range opStats {
+		out = append(out, *s)
+	}
+	slices.SortFunc(out, func(a, b OpStat) int { return cmp.Compare(b.Time, a.Time) })
+	return out
+}
+
+func recordOpStat(node *Node, d time.Duration) {
+	key := [2]string{node.opType.String(), node.shape.String()}
+	if node.fused != nil {
+		key[0] = fmt.Sprintf("Fused(%d ops)", len(node.fused.instrs))
+	}
+	opStatsMu.Lock()
+	s := opStats[key]
+	if s == nil {
+		s = &OpStat{Op: key[0], Shape: key[1]}
+		opStats[key] = s
+	}
+	s.Calls++
+	s.Time += d
+	opStatsMu.Unlock()
+}

@@ -1,0 +1,101 @@
+package cpubackend
+
+import (
+	"slices"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+)
+
+// execReduceFast runs a float32 ReduceSum or ReduceMax whose reduced axes
+// are one contiguous block with plain loops over [outer, reduced, inner]
+// instead of simplego's per-element index iterator. Rows are accumulated
+// in order; a reduction to one value per row (inner = 1) of a sum uses
+// four interleaved partial sums. ok is false when the case does not apply.
+func execReduceFast(backend *Backend, node *Node, operand *Buffer, axes []int) (out *Buffer, ok bool) {
+	if operand.shape.DType != dtypes.Float32 || (node.opType != backends.OpTypeReduceSum && node.opType != backends.OpTypeReduceMax) {
+		return nil, false
+	}
+	ax := slices.Clone(axes)
+	slices.Sort(ax)
+	for i := 1; i < len(ax); i++ {
+		if ax[i] != ax[i-1]+1 {
+			return nil, false
+		}
+	}
+	dims := operand.shape.Dimensions
+	outer, red, inner := 1, 1, 1
+	for i, d := range dims {
+		switch {
+		case i < ax[0]:
+			outer *= d
+		case i <= ax[len(ax)-1]:
+			red *= d
+		default:
+			inner *= d
+		}
+	}
+	out = backend.getBuffer(node.shape.DType, node.shape.Size())
+	out.shape = node.shape
+	src, dst := operand.flat.([]float32), out.flat.([]float32)
+	isMax := node.opType == backends.OpTypeReduceMax
+	lowest := dtypes.Float32.LowestValue().(float32)
+	for o := range outer {
+		block := src[o*red*inner : (o+1)*red*inner]
+		if inner == 1 {
+			if isMax {
+				dst[o] = maxOf(block, lowest)
+			} else {
+				dst[o] = sum4(block)
+			}
+			continue
+		}
+		d := dst[o*inner : (o+1)*inner]
+		init := float32(0)
+		if isMax {
+			init = lowest
+		}
+		for i := range d {
+			d[i] = init
+		}
+		for r := range red {
+			row := block[r*inner : (r+1)*inner]
+			if isMax {
+				for i, v := range row {
+					d[i] = max(d[i], v)
+				}
+			} else {
+				for i, v := range row {
+					d[i] += v
+				}
+			}
+		}
+	}
+	return out, true
+}
+
+// sum4 sums x with four interleaved partial sums.
+func sum4(x []float32) float32 {
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += x[i]
+		s1 += x[i+1]
+		s2 += x[i+2]
+		s3 += x[i+3]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// maxOf returns the largest value of x as simplego's ReduceMax does
+// (starting from the lowest float32; a NaN propagates through max).
+func maxOf(x []float32, lowest float32) float32 {
+	m := lowest
+	for _, v := range x {
+		m = max(m, v)
+	}
+	return m
+}

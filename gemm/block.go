@@ -1,0 +1,250 @@
+package gemm
+
+import (
+	"sync"
+	"unsafe"
+)
+
+// workspace holds one goroutine's packing buffers for one kernel.
+type workspace struct {
+	ap  []float32 // packed block of A: mc/mr micro-panels of kc×mr
+	bp  []float32 // packed block of B: nc/nr micro-panels of kc×nr
+	tmp []float32 // mr×nr tile for edges
+}
+
+// getWorkspace returns a workspace from kr's pool, allocating one on first use.
+func (kr *kernel) getWorkspace() *workspace {
+	if ws, ok := kr.pool.Get().(*workspace); ok {
+		return ws
+	}
+	return &workspace{
+		ap:  alignedFloats(kr.mc * kr.kc),
+		bp:  alignedFloats(kr.nc * kr.kc),
+		tmp: alignedFloats(kr.mr * kr.nr),
+	}
+}
+
+// alignedFloats returns n zeroed float32s starting on a 64-byte boundary.
+func alignedFloats(n int) []float32 {
+	s := make([]float32, n+16)
+	off := 0
+	if r := uintptr(unsafe.Pointer(&s[0])) % 64; r != 0 {
+		off = int(64-r) / 4
+	}
+	return s[off : off+n : off+n]
+}
+
+// block computes rows [i0,i1) and columns [j0,j1) of one batch item of pr, whose
+// A, B and C start at offsets oa, ob and oc: the GotoBLAS loop nest over NC
+// columns, KC depth and MC rows, with packed blocks and the micro-kernel on
+// every MR×NR tile. k is always walked in the same KC blocks from 0 upwards.
+func (ws *workspace) block(pr *problem, oa, ob, oc, i0, i1, j0, j1 int) {
+	ldc := pr.ldc
+	c := pr.c[oc:]
+	// With beta = 0 the first depth block overwrites C (no clearing pass, and
+	// NaNs in C are never read); otherwise C is scaled first and accumulated.
+	overwrite := pr.beta == 0 && pr.k > 0 && pr.alpha != 0
+	if !overwrite {
+		scaleC(c, ldc, i0, i1, j0, j1, pr.beta)
+	}
+	if pr.k == 0 || pr.alpha == 0 {
+		return
+	}
+	kr := pr.kr
+	mr, nr := kr.mr, kr.nr
+	a, b := pr.a[oa:], pr.b[ob:]
+	ncMax := kr.nc
+	if pr.shared != nil {
+		ncMax = pr.n // the shared packed B spans all columns
+	}
+	for jc := j0; jc < j1; jc += ncMax {
+		nc := min(ncMax, j1-jc)
+		for pc := 0; pc < pr.k; pc += kr.kc {
+			kc := min(kr.kc, pr.k-pc)
+			first := overwrite && pc == 0
+			bp := ws.bp
+			if pr.shared != nil {
+				bp = pr.shared.block(pc, kc)
+			} else {
+				packB(kr, bp, b, pr.ldb, pr.transB, pc, kc, jc, nc, nr)
+			}
+			for ic := i0; ic < i1; ic += kr.mc {
+				mc := min(kr.mc, i1-ic)
+				packA(kr, ws.ap, a, pr.lda, pr.transA, ic, mc, pc, kc, mr)
+				for jr := 0; jr < nc; jr += nr {
+					bpan := &bp[jr*kc]
+					w := min(nr, nc-jr)
+					for ir := 0; ir < mc; ir += mr {
+						apan := &ws.ap[ir*kc]
+						h := min(mr, mc-ir)
+						ci := (ic+ir)*ldc + jc + jr
+						if h == mr && w == nr {
+							kr.fn(kc, apan, bpan, &c[ci], ldc, pr.alpha, first)
+							continue
+						}
+						if w == nr && h < len(kr.rows) {
+							kr.rows[h](kc, apan, bpan, &c[ci], ldc, pr.alpha, first)
+							continue
+						}
+						// Edge tile: compute a full tile into tmp, then add (or
+						// copy) the part inside C.
+						t := ws.tmp
+						kr.fn(kc, apan, bpan, &t[0], nr, pr.alpha, true)
+						for r := 0; r < h; r++ {
+							row := c[ci+r*ldc : ci+r*ldc+w]
+							src := t[r*nr : r*nr+w]
+							if first {
+								copy(row, src)
+								continue
+							}
+							for j, v := range src {
+								row[j] += v
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// scaleC sets C[i0:i1, j0:j1] to beta·C; beta = 0 stores zeros without reading C.
+func scaleC(c []float32, ldc, i0, i1, j0, j1 int, beta float32) {
+	if beta == 1 {
+		return
+	}
+	for i := i0; i < i1; i++ {
+		row := c[i*ldc+j0 : i*ldc+j1]
+		if beta == 0 {
+			clear(row)
+			continue
+		}
+		for j := range row {
+			row[j] *= beta
+		}
+	}
+}
+
+// packA packs op(A)[ic:ic+mc, pc:pc+kc] into mr-row micro-panels, each kc steps
+// of mr consecutive values, padding the last panel's missing rows with zeros.
+func packA(kr *kernel, dst, a []float32, lda int, trans bool, ic, mc, pc, kc, mr int) {
+	for ir := 0; ir < mc; ir += mr {
+		h := min(mr, mc-ir)
+		pan := dst[ir*kc : ir*kc+kc*mr]
+		if trans && packPanel(kr, pan, a, pc*lda+ic+ir, lda, kc, h, mr, true) {
+			continue
+		}
+		if !trans && packPanel(kr, pan, a, (ic+ir)*lda+pc, lda, kc, h, mr, false) {
+			continue
+		}
+		if trans {
+			// op(A)[i,p] = a[p·lda+i]: each step is a contiguous run of h values.
+			for p := 0; p < kc; p++ {
+				src := a[(pc+p)*lda+ic+ir:]
+				d := pan[p*mr : p*mr+mr]
+				copy(d, src[:h])
+				if h < mr {
+					clear(d[h:])
+				}
+			}
+			continue
+		}
+		// op(A)[i,p] = a[i·lda+p]: each row is scattered with stride mr.
+		for r := 0; r < h; r++ {
+			src := a[(ic+ir+r)*lda+pc:]
+			src = src[:kc]
+			for p, v := range src {
+				pan[p*mr+r] = v
+			}
+		}
+		for r := h; r < mr; r++ {
+			for p := 0; p < kc; p++ {
+				pan[p*mr+r] = 0
+			}
+		}
+	}
+}
+
+// packB packs op(B)[pc:pc+kc, jc:jc+nc] into nr-column micro-panels, each kc
+// steps of nr consecutive values, padding the last panel's missing columns with zeros.
+func packB(kr *kernel, dst, b []float32, ldb int, trans bool, pc, kc, jc, nc, nr int) {
+	start := 0
+	if !trans {
+		start = packBRows(kr, dst, b, ldb, pc, kc, jc, nc)
+	}
+	for jr := start; jr < nc; jr += nr {
+		w := min(nr, nc-jr)
+		pan := dst[jr*kc : jr*kc+kc*nr]
+		if !trans && packPanel(kr, pan, b, pc*ldb+jc+jr, ldb, kc, w, nr, true) {
+			continue
+		}
+		if trans && packPanel(kr, pan, b, (jc+jr)*ldb+pc, ldb, kc, w, nr, false) {
+			continue
+		}
+		if !trans {
+			// op(B)[p,j] = b[p·ldb+j]: each step is a contiguous run of w values.
+			for p := 0; p < kc; p++ {
+				src := b[(pc+p)*ldb+jc+jr:]
+				d := pan[p*nr : p*nr+nr]
+				copy(d, src[:w])
+				if w < nr {
+					clear(d[w:])
+				}
+			}
+			continue
+		}
+		// op(B)[p,j] = b[j·ldb+p]: each stored row is scattered with stride nr.
+		for j := 0; j < w; j++ {
+			src := b[(jc+jr+j)*ldb+pc:]
+			src = src[:kc]
+			for p, v := range src {
+				pan[p*nr+j] = v
+			}
+		}
+		for j := w; j < nr; j++ {
+			for p := 0; p < kc; p++ {
+				pan[p*nr+j] = 0
+			}
+		}
+	}
+}
+
+// sharedB is op(B) packed once, before the chunks start, for a call that
+// splits the rows of C: the threads then only read it, instead of each packing
+// all of B. Depth block pc (kc deep) starts at pc·nPad and holds nPad/nr
+// panels of kc×nr. Packing before the workers start means that no thread ever
+// waits for another one's packing (which, on a loaded machine, can be
+// descheduled for a whole time slice).
+type sharedB struct {
+	buf  []float32
+	nPad int // columns rounded up to the register block
+}
+
+// maxSharedB bounds the floats of a shared packed B (16 MiB: k·n up to 2048², so
+// that many concurrent calls do not pin much memory; larger products pack per
+// chunk, where the repeated packing is small next to the arithmetic).
+const maxSharedB = 4 << 20
+
+var sharedPool = sync.Pool{New: func() any { return new(sharedB) }}
+
+// packSharedB packs all of op(B) for pr into a pooled sharedB.
+func packSharedB(pr *problem) *sharedB {
+	kr := pr.kr
+	sh := sharedPool.Get().(*sharedB)
+	sh.nPad = pr.tilesN * kr.nr
+	if need := pr.k * sh.nPad; cap(sh.buf) < need {
+		sh.buf = alignedFloats(need)
+	} else {
+		sh.buf = sh.buf[:need]
+	}
+	for pc := 0; pc < pr.k; pc += kr.kc {
+		kc := min(kr.kc, pr.k-pc)
+		packB(kr, sh.buf[pc*sh.nPad:], pr.b, pr.ldb, pr.transB, pc, kc, 0, pr.n, kr.nr)
+	}
+	return sh
+}
+
+// block returns the packed depth block starting at pc, kc deep.
+func (sh *sharedB) block(pc, kc int) []float32 {
+	return sh.buf[pc*sh.nPad : pc*sh.nPad+kc*sh.nPad]
+}

@@ -1,0 +1,340 @@
+// Package gemm multiplies float32 matrices fast on the CPU: a BLIS/GotoBLAS-style
+// SGEMM with packed, cache-sized blocks of A and B, register-blocked micro-kernels
+// in Go assembly for AVX-512 (14x32) and AVX2+FMA (6x16), and a portable Go
+// micro-kernel (2x4), chosen at run time from the CPU's features.
+//
+// Matrices are row-major with BLAS semantics:
+//
+//	C = alpha·op(A)·op(B) + beta·C
+//
+// where op(A) is m×k (A is stored k×m when transA is set), op(B) is k×n (B is
+// stored n×k when transB is set) and C is m×n; lda, ldb and ldc are the distances
+// in elements between consecutive rows. With beta = 0 the previous contents of C
+// are ignored (NaNs included); with alpha = 0 or k = 0, A and B are not read.
+//
+// Large products run on a persistent pool of goroutines (GOMAXPROCS of them, as
+// read at start-up), split over blocks of rows or columns of C and never over
+// k (nor over anything that depends on the thread count), so every element
+// is summed in the same order whatever the number of threads: results are
+// bit-identical for any thread count. Small products run on the calling
+// goroutine. Calls are safe from many goroutines at once; in steady state they
+// allocate nothing.
+//
+// C must not overlap A or B: C is written while A and B are still read.
+package gemm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// ErrBadArgs is wrapped by every error about dimensions, leading dimensions,
+// strides or slice lengths.
+var ErrBadArgs = errors.New("gemm: invalid arguments")
+
+// kernel is a micro-kernel with the cache blocking it runs under.
+type kernel struct {
+	name   string
+	mr, nr int // register block: rows of A, columns of B per call
+	kc     int // depth of a packed block
+	mc     int // rows of A per packed block (multiple of mr)
+	nc     int // columns of B per packed block (multiple of nr)
+	// fn computes C[0:mr, 0:nr] += alpha·A·B from packed micro-panels, or
+	// C = alpha·A·B without reading C when overwrite is set.
+	fn func(kc int, a, b, c *float32, ldc int, alpha float32, overwrite bool)
+	// rows[h], when set, computes only the first h rows of a tile (h < mr),
+	// for the last rows of C; it sums each element exactly as fn does.
+	rows    []func(kc int, a, b, c *float32, ldc int, alpha float32, overwrite bool)
+	asmPack bool      // pack with the AVX-512 routines
+	pool    sync.Pool // *workspace
+}
+
+// kernelGo is the portable micro-kernel.
+var kernelGo = &kernel{name: "go", mr: 2, nr: 4, kc: 256, mc: 128, nc: 2048, fn: kernGo2x4}
+
+// active is the micro-kernel in use: the fastest the CPU supports.
+var active = defaultKernel()
+
+func defaultKernel() *kernel {
+	if ks := asmKernels(); len(ks) > 0 {
+		return ks[0]
+	}
+	return kernelGo
+}
+
+// Path names the micro-kernel in use: "avx512", "avx2" or "go".
+func Path() string { return active.name }
+
+// setPath forces a micro-kernel by name (tests and benchmarks); it fails if the
+// CPU or the build does not support it.
+func setPath(name string) error {
+	for _, k := range append(asmKernels(), kernelGo) {
+		if k.name == name {
+			active = k
+			return nil
+		}
+	}
+	return fmt.Errorf("gemm: path %q is not available on this CPU or build", name)
+}
+
+// paths lists the micro-kernels available here, fastest first.
+func paths() []string {
+	var names []string
+	for _, k := range append(asmKernels(), kernelGo) {
+		names = append(names, k.name)
+	}
+	return names
+}
+
+// kernGo2x4 is the portable 2x4 micro-kernel: its 8 accumulators and 6 inputs
+// fit the 15 float registers Go allocates on amd64 (a 4x4 block spills), and
+// the panels are walked by reslicing so that the loop carries no bounds checks.
+func kernGo2x4(kc int, ap, bp, cp *float32, ldc int, alpha float32, overwrite bool) {
+	a := unsafe.Slice(ap, kc*2)
+	b := unsafe.Slice(bp, kc*4)
+	var c00, c01, c02, c03, c10, c11, c12, c13 float32
+	for len(a) >= 2 && len(b) >= 4 {
+		a0, a1 := a[0], a[1]
+		b0, b1, b2, b3 := b[0], b[1], b[2], b[3]
+		c00 += a0 * b0
+		c01 += a0 * b1
+		c02 += a0 * b2
+		c03 += a0 * b3
+		c10 += a1 * b0
+		c11 += a1 * b1
+		c12 += a1 * b2
+		c13 += a1 * b3
+		a, b = a[2:], b[4:]
+	}
+	c := unsafe.Slice(cp, ldc+4)
+	r0 := c[0:4:4]
+	r1 := c[ldc : ldc+4 : ldc+4]
+	if overwrite {
+		r0[0], r0[1], r0[2], r0[3] = alpha*c00, alpha*c01, alpha*c02, alpha*c03
+		r1[0], r1[1], r1[2], r1[3] = alpha*c10, alpha*c11, alpha*c12, alpha*c13
+		return
+	}
+	r0[0] += alpha * c00
+	r0[1] += alpha * c01
+	r0[2] += alpha * c02
+	r0[3] += alpha * c03
+	r1[0] += alpha * c10
+	r1[1] += alpha * c11
+	r1[2] += alpha * c12
+	r1[3] += alpha * c13
+}
+
+// problem is one validated call.
+type problem struct {
+	transA, transB   bool
+	m, n, k          int
+	alpha, beta      float32
+	a, b, c          []float32
+	lda, ldb, ldc    int
+	batch            int
+	strideA, strideB int
+	strideC          int
+	splitN           bool     // chunks split columns (else rows) of C
+	chunks           int      // chunks per batch item
+	tilesM, tilesN   int      // register tiles along m and n
+	shared           *sharedB // B packed once for all chunks, or nil
+	kr               *kernel
+}
+
+// Sgemm computes C = alpha·op(A)·op(B) + beta·C for row-major matrices: op(A) is
+// m×k (stored k×m if transA), op(B) is k×n (stored n×k if transB), C is m×n. It
+// returns an error wrapping ErrBadArgs for negative sizes, leading dimensions
+// smaller than a row or slices too short; C is then left untouched.
+func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) error {
+	return SgemmBatch(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, 1, 0, 0, 0)
+}
+
+// SgemmBatch computes batch independent products C_i = alpha·op(A_i)·op(B_i) +
+// beta·C_i with A_i = a[i·strideA:], B_i = b[i·strideB:] and C_i = c[i·strideC:]
+// (the strided batches of DotGeneral). A stride of 0 for A or B reuses the same
+// matrix for every item; the items of C must not overlap. Errors wrap ErrBadArgs.
+func SgemmBatch(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, batch int, strideA, strideB, strideC int) error {
+	if m < 0 || n < 0 || k < 0 || batch < 0 {
+		return fmt.Errorf("%w: negative size m=%d n=%d k=%d batch=%d", ErrBadArgs, m, n, k, batch)
+	}
+	if strideA < 0 || strideB < 0 || strideC < 0 {
+		return fmt.Errorf("%w: negative stride A=%d B=%d C=%d", ErrBadArgs, strideA, strideB, strideC)
+	}
+	ar, ac := m, k // stored shape of A
+	if transA {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if transB {
+		br, bc = n, k
+	}
+	if err := checkMatrix("A", a, ar, ac, lda, batch, strideA); err != nil {
+		return err
+	}
+	if err := checkMatrix("B", b, br, bc, ldb, batch, strideB); err != nil {
+		return err
+	}
+	if err := checkMatrix("C", c, m, n, ldc, batch, strideC); err != nil {
+		return err
+	}
+	if batch > 1 && m > 0 && n > 0 && strideC < (m-1)*ldc+n {
+		return fmt.Errorf("%w: C stride %d overlaps items of %d elements", ErrBadArgs, strideC, (m-1)*ldc+n)
+	}
+	if batch == 0 || m == 0 || n == 0 {
+		return nil
+	}
+	pr := problemPool.Get().(*problem)
+	*pr = problem{
+		transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, beta: beta,
+		a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc,
+		batch: batch, strideA: strideA, strideB: strideB, strideC: strideC,
+		kr: active,
+	}
+	run(pr)
+	*pr = problem{}
+	problemPool.Put(pr)
+	return nil
+}
+
+var problemPool = sync.Pool{New: func() any { return new(problem) }}
+
+// checkMatrix checks a stored rows×cols matrix with leading dimension ld, repeated
+// batch times every stride elements, against the length of s.
+func checkMatrix(name string, s []float32, rows, cols, ld, batch, stride int) error {
+	if ld < max(1, cols) {
+		return fmt.Errorf("%w: ld%s=%d is smaller than its %d columns", ErrBadArgs, name, ld, cols)
+	}
+	if rows == 0 || cols == 0 || batch == 0 {
+		return nil
+	}
+	// need = (rows-1)·ld + cols + (batch-1)·stride, refused before it overflows.
+	if rows > 1 && ld > (math.MaxInt-cols)/(rows-1) {
+		return fmt.Errorf("%w: %s of %dx%d with ld %d is too large", ErrBadArgs, name, rows, cols, ld)
+	}
+	need := (rows-1)*ld + cols
+	if batch > 1 {
+		if stride > (math.MaxInt-need)/(batch-1) {
+			return fmt.Errorf("%w: %s batch %d with stride %d is too large", ErrBadArgs, name, batch, stride)
+		}
+		need += (batch - 1) * stride
+	}
+	if len(s) < need {
+		return fmt.Errorf("%w: %s has %d elements, needs %d (%dx%d, ld %d, batch %d, stride %d)",
+			ErrBadArgs, name, len(s), need, rows, cols, ld, batch, stride)
+	}
+	return nil
+}
+
+// Work below parallelThreshold multiply-adds (m·n·k summed over the batch) runs
+// on the calling goroutine: BenchmarkSgemmSmall measured two threads slower
+// than one at 96³ and faster from 128³ on. Tasks are not made smaller than
+// minTaskWork.
+var (
+	parallelThreshold = 1_500_000
+	minTaskWork       = 32 * 32 * 256
+)
+
+// threads is the number of goroutines a call may use (tests change it).
+var threads = runtime.GOMAXPROCS(0)
+
+// run splits pr into tasks and executes them on the pool.
+func run(pr *problem) {
+	kr := pr.kr
+	pr.tilesM = (pr.m + kr.mr - 1) / kr.mr
+	pr.tilesN = (pr.n + kr.nr - 1) / kr.nr
+	// Multiply-adds per item, saturated (lengths bound m·n, not m·n·k).
+	work := pr.m * pr.n
+	if k := max(pr.k, 1); work > math.MaxInt/k/max(pr.batch, 1) {
+		work = math.MaxInt / max(pr.batch, 1)
+	} else {
+		work *= k
+	}
+	nt := threads
+	pr.chunks = 1
+	pr.splitN = pr.tilesN >= pr.tilesM
+	shareB := false
+	if nt > 1 && work*pr.batch >= parallelThreshold && pr.batch < 2*nt {
+		// Few items: split each over rows or columns of C. Two chunks per
+		// thread let a thread that is slowed down hand work to the other.
+		// Splitting columns, every chunk packs all of A again; splitting rows,
+		// either every chunk packs all of B again or, for a single item, the
+		// caller packs B once before the chunks start (serial, but only once).
+		// Pick the cheapest in wall time. The AVX-512 packing runs at about the
+		// same speed either way; the Go code packs panels read across rows (A
+		// unless transposed, B if transposed) about 3x slower than copies.
+		want := min(2*nt, max(1, work/minTaskWork))
+		costA, costB := 1, 1
+		if !kr.asmPack { // the Go code packs across rows about 3x slower
+			if !pr.transA {
+				costA = 3
+			}
+			if pr.transB {
+				costB = 3
+			}
+		}
+		costN := (want - 1) * pr.m * costA // ×k/nt: repeated packing of A
+		costM := (want - 1) * pr.n * costB // ×k/nt: repeated packing of B
+		canShare := pr.batch == 1 && pr.k > 0 && pr.alpha != 0 && pr.k*pr.tilesN*kr.nr <= maxSharedB
+		if canShare {
+			costM = (nt - 1) * pr.n * costB // ×k/nt: B packed by one thread
+		}
+		switch {
+		case pr.tilesM < want && pr.tilesN < want:
+			pr.splitN = pr.tilesN >= pr.tilesM
+		case pr.tilesM < want:
+			pr.splitN = true
+		case pr.tilesN < want:
+			pr.splitN = false
+		default:
+			pr.splitN = costN < costM
+		}
+		tiles := pr.tilesM
+		if pr.splitN {
+			tiles = pr.tilesN
+		}
+		pr.chunks = max(1, min(want, tiles))
+		shareB = canShare && !pr.splitN && pr.chunks > 1
+	}
+	tasks := pr.batch * pr.chunks
+	if nt <= 1 || tasks == 1 || work*pr.batch < parallelThreshold {
+		ws := kr.getWorkspace()
+		for t := 0; t < tasks; t++ {
+			pr.task(ws, t)
+		}
+		kr.pool.Put(ws)
+		return
+	}
+	if shareB {
+		pr.shared = packSharedB(pr)
+	}
+	parallel(pr, tasks, min(nt, tasks))
+	if pr.shared != nil {
+		sharedPool.Put(pr.shared)
+		pr.shared = nil
+	}
+}
+
+// task runs chunk t%chunks of batch item t/chunks.
+func (pr *problem) task(ws *workspace, t int) {
+	item, ch := t/pr.chunks, t%pr.chunks
+	i0, i1, j0, j1 := 0, pr.m, 0, pr.n
+	if pr.chunks > 1 {
+		// Chunk boundaries fall on register tiles, so the tiling of C, and with
+		// it the result, does not depend on the number of chunks.
+		if pr.splitN {
+			j0 = min(pr.n, (pr.tilesN*ch/pr.chunks)*pr.kr.nr)
+			j1 = min(pr.n, (pr.tilesN*(ch+1)/pr.chunks)*pr.kr.nr)
+		} else {
+			i0 = min(pr.m, (pr.tilesM*ch/pr.chunks)*pr.kr.mr)
+			i1 = min(pr.m, (pr.tilesM*(ch+1)/pr.chunks)*pr.kr.mr)
+		}
+	}
+	if i0 >= i1 || j0 >= j1 {
+		return
+	}
+	ws.block(pr, item*pr.strideA, item*pr.strideB, item*pr.strideC, i0, i1, j0, j1)
+}

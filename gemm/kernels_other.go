@@ -1,0 +1,14 @@
+//go:build !amd64 || purego || noasm
+
+package gemm
+
+// asmKernels is empty where no assembly kernel is built: only the Go path runs.
+func asmKernels() []*kernel { return nil }
+
+// packPanel reports false: the Go code packs every panel.
+func packPanel(kr *kernel, dst, src []float32, off, ld, kc, h, lanes int, contiguous bool) bool {
+	return false
+}
+
+// packBRows packs nothing here: the Go code packs every panel.
+func packBRows(kr *kernel, dst, b []float32, ldb, pc, kc, jc, nc int) int { return 0 }
