@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -83,16 +84,22 @@ func TestSignalFeaturesErrors(t *testing.T) {
 }
 
 func TestSignalBenchJSON(t *testing.T) {
-	out, _, err := run(t, "--json", "signal", "bench", "--runs", "2", "--records", "2", "--seconds", "0.05")
-	if err != nil {
-		t.Fatal(err)
+	for _, threads := range []string{"1", "2"} {
+		out, _, err := run(t, "--json", "signal", "bench", "--runs", "2", "--records", "2", "--seconds", "0.05", "--threads", threads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep benchReport
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("bench JSON: %v\n%s", err, out)
+		}
+		if rep.SynthMS <= 0 || rep.FeaturesMS <= 0 || rep.TotalMS < rep.FeaturesMS || rep.RecordsPerSecond <= 0 || rep.Samples != 10000 ||
+			fmt.Sprint(rep.Threads) != threads {
+			t.Errorf("bench report %+v", rep)
+		}
 	}
-	var rep benchReport
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatalf("bench JSON: %v\n%s", err, out)
-	}
-	if rep.SynthMS <= 0 || rep.FeaturesMS <= 0 || rep.TotalMS < rep.FeaturesMS || rep.RecordsPerSecond <= 0 || rep.Samples != 10000 {
-		t.Errorf("bench report %+v", rep)
+	if _, _, err := run(t, "signal", "bench", "--threads", "0"); err == nil {
+		t.Error("--threads 0 accepted")
 	}
 }
 
