@@ -142,13 +142,18 @@ def main():
         with peer.Contention() as c:
             ts = timeit(fn, a.runs)
         res[name] = (statistics.median(ts), min(ts), c.foreign_share)
-    peer.wait_idle()
-    with peer.Contention() as c:
-        b = json.loads(run([exe, "--json", "signal", "bench", "--runs", str(a.runs), "--mod", a.mod,
-                            "--seed", str(a.seed), "--records", "32"]))
-    res["gotrain: synthesis"] = (b["synth_ms_per_record"], b["synth_min_ms"], c.foreign_share)
-    res["gotrain: all features"] = (b["features_ms_per_record"], b["features_min_ms"], c.foreign_share)
-    res["gotrain: synthesis + all features"] = (b["total_ms_per_record"], b["total_min_ms"], c.foreign_share)
+    benches = {}
+    for threads in (1, 2):
+        peer.wait_idle()
+        with peer.Contention() as c:
+            b = json.loads(run([exe, "--json", "signal", "bench", "--runs", str(a.runs), "--mod", a.mod,
+                                "--seed", str(a.seed), "--records", "32", "--threads", str(threads)]))
+        benches[threads] = b
+        tag = "gotrain" if threads == 1 else f"gotrain, {threads} goroutines per record"
+        res[f"{tag}: synthesis"] = (b["synth_ms_per_record"], b["synth_min_ms"], c.foreign_share)
+        res[f"{tag}: all features"] = (b["features_ms_per_record"], b["features_min_ms"], c.foreign_share)
+        res[f"{tag}: synthesis + all features"] = (b["total_ms_per_record"], b["total_min_ms"], c.foreign_share)
+    b = benches[1]
     print()
     print(f"timing: warm-up, then median of {a.runs} runs, one thread/goroutine; "
           f"{time.strftime('%Y-%m-%d %H:%M')}, load {os.getloadavg()[0]:.2f}")
@@ -157,12 +162,14 @@ def main():
     for k, (med, mn, fs) in res.items():
         print(f"| {k} | {med:.2f} | {mn:.2f} | {fs:.1%} |")
     ratio = res["gotrain: synthesis + all features"][0] / res["peer: generate QPSK + all features"][0]
-    print(f"\ngotrain / peer (synthesis + features, medians): {ratio:.2f}x (floor 0.5x)")
+    ratio2 = res["gotrain, 2 goroutines per record: synthesis + all features"][0] / res["peer: generate QPSK + all features"][0]
+    print(f"\ngotrain / peer (synthesis + features, medians): {ratio:.2f}x on one goroutine, "
+          f"{ratio2:.2f}x with 2 goroutines per record (floor 0.5x)")
     print(f"gotrain batched: {b['records_per_second']:.1f} records/s on {b['workers']} goroutines")
     if a.json:
         with open(a.json, "w") as fh:
             json.dump({"rows": [dict(zip(["feature", "gotrain", "peer", "err", "err_f64", "peer_err_f64", "metric", "floor"], r))
-                                for r in rows], "timing": res, "bench": b, "ratio": ratio}, fh, indent=1)
+                                for r in rows], "timing": res, "bench": b, "bench_threads2": benches[2], "ratio": ratio, "ratio_threads2": ratio2}, fh, indent=1)
     return 0 if ok_all else 1
 
 

@@ -323,11 +323,18 @@ func FormatFromExt(path string) Format {
 
 // Load reads a recording from path. format is "sigmf", a sample format
 // (see [ParseFormat]) or "" to decide by extension (SigMF for .sigmf-meta
-// and .sigmf-data, else [FormatFromExt]). rate, when positive, sets or
-// overrides the sample rate; raw files need it.
+// and .sigmf-data, or for a path without a known extension whose
+// path.sigmf-meta exists, as `signal synth --out path` writes; else
+// [FormatFromExt]). rate, when positive, sets or overrides the sample
+// rate; raw files need it.
 func Load(path, format string, rate float64) (*Recording, error) {
 	if rate < 0 || math.IsNaN(rate) || math.IsInf(rate, 0) {
 		return nil, fmt.Errorf("signal: sample rate %v must be positive", rate)
+	}
+	if format == "" && !IsSigMF(path) && FormatFromExt(path) == "" {
+		if _, err := os.Stat(path + MetaExt); err == nil {
+			path += MetaExt
+		}
 	}
 	if strings.EqualFold(format, "sigmf") || format == "" && IsSigMF(path) {
 		rec, err := ReadSigMF(path)

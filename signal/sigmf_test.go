@@ -218,3 +218,27 @@ func FuzzReadSigMF(f *testing.F) {
 		}
 	})
 }
+
+// TestLoadSigMFByBaseName checks that Load finds the SigMF pair that
+// `signal synth --out base` writes when given the base name only.
+func TestLoadSigMFByBaseName(t *testing.T) {
+	dir := t.TempDir()
+	x, err := Synthesize(SynthOptions{Mod: QPSK, SampleRate: 1e4, Samples: 300, SNRdB: 10, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(dir, "rec")
+	if err := WriteSigMF(base, &Recording{Meta: Meta{Datatype: CF32, SampleRate: 1e4}, Samples: x}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := Load(base, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Samples) != 300 || rec.Meta.SampleRate != 1e4 {
+		t.Errorf("loaded %d samples at %g Hz", len(rec.Samples), rec.Meta.SampleRate)
+	}
+	if _, err := Load(filepath.Join(dir, "missing"), "", 0); err == nil || !strings.Contains(err.Error(), "cannot tell the sample format") {
+		t.Errorf("missing file without extension: %v", err)
+	}
+}
