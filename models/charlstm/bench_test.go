@@ -1,0 +1,56 @@
+package charlstm
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gotrain/gotrain/device"
+	"github.com/gotrain/gotrain/train"
+)
+
+// BenchmarkLSTMTrainStep times one training step of the peer's char-LSTM
+// shape (shared/peers/bench_torch.py (b): 2 layers of 512, vocabulary 91,
+// sequence 100, batch 64, Adam, clipping 5) on gotrain's cpu backend:
+//
+//	go test -run XXX -bench LSTMTrainStep -benchtime 5x ./models/charlstm/
+func BenchmarkLSTMTrainStep(b *testing.B) {
+	const vocab, seq, batch = 91, 100, 64
+	be, err := train.OpenBackend(device.Device{Kind: device.Native, Name: "cpu"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer be.Finalize()
+	r := rand.New(rand.NewPCG(1, 1))
+	n := 4 * batch
+	x := make([]float32, n*seq)
+	y := make([]float32, n*seq)
+	for i := range x {
+		x[i], y[i] = float32(r.IntN(vocab)), float32(r.IntN(vocab))
+	}
+	ds, err := train.NewDataset(x, seq, y, seq, 1, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := train.DefaultConfig()
+	cfg.Optimizer = train.OptimizerAdam
+	cfg.LearningRate = 0.002
+	cfg.ClipNorm = 5
+	cfg.Steps = 1 << 30
+	cfg.BatchSize = batch
+	cfg.NoCheckpoint = true
+	arch := Arch{Vocab: vocab, Hidden: 512, Layers: 2}
+	h, err := train.New(be, cfg, arch.ModelFn(), Loss, ds)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := h.TrainStep(); err != nil { // compile
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := h.TrainStep(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/step")
+}

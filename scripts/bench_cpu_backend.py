@@ -1,0 +1,116 @@
+#!/usr/bin/python3
+"""gotrain's CPU backend beside PyTorch on this machine, in one run (issue #11).
+
+Usage (from the repository root; needs Debian's python3-torch, python3-numpy and
+python3-threadpoolctl, as ../shared/peers/bench_torch.py does):
+
+    /usr/bin/python3 scripts/bench_cpu_backend.py [--peer ../shared/peers/bench_torch.py]
+        [--rounds 3] [--json out.json]
+
+Each round, after waiting for an idle machine (the peer's wait_idle), times:
+  - SGEMM 1024x1024x1024 fp32: torch.matmul (OpenBLAS, all threads) and gotrain's
+    gemm (AVX-512 path, both cores): `go test -bench 'Sgemm/1024/avx512/threads=2'`;
+  - the MLP 784-512-512-10 train step, batch 256, Adam: the peer's bench_mlp and
+    `go test -bench 'MLPTrainStep/cpu' ./train/` (same model, loss and optimizer);
+  - the 2x512 char-LSTM train step, batch 64, seq 100: the peer's bench_lstm and
+    `go test -bench LSTMTrainStep ./models/charlstm/` (gotrain feeds one-hot
+    characters to the first layer where the peer has a 64-wide embedding).
+It prints the medians over rounds and the ratios gotrain / PyTorch (step time) and
+gotrain / PyTorch (GFLOP/s), with the CPU share other processes took.
+"""
+import argparse
+import importlib.util
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def load_peer(path):
+    spec = importlib.util.spec_from_file_location("bench_torch", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class Others:
+    """CPU share of the machine used by processes other than this one and its
+    children (the go test runs) during the with-block."""
+
+    def __init__(self, peer):
+        self.peer = peer
+
+    def __enter__(self):
+        t = os.times()
+        self.t0, self.b0 = time.perf_counter(), self.peer._busy_jiffies()
+        self.own0 = t.user + t.system + t.children_user + t.children_system
+        return self
+
+    def __exit__(self, *exc):
+        t = os.times()
+        wall = time.perf_counter() - self.t0
+        own = t.user + t.system + t.children_user + t.children_system - self.own0
+        busy = (self.peer._busy_jiffies() - self.b0) / self.peer._CLK
+        self.foreign_share = max(0.0, busy - own) / (self.peer._NCPU * max(wall, 1e-9))
+        return False
+
+
+def go_bench(pkg, pattern, benchtime, metric):
+    out = subprocess.run(["go", "test", "-run", "^$", "-bench", pattern, "-benchtime", benchtime, pkg],
+                         cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    vals = [float(m.group(1)) for m in re.finditer(r"([0-9.]+) " + re.escape(metric), out)]
+    if not vals:
+        raise SystemExit(f"no {metric} in the output of {pattern}:\n{out}")
+    return vals[0]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--peer", default=os.path.join(ROOT, "..", "shared", "peers", "bench_torch.py"))
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--json", default="")
+    a = ap.parse_args()
+    peer = load_peer(a.peer)
+    import torch
+    torch.set_grad_enabled(True)
+    # Compile the Go benchmarks once, outside the timings.
+    subprocess.run(["go", "test", "-run", "^$", "-count", "1", "-bench", "^$", "./gemm/", "./train/",
+                    "./models/charlstm/"], cwd=ROOT, check=True, capture_output=True)
+    rows = {k: [] for k in ("torch_sgemm", "go_sgemm", "torch_mlp", "go_mlp", "torch_lstm", "go_lstm")}
+    shares = []
+    for r in range(a.rounds):
+        peer.wait_idle()
+        with Others(peer) as c:
+            rows["torch_sgemm"].append(peer.bench_matmul(1024, torch.float32)["gflops"])
+            rows["go_sgemm"].append(go_bench("./gemm/", "Sgemm/1024/avx512/threads=2$", "20x", "GFLOP/s"))
+            rows["torch_mlp"].append(peer.bench_mlp(10, 40)["median_s"] * 1e3)
+            rows["go_mlp"].append(go_bench("./train/", "MLPTrainStep/cpu", "40x", "ms/step"))
+            rows["torch_lstm"].append(peer.bench_lstm(64, 2, 5)["median_s"] * 1e3)
+            rows["go_lstm"].append(go_bench("./models/charlstm/", "LSTMTrainStep", "5x", "ms/step"))
+        shares.append(c.foreign_share)
+        print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.1f}" for k, v in rows.items())
+              + f"; other processes {c.foreign_share:.1%}", flush=True)
+    med = {k: statistics.median(v) for k, v in rows.items()}
+    print(f"\n{time.strftime('%Y-%m-%d %H:%M')} UTC, medians of {a.rounds} rounds, "
+          f"load {os.getloadavg()[0]:.2f}, other-process CPU share ≤ {max(shares):.1%}")
+    print("| measurement | PyTorch | gotrain cpu | gotrain / PyTorch |")
+    print("|---|---:|---:|---:|")
+    print(f"| SGEMM 1024³ fp32, GFLOP/s | {med['torch_sgemm']:.1f} | {med['go_sgemm']:.1f} | "
+          f"{med['go_sgemm'] / med['torch_sgemm']:.2f}x |")
+    print(f"| MLP 784-512-512-10 b256 Adam, ms/step | {med['torch_mlp']:.2f} | {med['go_mlp']:.2f} | "
+          f"{med['go_mlp'] / med['torch_mlp']:.2f}x |")
+    print(f"| char-LSTM 2x512 b64 seq 100, ms/step | {med['torch_lstm']:.0f} | {med['go_lstm']:.0f} | "
+          f"{med['go_lstm'] / med['torch_lstm']:.2f}x |")
+    if a.json:
+        with open(a.json, "w") as fh:
+            json.dump({"rounds": rows, "medians": med, "other_share": shares}, fh, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
