@@ -12,11 +12,13 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/gomlx/gomlx/backends"
 	"github.com/spf13/cobra"
 
 	"github.com/gotrain/gotrain/data"
 	"github.com/gotrain/gotrain/device"
 	"github.com/gotrain/gotrain/forest"
+	"github.com/gotrain/gotrain/forest/forestgraph"
 )
 
 func newForestCmd(g *globals) *cobra.Command {
@@ -203,9 +205,10 @@ func toForestData(d *data.Dataset) forest.Dataset {
 	return forest.Dataset{X: d.X, Y: d.Y, Rows: d.Rows, Cols: d.Cols, Features: d.FeatureNames, Target: d.TargetName, Classes: d.Classes}
 }
 
-// forestDevice resolves --device for the forest learners. The native learner
-// runs on "cpu"; the accelerator (graph) learner is not part of this build yet,
-// so any other device is refused with the reason, or replaced with --fallback.
+// forestDevice resolves --device for the forest learner. The native learner
+// runs on "cpu"; tree growth as graphs is not built yet, so any other device
+// is refused with the reason, or replaced with --fallback. (`forest predict`
+// resolves its device with forestPredictTarget.)
 func forestDevice(cmd *cobra.Command, g *globals) (device.Device, string, error) {
 	spec, err := device.ParseSpec(g.device)
 	if err != nil {
@@ -218,7 +221,7 @@ func forestDevice(cmd *cobra.Command, g *globals) (device.Device, string, error)
 		}
 		return res.Device, "", err
 	}
-	reason := fmt.Sprintf("device %s: the accelerator forest learner (GoMLX graphs) is not in this build yet; only the native CPU learner is", spec)
+	reason := fmt.Sprintf("device %s: the accelerator forest learner (tree growth as GoMLX graphs) is not built yet; only the native CPU learner trains forests (forest predict runs on graph devices)", spec)
 	if !g.fallback {
 		return device.Device{}, "", fmt.Errorf("forest: %w: %s (hint: use --device cpu, or --fallback)", device.ErrUnavailable, reason)
 	}
@@ -390,21 +393,36 @@ func printForestReport(w io.Writer, rep forestReport, f *forest.Forest) {
 func newForestPredictCmd(g *globals) *cobra.Command {
 	var modelFile, dataFile, outFile string
 	var proba bool
+	var batchRows int
 	cmd := &cobra.Command{
 		Use:   "predict --model FILE --data FILE.csv",
 		Short: "Predict with a saved forest",
 		Long: `forest predict reads a model saved by forest train --save and a CSV file with a
 header row holding (at least) the model's feature columns, by name; other
 columns are ignored. It writes a CSV with one "prediction" column, or with
---proba one column per class.`,
+--proba one column per class.
+
+--device cpu (and auto without an accelerator) runs the native predictor;
+go (simplego), gpu, tpu and xla:... run the inference graph on that device
+(package forest/forestgraph), with the same predictions bit for bit. With
+--json and --out, a JSON report on stdout names the device used and gives
+the compile time apart from the prediction time.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if modelFile == "" || dataFile == "" {
 				return errors.New("forest predict: --model and --data are required")
 			}
-			if _, _, err := forestDevice(cmd, g); err != nil {
+			if g.json && outFile == "" {
+				return errors.New("forest predict: --json needs --out (the predictions go to the file, the JSON report to stdout)")
+			}
+			if batchRows < 1 {
+				return fmt.Errorf("forest predict: --batch-rows %d must be >= 1", batchRows)
+			}
+			tgt, err := forestPredictTarget(cmd, g)
+			if err != nil {
 				return err
 			}
+			defer tgt.close()
 			f, err := forest.LoadFile(modelFile)
 			if err != nil {
 				return err
@@ -420,6 +438,30 @@ columns are ignored. It writes a CSV with one "prediction" column, or with
 			if err != nil {
 				return err
 			}
+			rep := forestPredictReport{Device: tgt.name, Engine: "native", Model: modelFile, Data: dataFile, Out: outFile, Rows: in.Rows, Trees: len(f.Trees)}
+			var pred forestPredictor = f
+			if tgt.backend != nil {
+				start := time.Now()
+				gp, err := forestgraph.NewPredictorWithOptions(tgt.backend, f, min(batchRows, max(1, in.Rows)), forestgraph.Options{DeviceNum: tgt.dev.Index})
+				if err != nil {
+					return fmt.Errorf("forest predict: %w", err)
+				}
+				defer gp.Close()
+				if err := gp.Compile(); err != nil {
+					return fmt.Errorf("forest predict: %w", err)
+				}
+				rep.CompileSecs = ptr(time.Since(start).Seconds())
+				rep.Engine, rep.Strategy, rep.BatchRows, rep.Depth = "graph", string(gp.Strategy()), gp.BatchRows(), gp.Depth()
+				rep.TableBytes, rep.BatchBytes = gp.TableBytes(), gp.BatchBytes()
+				pred = gp
+			}
+			slog.Info("forest: predicting", "rows", in.Rows, "device", tgt.name, "engine", rep.Engine)
+			start := time.Now()
+			v, err := predictRows(pred, x, in.Rows, proba)
+			if err != nil {
+				return err
+			}
+			rep.PredictSecs = time.Since(start).Seconds()
 			out := cmd.OutOrStdout()
 			if outFile != "" {
 				fh, err := os.CreateTemp(dirOf(outFile), ".gotrain-predict-*")
@@ -428,7 +470,7 @@ columns are ignored. It writes a CSV with one "prediction" column, or with
 				}
 				defer os.Remove(fh.Name())
 				defer fh.Close()
-				if err := writePredictions(fh, f, x, in.Rows, proba); err != nil {
+				if err := writePredictions(fh, f, v, in.Rows, proba); err != nil {
 					return err
 				}
 				if err := fh.Close(); err != nil {
@@ -438,15 +480,19 @@ columns are ignored. It writes a CSV with one "prediction" column, or with
 					return fmt.Errorf("forest predict: %w", err)
 				}
 				slog.Info("forest: predictions written", "file", outFile, "rows", in.Rows)
+				if g.json {
+					return printJSON(out, rep)
+				}
 				return nil
 			}
-			return writePredictions(out, f, x, in.Rows, proba)
+			return writePredictions(out, f, v, in.Rows, proba)
 		},
 	}
 	cmd.Flags().StringVar(&modelFile, "model", "", "model file written by forest train --save")
 	cmd.Flags().StringVar(&dataFile, "data", "", "CSV file with the model's feature columns")
 	cmd.Flags().StringVar(&outFile, "out", "", "write predictions to this CSV file (default: stdout)")
 	cmd.Flags().BoolVar(&proba, "proba", false, "write class probabilities, one column per class")
+	cmd.Flags().IntVar(&batchRows, "batch-rows", 8192, "rows per graph execution on graph devices (bounds device memory)")
 	return cmd
 }
 
@@ -489,16 +535,29 @@ func selectFeatures(in *data.Dataset, f *forest.Forest, file string) ([]float64,
 	return x, nil
 }
 
-// writePredictions writes one "prediction" column (the class label for
-// classification) or, with proba, one probability column per class.
-func writePredictions(w io.Writer, f *forest.Forest, x []float64, rows int, proba bool) error {
+// forestPredictor is a forest predictor: the native one (*forest.Forest) or
+// the graph one (*forestgraph.Predictor), which give the same values.
+type forestPredictor interface {
+	PredictValues(x []float64, rows int) ([]float64, error)
+	Predict(x []float64, rows int) ([]float64, error)
+}
+
+// predictRows returns the class probabilities (proba) or the predictions of
+// the rows of x.
+func predictRows(p forestPredictor, x []float64, rows int, proba bool) ([]float64, error) {
+	if proba {
+		return p.PredictValues(x, rows)
+	}
+	return p.Predict(x, rows)
+}
+
+// writePredictions writes the predictions v as one "prediction" column (the
+// class label for classification) or, with proba, the class probabilities v
+// as one column per class.
+func writePredictions(w io.Writer, f *forest.Forest, v []float64, rows int, proba bool) error {
 	cw := csv.NewWriter(w)
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	if proba {
-		v, err := f.PredictValues(x, rows)
-		if err != nil {
-			return err
-		}
 		d := f.Outputs()
 		header := make([]string, d)
 		for q, c := range f.Classes {
@@ -513,10 +572,6 @@ func writePredictions(w io.Writer, f *forest.Forest, x []float64, rows int, prob
 			_ = cw.Write(rec)
 		}
 	} else {
-		v, err := f.Predict(x, rows)
-		if err != nil {
-			return err
-		}
 		_ = cw.Write([]string{"prediction"})
 		for _, p := range v {
 			s := num(p)
@@ -531,4 +586,73 @@ func writePredictions(w io.Writer, f *forest.Forest, x []float64, rows int, prob
 		return fmt.Errorf("forest predict: writing predictions: %w", err)
 	}
 	return nil
+}
+
+// forestPredictReport is the JSON printed by `forest predict --json --out FILE`.
+type forestPredictReport struct {
+	Device      string   `json:"device"`
+	Engine      string   `json:"engine"`
+	Strategy    string   `json:"strategy,omitempty"`
+	Model       string   `json:"model"`
+	Data        string   `json:"data"`
+	Out         string   `json:"out"`
+	Rows        int      `json:"rows"`
+	Trees       int      `json:"trees"`
+	Depth       int      `json:"depth,omitempty"`
+	BatchRows   int      `json:"batch_rows,omitempty"`
+	TableBytes  int64    `json:"table_bytes,omitempty"`
+	BatchBytes  int64    `json:"batch_bytes,omitempty"`
+	CompileSecs *float64 `json:"compile_seconds,omitempty"`
+	PredictSecs float64  `json:"predict_seconds"`
+}
+
+// forestTarget is where `forest predict` runs: the native predictor
+// (backend nil) or the inference graph on a GoMLX backend.
+type forestTarget struct {
+	name    string           // the device actually used: "cpu", "go", "xla:cuda:0", ...
+	dev     device.Device    // the resolved device (graph path)
+	backend backends.Backend // nil for the native predictor
+}
+
+// close releases the backend, if any.
+func (t forestTarget) close() {
+	if t.backend != nil {
+		t.backend.Finalize()
+	}
+}
+
+// forestPredictTarget resolves --device for `forest predict`: cpu runs the
+// native predictor; go (simplego), gpu, tpu and xla:... run the inference
+// graph on that device; auto runs it on an accelerator when there is one
+// and the native predictor otherwise (on a CPU the native predictor is the
+// faster). --fallback applies as for every command.
+func forestPredictTarget(cmd *cobra.Command, g *globals) (forestTarget, error) {
+	spec, err := device.ParseSpec(g.device)
+	if err != nil {
+		return forestTarget{}, err
+	}
+	if spec.Kind == device.CPU {
+		return forestTarget{name: "cpu"}, nil
+	}
+	res, err := g.resolveDevice(cmd, device.Options{PreferNative: true})
+	if err != nil {
+		return forestTarget{}, fmt.Errorf("forest predict: %w", err)
+	}
+	d := res.Device
+	if d.Kind == device.Native || (spec.Kind == device.Auto && !d.Accelerator()) {
+		if spec.Kind == device.Auto {
+			slog.Debug("forest: device auto chose the native predictor: no accelerator")
+		}
+		return forestTarget{name: "cpu"}, nil
+	}
+	var b backends.Backend
+	if d.Kind == device.SimpleGo {
+		b, err = forestgraph.OpenSimpleGo()
+	} else {
+		b, err = device.Open(d)
+	}
+	if err != nil {
+		return forestTarget{}, fmt.Errorf("forest predict: %w", err)
+	}
+	return forestTarget{name: d.Name, dev: d, backend: b}, nil
 }

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gotrain/gotrain/device"
+)
+
+// TestForestPredictGraphDevice trains a small model on the CPU and predicts
+// with it on the native predictor and on the inference graph (simplego):
+// the CSV outputs must be identical, and the JSON report must name the
+// device used and give the compile time apart from the prediction time.
+func TestForestPredictGraphDevice(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		dataset string
+		proba   bool
+	}{{"diabetes", false}, {"digits", false}, {"digits", true}} {
+		model := filepath.Join(dir, tc.dataset+".gtf")
+		if _, err := os.Stat(model); err != nil {
+			if _, _, err := run(t, "forest", "train", "--dataset", tc.dataset, "--trees", "12", "--max-depth", "8", "--seed", "3", "--save", model); err != nil {
+				t.Fatal(err)
+			}
+		}
+		in := filepath.Join(dir, tc.dataset+".csv")
+		writeForestInput(t, in, tc.dataset, 300)
+		name := fmt.Sprintf("%s/proba=%v", tc.dataset, tc.proba)
+		outs := map[string]string{}
+		for _, dev := range []string{"cpu", "go"} {
+			out := filepath.Join(dir, fmt.Sprintf("%s-%v-%s.csv", tc.dataset, tc.proba, dev))
+			args := []string{"--json", "--device", dev, "forest", "predict", "--model", model, "--data", in, "--out", out, "--batch-rows", "128"}
+			if tc.proba {
+				args = append(args, "--proba")
+			}
+			stdout, _, err := run(t, args...)
+			if err != nil {
+				t.Fatalf("%s on %s: %v", name, dev, err)
+			}
+			var rep forestPredictReport
+			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+				t.Fatalf("%s on %s: bad JSON: %v\n%s", name, dev, err, stdout)
+			}
+			if rep.Device != dev || rep.Rows != 300 || rep.Trees != 12 || rep.PredictSecs <= 0 {
+				t.Errorf("%s on %s: report %+v", name, dev, rep)
+			}
+			if dev == "go" && (rep.Engine != "graph" || rep.CompileSecs == nil || *rep.CompileSecs <= 0 || rep.BatchRows != 128 || rep.Strategy == "") {
+				t.Errorf("%s on go: report lacks the graph fields: %s", name, stdout)
+			}
+			if dev == "cpu" && (rep.Engine != "native" || rep.CompileSecs != nil) {
+				t.Errorf("%s on cpu: report %s", name, stdout)
+			}
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs[dev] = string(b)
+		}
+		if outs["cpu"] != outs["go"] || strings.Count(outs["cpu"], "\n") != 301 {
+			t.Errorf("%s: the graph predictions differ from the native ones (or are not 300 rows)", name)
+		}
+	}
+	// Without --json the CSV goes to stdout, the same on both paths.
+	model, in := filepath.Join(dir, "diabetes.gtf"), filepath.Join(dir, "diabetes.csv")
+	cpu, _, err := run(t, "--device", "cpu", "forest", "predict", "--model", model, "--data", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gr, _, err := run(t, "--device", "go", "forest", "predict", "--model", model, "--data", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cpu != gr || !strings.HasPrefix(cpu, "prediction\n") {
+		t.Errorf("stdout predictions differ:\ncpu %.200s\ngo  %.200s", cpu, gr)
+	}
+}
+
+// writeForestInput writes rows random feature rows (some missing) with the
+// embedded data set's header.
+func writeForestInput(t *testing.T, path, dataset string, rows int) {
+	t.Helper()
+	var header []string
+	if dataset == "diabetes" {
+		header = strings.Split("age,sex,bmi,bp,s1,s2,s3,s4,s5,s6", ",")
+	} else {
+		for r := range 8 {
+			for c := range 8 {
+				header = append(header, fmt.Sprintf("pixel_%d_%d", r, c))
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	var sb strings.Builder
+	sb.WriteString(strings.Join(header, ",") + "\n")
+	for range rows {
+		for j := range header {
+			if j > 0 {
+				sb.WriteByte(',')
+			}
+			switch {
+			case r.IntN(10) == 0: // missing
+			case dataset == "diabetes":
+				fmt.Fprintf(&sb, "%g", []float64{50, 1.5, 26, 95, 190, 115, 50, 4, 4.6, 91}[j]*(0.6+0.8*r.Float64()))
+			default:
+				fmt.Fprintf(&sb, "%d", r.IntN(17))
+			}
+		}
+		sb.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestForestGraphDeviceErrors(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.gtf")
+	if _, _, err := run(t, "forest", "train", "--dataset", "diabetes", "--trees", "3", "--max-depth", "3", "--save", model); err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "in.csv")
+	writeForestInput(t, in, "diabetes", 5)
+	// Training on a graph device is refused with the reason (growth on graphs is not built).
+	_, _, err := run(t, "--device", "go", "forest", "train", "--dataset", "diabetes", "--trees", "2")
+	if err == nil || !errors.Is(err, device.ErrUnavailable) || !strings.Contains(err.Error(), "tree growth") {
+		t.Errorf("forest train --device go: err = %v", err)
+	}
+	// No GPU here: an explicit request fails with the reason.
+	if _, _, err := run(t, "--device", "gpu", "forest", "predict", "--model", model, "--data", in); err == nil {
+		t.Error("forest predict --device gpu succeeded on a machine without plugins")
+	}
+	// --json needs --out; --batch-rows must be positive.
+	if _, _, err := run(t, "--json", "--device", "go", "forest", "predict", "--model", model, "--data", in); err == nil || !strings.Contains(err.Error(), "--out") {
+		t.Errorf("--json without --out: err = %v", err)
+	}
+	if _, _, err := run(t, "--device", "go", "forest", "predict", "--model", model, "--data", in, "--batch-rows", "0"); err == nil || !strings.Contains(err.Error(), "--batch-rows") {
+		t.Errorf("--batch-rows 0: err = %v", err)
+	}
+	// auto without an accelerator keeps the native predictor.
+	stdout, _, err := run(t, "--json", "forest", "predict", "--model", model, "--data", in, "--out", filepath.Join(dir, "p.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep forestPredictReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.Device != "cpu" || rep.Engine != "native" {
+		t.Errorf("auto: %v %s", err, stdout)
+	}
+}
