@@ -134,6 +134,9 @@ func TestSmallPresetOnCPUAndSimpleGo(t *testing.T) {
 	if r := got["forest-fit/go"]; r.Available || !strings.Contains(r.Reason, "graph learner") {
 		t.Errorf("forest-fit on simplego should be unavailable with the reason: %+v", r)
 	}
+	if r := got["forest-predict/go"]; !r.Available || r.Parity != "identical" {
+		t.Errorf("forest-predict on simplego should give the CPU predictor's bits: %+v", r)
+	}
 	for _, k := range []string{"matmul/cpu", "forest-fit/cpu", "forest-predict/cpu"} {
 		if r := got[k]; !r.Available || r.Throughput <= 0 {
 			t.Errorf("%s: %+v", k, r)

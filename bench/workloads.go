@@ -11,6 +11,7 @@ import (
 	"github.com/gotrain/gotrain/data"
 	"github.com/gotrain/gotrain/device"
 	"github.com/gotrain/gotrain/forest"
+	"github.com/gotrain/gotrain/forest/forestgraph"
 	"github.com/gotrain/gotrain/gemm"
 	"github.com/gotrain/gotrain/signal"
 	"github.com/gotrain/gotrain/signal/sigraph"
@@ -158,8 +159,8 @@ func (w *forestWorkload) Unit() string {
 }
 
 func (w *forestWorkload) Runner(d device.Device) (func() (Output, error), func(), error) {
-	if d.Kind != device.Native {
-		return nil, nil, fmt.Errorf("%w: the forest learner on %s needs the GoMLX graph learner, which this build does not have yet", ErrUnsupported, d.Name)
+	if d.Kind != device.Native && !w.predict {
+		return nil, nil, fmt.Errorf("%w: growing forests on %s needs the GoMLX graph learner, which this build does not have yet (prediction runs as graphs)", ErrUnsupported, d.Name)
 	}
 	if w.predict && w.model == nil {
 		m, err := forest.Fit(w.train, w.opt)
@@ -167,6 +168,28 @@ func (w *forestWorkload) Runner(d device.Device) (func() (Output, error), func()
 			return nil, nil, err
 		}
 		w.model = m
+	}
+	if d.Kind != device.Native {
+		// The trained forest as GoMLX graphs (forest/forestgraph) on d.
+		backend, err := device.Open(d)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		}
+		p, err := forestgraph.NewPredictorWithOptions(backend, w.model, w.test.Rows, forestgraph.Options{DeviceNum: d.Index})
+		if err != nil {
+			backend.Finalize()
+			return nil, nil, err
+		}
+		return func() (Output, error) {
+				v, err := p.Predict(w.test.X, w.test.Rows)
+				if err != nil {
+					return Output{}, err
+				}
+				return Output{Values: v, Items: float64(w.test.Rows)}, nil
+			}, func() {
+				p.Close()
+				backend.Finalize()
+			}, nil
 	}
 	return func() (Output, error) {
 		f := w.model
