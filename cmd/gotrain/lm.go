@@ -23,7 +23,7 @@ func newLMCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "lm", Short: "Train language models and sample from them"}
 	lstm := &cobra.Command{Use: "lstm", Short: "Character-level LSTM language model (docs/LSTM.md)"}
 	lstm.AddCommand(newLMTrainCmd(g), newLMSampleCmd(g))
-	cmd.AddCommand(lstm)
+	cmd.AddCommand(lstm, newLMTransformerCmd(g))
 	return cmd
 }
 

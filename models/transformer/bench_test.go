@@ -1,0 +1,56 @@
+package transformer
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gotrain/gotrain/device"
+	"github.com/gotrain/gotrain/train"
+)
+
+// BenchmarkTrainStep times one optimizer step (AdamW, clipping 1.0) of the
+// issue's model (4 layers, 4 heads, width 128, context 64, vocabulary 91)
+// on simplego, as scripts/bench_transformer_torch.py does in PyTorch:
+// go test -run XXX -bench TrainStep -benchtime 3x ./models/transformer
+func BenchmarkTrainStep(b *testing.B) {
+	arch := Arch{Vocab: 91, Layers: 4, Heads: 4, Width: 128, Context: 64}
+	b.Run("softmax-swiglu-batch=16", func(b *testing.B) { benchStep(b, arch, 16) })
+	b.Run("softmax-swiglu-batch=32", func(b *testing.B) { benchStep(b, arch, 32) })
+	pr := arch
+	pr.Attention, pr.FFN = AttentionPoly, FFNRichards
+	b.Run("poly-richards-batch=16", func(b *testing.B) { benchStep(b, pr, 16) })
+}
+
+func benchStep(b *testing.B, arch Arch, batch int) {
+	be, err := train.OpenBackend(device.Device{Kind: device.SimpleGo, Name: "go"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer be.Finalize()
+	n := batch * 4
+	r := rand.New(rand.NewPCG(1, 2))
+	x, y := make([]float32, n*arch.Context), make([]float32, n*arch.Context)
+	for i := range x {
+		x[i], y[i] = float32(r.IntN(arch.Vocab)), float32(r.IntN(arch.Vocab))
+	}
+	ds, err := train.NewDataset(x, arch.Context, y, arch.Context, 1, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := train.DefaultConfig()
+	cfg.BatchSize, cfg.Steps, cfg.NoCheckpoint, cfg.Progress = batch, 1<<30, true, "off"
+	cfg.Optimizer, cfg.ClipNorm = train.OptimizerAdamW, 1
+	h, err := train.New(be, cfg, arch.ModelFn(), Loss, ds)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := h.TrainStep(); err != nil { // compile
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := h.TrainStep(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
