@@ -166,7 +166,7 @@ func execSign(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool
 	case dtypes.Uint64:
 		execSignForUnsignedGeneric[uint64](input.flat.([]uint64), output.flat.([]uint64))
 	case dtypes.Float32:
-		execSignGeneric[float32](input.flat.([]float32), output.flat.([]float32))
+		signFloat32(output.flat.([]float32), input.flat.([]float32))
 	case dtypes.Float64:
 		execSignGeneric[float64](input.flat.([]float64), output.flat.([]float64))
 	case dtypes.BFloat16:

@@ -266,16 +266,7 @@ func unaryChunk(op backends.OpType, dst, a []float32) {
 			}
 		}
 	case backends.OpTypeSign:
-		for j, x := range a {
-			switch {
-			case x < 0:
-				dst[j] = -1
-			case x > 0:
-				dst[j] = 1
-			default:
-				dst[j] = 0
-			}
-		}
+		signFloat32(dst, a)
 	case backends.OpTypeSqrt:
 		for j, x := range a {
 			dst[j] = float32(math.Sqrt(float64(x)))
@@ -425,6 +416,21 @@ func binaryChunk(op backends.OpType, dst, a []float32, as float32, aScalar bool,
 		}
 	default:
 		panicf("cpubackend: fused binary op %s", op)
+	}
+}
+
+// signFloat32 sets dst[j] to −1, 0 or +1 as x is negative, zero (or NaN)
+// or positive — simplego's Sign — without branches, which random signs
+// (ReLU gradients) would mispredict half of the time.
+func signFloat32(dst, a []float32) {
+	a = a[:len(dst)]
+	for j, x := range a {
+		b := math.Float32bits(x)
+		r := b&0x80000000 | 0x3f800000 // ±1
+		if (b&0x7fffffff)-1 >= 0x7f800000 {
+			r = 0 // ±0 (the subtraction wraps) or NaN
+		}
+		dst[j] = math.Float32frombits(r)
 	}
 }
 

@@ -162,3 +162,22 @@ func TestReduceFastMatchesIterator(t *testing.T) {
 		}
 	}
 }
+
+// TestSignFloat32 checks the branch-free Sign against simplego's definition.
+func TestSignFloat32(t *testing.T) {
+	in := []float32{-2, -1e-45, float32(math.Copysign(0, -1)), 0, 1e-45, 3, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), -float32(math.NaN()), math.MaxFloat32, -math.MaxFloat32}
+	out := make([]float32, len(in))
+	signFloat32(out, in)
+	for i, x := range in {
+		var want float32
+		switch {
+		case x < 0:
+			want = -1
+		case x > 0:
+			want = 1
+		}
+		if math.Float32bits(out[i]) != math.Float32bits(want) {
+			t.Errorf("sign(%g) = %g, want %g", x, out[i], want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,7 +54,11 @@ func OpStats() []OpStat {
 func recordOpStat(node *Node, d time.Duration) {
 	key := [2]string{node.opType.String(), node.shape.String()}
 	if node.fused != nil {
-		key[0] = fmt.Sprintf("Fused(%d ops)", len(node.fused.instrs))
+		ops := make([]string, len(node.fused.instrs))
+		for i, ins := range node.fused.instrs {
+			ops[i] = ins.op.String()
+		}
+		key[0] = "Fused(" + strings.Join(ops, ",") + ")"
 	}
 	opStatsMu.Lock()
 	s := opStats[key]
