@@ -3,7 +3,8 @@ package cpubackend
 // Provenance and changes.
 //
 // The files of this package, other than doc.go, dotgeneral_gemm.go,
-// opstats.go, panicf.go and the tests, are GoMLX v0.26.0's
+// fusion.go, fastmath.go, reduce_fast.go, broadcast_fast.go, opstats.go,
+// panicf.go and the tests, are GoMLX v0.26.0's
 // backends/simplego (github.com/gomlx/gomlx, Apache License 2.0; the
 // license is in LICENSE beside this file), with these changes:
 //
@@ -17,6 +18,12 @@ package cpubackend
 //     which never blocks a caller holding a worker slot: simplego's
 //     WaitToStart there deadlocked graphs with several parallel ops on a
 //     small pool (TestParallelOpsDoNotDeadlock reproduces it);
+//   - float32 Sign without branches, and float32 Logistic and Tanh with an
+//     inlined exp (fastmath.go): within one unit in the last place of
+//     simplego's float64-math results (tested), about 2.5x faster;
+//   - contiguous reductions, broadcasting binary operations and
+//     BroadcastInDim without per-element index iterators, and released
+//     buffers kept in free lists that garbage collections do not empty;
 //   - optional per-operation timings (SetOpStats, OpStats);
 //   - GoMLX's internal exceptions.Panicf replaced by panicf; a vet-reported
 //     format argument order fixed; the parallelism option no longer prints.

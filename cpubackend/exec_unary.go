@@ -671,7 +671,7 @@ func execLogistic(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []
 	input, output := unaryOperandAndOutput(backend, inputs, inputsOwned)
 	switch input.shape.DType {
 	case dtypes.Float32:
-		execLogisticGeneric[float32](input.flat.([]float32), output.flat.([]float32))
+		logisticFloat32(output.flat.([]float32), input.flat.([]float32))
 	case dtypes.Float64:
 		execLogisticGeneric[float64](input.flat.([]float64), output.flat.([]float64))
 	case dtypes.BFloat16:
@@ -712,7 +712,7 @@ func execTanh(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool
 	input, output := unaryOperandAndOutput(backend, inputs, inputsOwned)
 	switch input.shape.DType {
 	case dtypes.Float32:
-		execTanhGeneric[float32](input.flat.([]float32), output.flat.([]float32))
+		tanhFloat32(output.flat.([]float32), input.flat.([]float32))
 	case dtypes.Float64:
 		execTanhGeneric[float64](input.flat.([]float64), output.flat.([]float64))
 	case dtypes.BFloat16:

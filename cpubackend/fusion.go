@@ -18,9 +18,11 @@ import (
 // operation, which then runs a small program over the chunks of its
 // output: every operation of the chain reads and writes chunk-sized
 // temporaries that stay in the L1 cache instead of tensors of the full
-// size. Each operation computes exactly the float32 expression simplego's
-// own executor computes, in the same order, so results are bit-identical
-// with and without fusion (config "no_fusion" turns it off).
+// size. Each operation computes exactly the float32 expression the
+// backend's unfused executor computes (simplego's, or for Sign, Logistic
+// and Tanh this package's faster ones, fastmath.go), in the same order, so
+// results are bit-identical with and without fusion (config "no_fusion"
+// turns it off).
 
 // fusedChains counts the chains fused since the process started (tests).
 var fusedChains atomic.Int64
@@ -284,18 +286,9 @@ func unaryChunk(op backends.OpType, dst, a []float32) {
 			dst[j] = float32(math.Log(float64(x)))
 		}
 	case backends.OpTypeTanh:
-		for j, x := range a {
-			dst[j] = float32(math.Tanh(float64(x)))
-		}
+		tanhFloat32(dst, a)
 	case backends.OpTypeLogistic:
-		for j, x := range a {
-			if x >= 0 {
-				dst[j] = float32(1.0 / (1.0 + math.Exp(-float64(x))))
-			} else {
-				e := math.Exp(float64(x))
-				dst[j] = float32(e / (1.0 + e))
-			}
-		}
+		logisticFloat32(dst, a)
 	default:
 		panicf("cpubackend: fused unary op %s", op)
 	}
