@@ -1,17 +1,11 @@
 package charlstm
 
 import (
-	"bufio"
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/graph"
@@ -347,55 +341,8 @@ func NewModel(backend backends.Backend, ctx *context.Context) (*Model, error) {
 // checkpoint file, or a directory whose newest valid checkpoint is used. The
 // file is verified by the harness (checksum) and the vocabulary comes from it.
 func Load(backend backends.Backend, path string) (*Model, error) {
-	fi, err := os.Stat(path)
+	h, err := train.LoadForInference(backend, path, Arch{Vocab: 1, Hidden: 1, Layers: 1}.ModelFn(), Loss)
 	if err != nil {
-		return nil, fmt.Errorf("charlstm: model: %w", err)
-	}
-	dir := path
-	if !fi.IsDir() {
-		// The harness restores the newest checkpoint of a directory: give it
-		// a directory holding only this file.
-		tmp, err := os.MkdirTemp("", "charlstm-model-")
-		if err != nil {
-			return nil, fmt.Errorf("charlstm: model %s: %w", path, err)
-		}
-		defer func() { _ = os.RemoveAll(tmp) }()
-		dst := filepath.Join(tmp, "ckpt-000000000000.gtc")
-		if err := os.Link(path, dst); err != nil {
-			if err := copyFile(path, dst); err != nil {
-				return nil, fmt.Errorf("charlstm: model %s: %w", path, err)
-			}
-		}
-		dir = tmp
-	}
-	cfg := train.DefaultConfig()
-	cfg.Steps, cfg.BatchSize, cfg.CheckpointDir = 1, 1, dir
-	// The harness restores the data position too: give it a placeholder data
-	// set with as many rows as the largest offset among the checkpoints.
-	rows := 1
-	files, err := (&train.Checkpointer{Dir: dir}).List()
-	if err != nil {
-		return nil, fmt.Errorf("charlstm: model %s: %w", path, err)
-	}
-	for _, f := range files {
-		rows = max(rows, dataOffset(f))
-	}
-	ds, err := train.NewDataset(make([]float32, rows), 1, make([]float32, rows), 1, 0, false)
-	if err != nil {
-		return nil, fmt.Errorf("charlstm: model %s: %w", path, err)
-	}
-	h, err := train.New(backend, cfg, Arch{Vocab: 1, Hidden: 1, Layers: 1}.ModelFn(), Loss, ds)
-	if err != nil {
-		return nil, fmt.Errorf("charlstm: model %s: %w", path, err)
-	}
-	h.SetLogger(nil)
-	var warns []string
-	ck := &train.Checkpointer{Dir: dir, Warn: func(msg string) { warns = append(warns, msg) }}
-	if _, err := ck.Restore(h); err != nil {
-		if len(warns) > 0 && dir != path {
-			msg := strings.ReplaceAll(strings.Join(warns, "; "), filepath.Join(dir, "ckpt-000000000000.gtc"), path)
-			return nil, fmt.Errorf("charlstm: model %s: %w: %s", path, train.ErrNoCheckpoint, msg)
-		}
 		return nil, fmt.Errorf("charlstm: model %s: %w", path, err)
 	}
 	m, err := NewModel(backend, h.Context())
@@ -404,49 +351,6 @@ func Load(backend backends.Backend, path string) (*Model, error) {
 	}
 	m.Step = h.Step()
 	return m, nil
-}
-
-// dataOffset reads the data-set offset from the JSON header of a harness
-// checkpoint (docs/TRAINING.md: a magic line, the header length as a
-// little-endian uint64, the header); 0 if it cannot.
-func dataOffset(path string) int {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer func() { _ = f.Close() }()
-	r := bufio.NewReader(f)
-	if _, err := r.ReadString('\n'); err != nil {
-		return 0
-	}
-	var n uint64
-	if err := binary.Read(r, binary.LittleEndian, &n); err != nil || n > 1<<30 {
-		return 0
-	}
-	var hdr struct {
-		Data train.DataPosition `json:"data"`
-	}
-	if err := json.NewDecoder(io.LimitReader(r, int64(n))).Decode(&hdr); err != nil {
-		return 0
-	}
-	return hdr.Data.Offset
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = in.Close() }()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		_ = out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // SampleOptions configures Model.Sample.

@@ -1,18 +1,12 @@
 package transformer
 
 import (
-	"bufio"
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -82,53 +76,17 @@ func Load(backend backends.Backend, path string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("transformer: model: %w", err)
 	}
-	dir := path
+	src := path
 	if fi.IsDir() {
 		for _, phase := range []string{"instruct", "pretrain"} {
 			if files, err := (&train.Checkpointer{Dir: PhaseDir(path, phase)}).List(); err == nil && len(files) > 0 {
-				dir = PhaseDir(path, phase)
+				src = PhaseDir(path, phase)
 				break
 			}
 		}
-	} else {
-		tmp, err := os.MkdirTemp("", "transformer-model-")
-		if err != nil {
-			return nil, fmt.Errorf("transformer: model %s: %w", path, err)
-		}
-		defer func() { _ = os.RemoveAll(tmp) }()
-		dst := filepath.Join(tmp, "ckpt-000000000000.gtc")
-		if err := os.Link(path, dst); err != nil {
-			if err := copyFile(path, dst); err != nil {
-				return nil, fmt.Errorf("transformer: model %s: %w", path, err)
-			}
-		}
-		dir = tmp
 	}
-	cfg := train.DefaultConfig()
-	cfg.Steps, cfg.BatchSize, cfg.CheckpointDir = 1, 1, dir
-	rows := 1
-	files, err := (&train.Checkpointer{Dir: dir}).List()
+	h, err := train.LoadForInference(backend, src, Arch{Vocab: 1, Layers: 1, Heads: 1, Width: 1, Context: 1}.ModelFn(), Loss)
 	if err != nil {
-		return nil, fmt.Errorf("transformer: model %s: %w", path, err)
-	}
-	for _, f := range files {
-		rows = max(rows, dataOffset(f))
-	}
-	ds, err := train.NewDataset(make([]float32, rows), 1, make([]float32, rows), 1, 0, false)
-	if err != nil {
-		return nil, fmt.Errorf("transformer: model %s: %w", path, err)
-	}
-	h, err := train.New(backend, cfg, Arch{Vocab: 1, Layers: 1, Heads: 1, Width: 1, Context: 1}.ModelFn(), Loss, ds)
-	if err != nil {
-		return nil, fmt.Errorf("transformer: model %s: %w", path, err)
-	}
-	h.SetLogger(nil)
-	var warns []string
-	ck := &train.Checkpointer{Dir: dir, Warn: func(msg string) { warns = append(warns, msg) }}
-	if _, err := ck.Restore(h); err != nil {
-		if len(warns) > 0 {
-			return nil, fmt.Errorf("transformer: model %s: %w: %s", path, err, strings.Join(warns, "; "))
-		}
 		return nil, fmt.Errorf("transformer: model %s: %w", path, err)
 	}
 	m, err := NewModel(backend, h.Context())
@@ -137,49 +95,6 @@ func Load(backend backends.Backend, path string) (*Model, error) {
 	}
 	m.Step = h.Step()
 	return m, nil
-}
-
-// dataOffset reads the data-set offset from the JSON header of a harness
-// checkpoint (docs/TRAINING.md: a magic line, the header length as a
-// little-endian uint64, the header); 0 if it cannot.
-func dataOffset(path string) int {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer func() { _ = f.Close() }()
-	r := bufio.NewReader(f)
-	if _, err := r.ReadString('\n'); err != nil {
-		return 0
-	}
-	var n uint64
-	if err := binary.Read(r, binary.LittleEndian, &n); err != nil || n > 1<<30 {
-		return 0
-	}
-	var hdr struct {
-		Data train.DataPosition `json:"data"`
-	}
-	if err := json.NewDecoder(io.LimitReader(r, int64(n))).Decode(&hdr); err != nil {
-		return 0
-	}
-	return hdr.Data.Offset
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = in.Close() }()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		_ = out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // SampleOptions configures Model.Sample.
