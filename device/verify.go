@@ -150,7 +150,9 @@ func Open(d Device) (backends.Backend, error) {
 	case Native:
 		return newBackend(cpubackend.BackendName)
 	case SimpleGo:
-		return newBackend("go")
+		// ops_sequential: GoMLX v0.26's simplego can deadlock its worker
+		// pool when several operations are ready at once.
+		return newBackend(SimpleGoConfig)
 	case XLAKind:
 		if d.Plugin == nil {
 			return nil, fmt.Errorf("device %s: no plugin", d.Name)
@@ -163,6 +165,11 @@ func Open(d Device) (backends.Backend, error) {
 	}
 	return nil, fmt.Errorf("device %s: unknown kind %q", d.Name, d.Kind)
 }
+
+// SimpleGoConfig is the GoMLX configuration Open uses for device kind "go":
+// simplego with its operations run one at a time (each still uses the
+// cores), which avoids simplego v0.26's worker-pool deadlock.
+const SimpleGoConfig = "go:ops_sequential"
 
 func newBackend(config string) (b backends.Backend, err error) {
 	defer func() {

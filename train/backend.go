@@ -18,7 +18,7 @@ import (
 // SimpleGoConfig is the GoMLX backend configuration OpenBackend uses for
 // simplego: "ops_sequential" avoids a worker-pool deadlock of GoMLX v0.26 on
 // graphs with several DotGenerals ready at once.
-const SimpleGoConfig = simplego.BackendName + ":ops_sequential"
+const SimpleGoConfig = device.SimpleGoConfig
 
 // CPUConfig is the configuration OpenBackend uses for gotrain's cpu backend
 // (package cpubackend, a simplego fork with its worker pool).

@@ -4,24 +4,17 @@ import (
 	"fmt"
 
 	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/backends/simplego"
+
+	"github.com/gotrain/gotrain/device"
 )
 
-// SimpleGoConfig is the configuration OpenSimpleGo opens GoMLX's pure-Go
-// backend with: "ops_sequential", as package signal/sigraph does, which
-// avoids a worker-pool deadlock of GoMLX v0.26's simplego.
-const SimpleGoConfig = simplego.BackendName + ":ops_sequential"
-
-// OpenSimpleGo opens GoMLX's pure-Go backend (simplego) with SimpleGoConfig.
-func OpenSimpleGo() (b backends.Backend, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			b, err = nil, fmt.Errorf("forestgraph: opening simplego: %v", r)
-		}
-	}()
-	b, err = backends.NewWithConfig(SimpleGoConfig)
+// OpenSimpleGo opens GoMLX's pure-Go backend as device "go" does
+// (device.SimpleGoConfig: operations one at a time, which avoids a
+// worker-pool deadlock of GoMLX v0.26's simplego).
+func OpenSimpleGo() (backends.Backend, error) {
+	b, err := device.Open(device.Device{Name: "go", Kind: device.SimpleGo, Class: "cpu"})
 	if err != nil {
-		return nil, fmt.Errorf("forestgraph: opening simplego: %w", err)
+		return nil, fmt.Errorf("forestgraph: %w", err)
 	}
 	return b, nil
 }

@@ -4,25 +4,17 @@ import (
 	"fmt"
 
 	"github.com/gomlx/gomlx/backends"
-	"github.com/gomlx/gomlx/backends/simplego"
+
+	"github.com/gotrain/gotrain/device"
 )
 
-// SimpleGoConfig is the backend configuration OpenSimpleGo uses:
-// "ops_sequential" avoids a worker-pool deadlock of GoMLX v0.26's simplego
-// on graphs with several DotGenerals ready at once, which the feature
-// graph has.
-const SimpleGoConfig = simplego.BackendName + ":ops_sequential"
-
-// OpenSimpleGo opens GoMLX's pure-Go backend with SimpleGoConfig.
-func OpenSimpleGo() (b backends.Backend, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			b, err = nil, fmt.Errorf("sigraph: opening simplego: %v", r)
-		}
-	}()
-	b, err = backends.NewWithConfig(SimpleGoConfig)
+// OpenSimpleGo opens GoMLX's pure-Go backend as device "go" does
+// (device.SimpleGoConfig: operations one at a time, which avoids a
+// worker-pool deadlock of GoMLX v0.26's simplego).
+func OpenSimpleGo() (backends.Backend, error) {
+	b, err := device.Open(device.Device{Name: "go", Kind: device.SimpleGo, Class: "cpu"})
 	if err != nil {
-		return nil, fmt.Errorf("sigraph: opening simplego: %w", err)
+		return nil, fmt.Errorf("sigraph: %w", err)
 	}
 	return b, nil
 }
