@@ -145,6 +145,9 @@ func runLMTrain(cmd *cobra.Command, g *globals, fl *lmTrainFlags, cfg *train.Con
 	if opts.Train.BatchSize, err = lmBatchSize(fl.batchSize, backend, opts); err != nil {
 		return fmt.Errorf("lm lstm train: %w", err)
 	}
+	ctx, stop := train.NotifyContext(cmd.Context())
+	defer stop()
+	opts.Context = ctx
 	out, err := charlstm.Train(backend, opts)
 	if err != nil {
 		return fmt.Errorf("lm lstm train: %w", err)

@@ -198,6 +198,9 @@ func runLMTransformerTrain(cmd *cobra.Command, g *globals, fl *lmTransformerFlag
 	}
 	backend = checked
 	defer backend.Finalize()
+	ctx, stop := train.NotifyContext(cmd.Context())
+	defer stop()
+	opts.Context = ctx
 	out, err := transformer.Train(backend, opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)

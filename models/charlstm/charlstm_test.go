@@ -1,6 +1,8 @@
 package charlstm
 
 import (
+	stdcontext "context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -398,5 +400,18 @@ func TestOpticksLossFalls(t *testing.T) {
 	t.Logf("Opticks, 1x128, seq 64, batch 16: loss %.3f -> %.3f in %d steps, median step %v", res.FirstLoss, res.Train.Loss, res.Train.Steps, res.Perf.SteadyMedian())
 	if res.Train.Loss > res.FirstLoss-1 {
 		t.Errorf("loss %.3f -> %.3f in %d steps; want a fall of at least 1 nat/char", res.FirstLoss, res.Train.Loss, res.Train.Steps)
+	}
+}
+
+// TestTrainInterrupted checks that a done context stops training with
+// train.ErrInterrupted (the CLI cancels it on Ctrl-C).
+func TestTrainInterrupted(t *testing.T) {
+	ctx, cancel := stdcontext.WithCancel(stdcontext.Background())
+	cancel()
+	cfg := quickConfig(50, 4)
+	_, err := Train(testBackend(t), Options{Text: strings.Repeat(alphabet, 20), Path: "alphabet", Hidden: 8, Layers: 1,
+		SeqLength: 8, Step: 1, ValFraction: -1, Train: cfg, Context: ctx})
+	if !errors.Is(err, train.ErrInterrupted) {
+		t.Fatalf("Train with a cancelled context: %v, want train.ErrInterrupted", err)
 	}
 }

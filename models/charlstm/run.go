@@ -1,6 +1,7 @@
 package charlstm
 
 import (
+	stdcontext "context"
 	"errors"
 	"fmt"
 	"io"
@@ -39,6 +40,10 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// Progress receives the harness's progress display (nil: none).
 	Progress io.Writer
+	// Context, when set, interrupts training when it is done (e.g. on
+	// Ctrl-C): the harness writes a checkpoint and its reports, and Train
+	// returns an error wrapping train.ErrInterrupted.
+	Context stdcontext.Context
 }
 
 // Result is the outcome of Train.
@@ -189,7 +194,11 @@ func Train(backend backends.Backend, opts Options) (*Result, error) {
 			res.FirstLoss, first = loss, false
 		}
 	})
-	if res.Train, err = h.Run(); err != nil {
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = stdcontext.Background()
+	}
+	if res.Train, err = h.RunContext(ctx); err != nil {
 		return nil, fmt.Errorf("charlstm: %w", err)
 	}
 	res.Train.Resumed = resumedStep

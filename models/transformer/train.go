@@ -1,6 +1,7 @@
 package transformer
 
 import (
+	stdcontext "context"
 	"errors"
 	"fmt"
 	"io"
@@ -66,6 +67,10 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// Progress receives the harness's progress display (nil: none).
 	Progress io.Writer
+	// Context, when set, interrupts training when it is done (e.g. on
+	// Ctrl-C): the harness writes a checkpoint and its reports, and Train
+	// returns an error wrapping train.ErrInterrupted.
+	Context stdcontext.Context
 }
 
 // PhaseResult is the outcome of one phase.
@@ -127,6 +132,10 @@ func PhaseDir(dir, phase string) string { return filepath.Join(dir, phase) }
 // /instruct), the instruction phase starting from the pretrained weights.
 // Call CheckBackend or PrepareBackend first to check the device.
 func Train(backend backends.Backend, opts Options) (*Result, error) {
+	runCtx := opts.Context
+	if runCtx == nil {
+		runCtx = stdcontext.Background()
+	}
 	logf := opts.Logf
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -222,7 +231,7 @@ func Train(backend backends.Backend, opts Options) (*Result, error) {
 					return map[string]float64{"val_loss": v, "val_perplexity": math.Exp(v)}, nil
 				}
 			}
-			h, err := runPhase(backend, "pretrain", arch, vocab, opts.Pretrain, base, x, y, n, nil, evalFn, pr, res, logf, opts.Progress)
+			h, err := runPhase(runCtx, backend, "pretrain", arch, vocab, opts.Pretrain, base, x, y, n, nil, evalFn, pr, res, logf, opts.Progress)
 			if err != nil {
 				return nil, err
 			}
@@ -259,7 +268,7 @@ func Train(backend backends.Backend, opts Options) (*Result, error) {
 			res.ResponseLossBefore = v
 			return err
 		}
-		h, err := runPhase(backend, "instruct", arch, vocab, opts.Instruct, base, x, y, n, prevCtx, evalFn, pr, res, logf, opts.Progress, before)
+		h, err := runPhase(runCtx, backend, "instruct", arch, vocab, opts.Instruct, base, x, y, n, prevCtx, evalFn, pr, res, logf, opts.Progress, before)
 		if err != nil {
 			return nil, err
 		}
@@ -279,7 +288,7 @@ func Train(backend backends.Backend, opts Options) (*Result, error) {
 // runPhase trains one phase with its own harness. from, when not nil,
 // holds the weights to start from (the previous phase's). hooks run after
 // the weights are in place, before the first step.
-func runPhase(backend backends.Backend, name string, arch Arch, vocab *charlstm.Vocab, ph Phase, base train.Config,
+func runPhase(ctx stdcontext.Context, backend backends.Backend, name string, arch Arch, vocab *charlstm.Vocab, ph Phase, base train.Config,
 	x, y []float32, n int, from *context.Context, evalFn train.Evaluator, pr *PhaseResult, res *Result,
 	logf func(string, ...any), progress io.Writer, hooks ...func(*train.Harness) error) (*train.Harness, error) {
 	cfg := base
@@ -380,7 +389,7 @@ func runPhase(backend backends.Backend, name string, arch Arch, vocab *charlstm.
 		}
 	})
 	logf("transformer: %s: %d examples, batch %d x %d, %d steps", name, n, cfg.BatchSize, cfg.Accumulate, h.TotalSteps())
-	if pr.Train, err = h.Run(); err != nil {
+	if pr.Train, err = h.RunContext(ctx); err != nil {
 		return nil, fmt.Errorf("transformer: %s: %w", name, err)
 	}
 	pr.Train.Resumed = resumedStep
