@@ -54,14 +54,15 @@ func (s *mfccState) init(c Config) error {
 		w.logmel = make([]float64, c.MelBands)
 	}
 	s.bandLo, s.bandW = melBank(c.MelBands, s.frame, c.SampleRate)
-	s.dct = dctOrtho(c.MFCCs, c.MelBands)
+	s.dct = DCTOrtho(c.MFCCs, c.MelBands)
 	return nil
 }
 
-// melBank returns the HTK mel filterbank (mel = 2595·log10(1 + f/700)),
+// MelWeights returns the HTK mel filterbank (mel = 2595·log10(1 + f/700)):
 // bands triangles with peak 1 between mel-equally-spaced points from 0 to
-// fs/2, evaluated at the rfft bin frequencies k·fs/frame, as sparse rows.
-func melBank(bands, frame int, fs float64) ([]int, [][]float64) {
+// fs/2, evaluated at the rfft bin frequencies k·fs/frame, as a dense
+// bands × (frame/2+1) matrix, row-major. Every MFCC path uses it.
+func MelWeights(bands, frame int, fs float64) []float64 {
 	hz2mel := func(h float64) float64 { return 2595 * math.Log10(1+h/700) }
 	mel2hz := func(m float64) float64 { return 700 * (math.Pow(10, m/2595) - 1) }
 	top := hz2mel(fs / 2)
@@ -71,16 +72,28 @@ func melBank(bands, frame int, fs float64) ([]int, [][]float64) {
 		pts[i] = mel2hz(float64(i) * top / float64(bands+1))
 	}
 	nb := frame/2 + 1
+	w := make([]float64, bands*nb)
+	for m := range bands {
+		l, ce, h := pts[m], pts[m+1], pts[m+2]
+		for k := range nb {
+			fk := float64(k) * fs / float64(frame)
+			w[m*nb+k] = math.Max(0, math.Min((fk-l)/(ce-l), (h-fk)/(h-ce)))
+		}
+	}
+	return w
+}
+
+// melBank returns MelWeights as sparse rows: each band's first nonzero bin
+// and its weights from there to its last nonzero bin.
+func melBank(bands, frame int, fs float64) ([]int, [][]float64) {
+	nb := frame/2 + 1
+	dense := MelWeights(bands, frame, fs)
 	lo := make([]int, bands)
 	w := make([][]float64, bands)
 	for m := range bands {
-		l, ce, h := pts[m], pts[m+1], pts[m+2]
+		vals := dense[m*nb : (m+1)*nb]
 		first, last := -1, -1
-		vals := make([]float64, nb)
-		for k := range nb {
-			fk := float64(k) * fs / float64(frame)
-			v := math.Max(0, math.Min((fk-l)/(ce-l), (h-fk)/(h-ce)))
-			vals[k] = v
+		for k, v := range vals {
 			if v > 0 {
 				if first < 0 {
 					first = k
@@ -97,8 +110,9 @@ func melBank(bands, frame int, fs float64) ([]int, [][]float64) {
 	return lo, w
 }
 
-// dctOrtho returns the first k rows of the orthonormal DCT-II of size n.
-func dctOrtho(k, n int) []float64 {
+// DCTOrtho returns the first k rows of the orthonormal DCT-II of size n,
+// row-major (k × n). Every MFCC path uses it.
+func DCTOrtho(k, n int) []float64 {
 	d := make([]float64, k*n)
 	for i := range k {
 		g := math.Sqrt(2 / float64(n))

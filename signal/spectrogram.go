@@ -33,7 +33,7 @@ func (s *specState) init(c Config) error {
 		return fmt.Errorf("signal: spectrogram: %w", err)
 	}
 	s.plan = p
-	s.win = tukey(s.seg, 0.25)
+	s.win = TukeyWindow(s.seg, 0.25)
 	var sw float64
 	for _, v := range s.win {
 		sw += v * v
@@ -45,10 +45,10 @@ func (s *specState) init(c Config) error {
 	return nil
 }
 
-// tukey returns scipy.signal.get_window(("tukey", alpha), m): the periodic
-// Tukey window, that is the symmetric one of length m+1 without its last
-// point.
-func tukey(m int, alpha float64) []float64 {
+// TukeyWindow returns scipy.signal.get_window(("tukey", alpha), m): the
+// periodic Tukey window, that is the symmetric one of length m+1 without
+// its last point (the spectrogram's window; the graph path uses it too).
+func TukeyWindow(m int, alpha float64) []float64 {
 	n := m + 1
 	w := make([]float64, n)
 	width := int(math.Floor(alpha * float64(n-1) / 2))

@@ -13,7 +13,6 @@ package sigraph
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"sync"
 
@@ -68,7 +67,8 @@ type Extractor struct {
 	n       int // record length the builder is for (0: none yet)
 	b       *builder
 
-	re, im []float32 // staged input
+	re, im  []float32 // staged input
+	sortBuf []float64 // signal.PSDLevels' scratch
 }
 
 // New returns a graph extractor for cfg on backend that runs up to records
@@ -208,7 +208,7 @@ func (e *Extractor) prepare(n int) error {
 	b := &builder{cfg: c, n: n, timeDT: dtypes.Float64, specDT: specDT, mfDT: mfDT,
 		welchFFT: plan, specFFT: plan, mfccFFT: plan,
 		melW: melMatrix(c.MelBands, c.MFCCFrame, c.SampleRate), dct: dctMatrix(c.MFCCs, c.MelBands),
-		tukey: tukey(c.SpectrogramSegment, 0.25)}
+		tukey: signal.TukeyWindow(c.SpectrogramSegment, 0.25)}
 	exec, err := graph.NewExec(e.backend, b.build)
 	if err != nil {
 		return fmt.Errorf("creating the feature graph: %w", err)
@@ -300,70 +300,9 @@ func (e *Extractor) run(records [][]complex64, out []signal.Features) (err error
 		copy(f.MFCCFrames, f64[outMFCCFrames][i*mFrames*nc:(i+1)*mFrames*nc])
 		f.MFCC = grow(f.MFCC, nc)
 		copy(f.MFCC, f64[outMFCC][i*nc:(i+1)*nc])
-		hostSpectral(f, c)
+		e.sortBuf = signal.PSDLevels(f, c, e.sortBuf)
 	}
 	return nil
-}
-
-// hostSpectral computes, on the host, the PSD features that need a sort
-// or a sequential scan of the PSD (M = 1024 bins by default): the noise
-// floor (median), the occupied bins above it, the SNR estimates, the
-// roll-off and the power bandwidth — exactly as the CPU path does.
-func hostSpectral(f *signal.Features, c signal.Config) {
-	p := f.PSD
-	m := len(p)
-	fs := c.SampleRate
-	df := fs / float64(m)
-	sorted := slices.Clone(p)
-	slices.Sort(sorted)
-	n0 := sorted[m/2]
-	if m%2 == 0 {
-		n0 = 0.5 * (sorted[m/2-1] + sorted[m/2])
-	}
-	thr := n0 * math.Pow(10, c.SNRThresholdDB/10)
-	var sig, tot float64
-	occ := 0
-	for _, v := range p {
-		if v > thr {
-			sig += v - n0
-			occ++
-		}
-		tot += v
-	}
-	sig *= df
-	bocc := float64(occ) * df
-	f.NoiseFloor = n0
-	f.OccupiedBWHz = bocc
-	f.SNRdB = 10 * math.Log10(math.Max(sig, 1e-30)/(n0*fs))
-	f.SNRInbanddB = 10 * math.Log10(math.Max(sig, 1e-30)/(n0*math.Max(bocc, df)))
-	lo := (1 - c.OBWFraction) / 2 * tot
-	hi := (1 + c.OBWFraction) / 2 * tot
-	roll := c.RolloffFraction * tot
-	iLo, iHi, iRoll := -1, -1, -1
-	var cum float64
-	for i, v := range p {
-		cum += v
-		if iLo < 0 && cum >= lo {
-			iLo = i
-		}
-		if iRoll < 0 && cum >= roll {
-			iRoll = i
-		}
-		if iHi < 0 && cum >= hi {
-			iHi = i
-		}
-	}
-	if iHi < 0 {
-		iHi = m - 1
-	}
-	if iRoll < 0 {
-		iRoll = m - 1
-	}
-	if iLo < 0 {
-		iLo = 0
-	}
-	f.RolloffHz = float64(iRoll-m/2) * df
-	f.OBWHz = float64(iHi-iLo+1) * df
 }
 
 func grow[T any](s []T, n int) []T {
@@ -373,60 +312,24 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// tukey returns scipy's periodic Tukey window (the symmetric one of length
-// m+1 without its last point), as the CPU path does.
-func tukey(m int, alpha float64) []float64 {
-	n := m + 1
-	w := make([]float64, n)
-	width := int(math.Floor(alpha * float64(n-1) / 2))
-	for i := range w {
-		switch {
-		case i <= width:
-			w[i] = 0.5 * (1 + math.Cos(math.Pi*(-1+2*float64(i)/alpha/float64(n-1))))
-		case i < n-width-1:
-			w[i] = 1
-		default:
-			w[i] = 0.5 * (1 + math.Cos(math.Pi*(-2/alpha+1+2*float64(i)/alpha/float64(n-1))))
-		}
-	}
-	return w[:m]
-}
-
-// melMatrix returns the HTK mel filterbank as a dense (frame/2+1) × bands
-// matrix, row-major: bands triangles with peak 1 between mel-equally-spaced
-// points from 0 to fs/2, at the rfft bin frequencies k·fs/frame.
+// melMatrix returns signal.MelWeights transposed: a (frame/2+1) × bands
+// matrix, row-major.
 func melMatrix(bands, frame int, fs float64) []float64 {
-	hz2mel := func(h float64) float64 { return 2595 * math.Log10(1+h/700) }
-	mel2hz := func(m float64) float64 { return 700 * (math.Pow(10, m/2595) - 1) }
-	top := hz2mel(fs / 2)
-	pts := make([]float64, bands+2)
-	for i := range pts {
-		pts[i] = mel2hz(float64(i) * top / float64(bands+1))
-	}
-	nb := frame/2 + 1
-	w := make([]float64, nb*bands)
-	for m := range bands {
-		l, ce, h := pts[m], pts[m+1], pts[m+2]
-		for k := range nb {
-			fk := float64(k) * fs / float64(frame)
-			w[k*bands+m] = math.Max(0, math.Min((fk-l)/(ce-l), (h-fk)/(h-ce)))
-		}
-	}
-	return w
+	return transpose(signal.MelWeights(bands, frame, fs), bands, frame/2+1)
 }
 
-// dctMatrix returns the first k rows of the orthonormal DCT-II of size n,
-// transposed: an n × k matrix, row-major.
+// dctMatrix returns signal.DCTOrtho transposed: an n × k matrix, row-major.
 func dctMatrix(k, n int) []float64 {
-	d := make([]float64, n*k)
-	for i := range k {
-		g := math.Sqrt(2 / float64(n))
-		if i == 0 {
-			g = math.Sqrt(1 / float64(n))
-		}
-		for j := range n {
-			d[j*k+i] = g * math.Cos(math.Pi*float64(i)*float64(2*j+1)/float64(2*n))
+	return transpose(signal.DCTOrtho(k, n), k, n)
+}
+
+// transpose returns the cols × rows transpose of a rows × cols matrix.
+func transpose(a []float64, rows, cols int) []float64 {
+	t := make([]float64, len(a))
+	for r := range rows {
+		for c := range cols {
+			t[c*rows+r] = a[r*cols+c]
 		}
 	}
-	return d
+	return t
 }
