@@ -64,6 +64,9 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 		}
 	}
 	b.compiled = true
+	if b.backend.rewrite {
+		rewriteOneHotSelections(b)
+	}
 	if b.backend.fuse {
 		fuseElementwise(b)
 	}

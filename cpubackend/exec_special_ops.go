@@ -1430,6 +1430,9 @@ func combineForScatterSumBFloat16(a, b bfloat16.BFloat16) bfloat16.BFloat16 {
 // execSlice is the executor function registered for backends.OpTypeSlice.
 func execSlice(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
 	operand := inputs[0]
+	if pick, ok := node.data.(*pickNode); ok {
+		return execPick(backend, node, operand, pick)
+	}
 	sliceParams, ok := node.data.(*sliceNode)
 	if !ok {
 		// Assuming node.data holds the necessary slice parameters.

@@ -44,6 +44,7 @@ func New(config string) (backends.Backend, error) {
 	b := newDefaultBackend()
 	b.useGEMM = true
 	b.fuse = true
+	b.rewrite = true
 	parts := strings.Split(config, ",")
 	for _, part := range parts {
 		key := part
@@ -77,6 +78,9 @@ func New(config string) (backends.Backend, error) {
 		case "no_fusion":
 			// Run every element-wise operation on its own (for comparisons).
 			b.fuse = false
+		case "no_rewrite":
+			// Keep one-hot selections as multiply and reduce (for comparisons).
+			b.rewrite = false
 		case "ops_sequential":
 			// This will force the ops to be executed sequentially.
 			// The default is running parallel if it's the only thing executing, otherwise sequentially.
@@ -89,7 +93,7 @@ func New(config string) (backends.Backend, error) {
 			// No-op, just skip.
 		default:
 			return nil, errors.Errorf("unknown configuration option %q for the cpu backend -- valid configuration options are: "+
-				"parallelism=#workers, no_gemm, no_fusion, dotgeneral_small, dotgeneral_large, dotgeneral_check, ops_sequential, ops_parallel", key)
+				"parallelism=#workers, no_gemm, no_fusion, no_rewrite, dotgeneral_small, dotgeneral_large, dotgeneral_check, ops_sequential, ops_parallel", key)
 		}
 	}
 	return b, nil
@@ -129,6 +133,11 @@ type Backend struct {
 	// fuse merges chains of float32 element-wise operations at Compile
 	// (the default; config "no_fusion" turns it off). See fusion.go.
 	fuse bool
+
+	// rewrite replaces selections by one-hot constants (a multiply then a
+	// reduce-sum, or a sum of multiplies) with slices and concatenations at
+	// Compile (the default; config "no_rewrite" turns it off). See rewrite.go.
+	rewrite bool
 }
 
 // Compile-time check that simplego.Backend implements backends.Backend.

@@ -1,0 +1,144 @@
+package cpubackend
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+)
+
+// gateGraph selects blocks of z [B, G, H] along axis 1 with constant masks
+// (as models/charlstm does for its gates), combines them and returns the
+// result and its gradient with respect to z. masks[k] is the mask of block k;
+// use lists the blocks the output depends on.
+func gateGraph(masks [][]float64, use []int) func(z *graph.Node) []*graph.Node {
+	return func(z *graph.Node) []*graph.Node {
+		g := z.Shape().Dimensions[1]
+		sel := func(k int) *graph.Node {
+			m := graph.Reshape(graph.ConvertDType(graph.Const(z.Graph(), masks[k]), z.DType()), 1, g, 1)
+			return graph.ReduceSum(graph.Mul(z, m), 1)
+		}
+		var out *graph.Node
+		for i, k := range use {
+			var v *graph.Node
+			switch i % 3 {
+			case 0:
+				v = graph.Sigmoid(sel(k))
+			case 1:
+				v = graph.Tanh(sel(k))
+			default:
+				v = graph.Square(sel(k))
+			}
+			if out == nil {
+				out = v
+			} else {
+				out = graph.Mul(out, graph.AddScalar(v, 0.5))
+			}
+		}
+		loss := graph.ReduceAllSum(out)
+		return []*graph.Node{out, graph.Gradient(loss, z)[0]}
+	}
+}
+
+func oneHot(g, k int) []float64 {
+	m := make([]float64, g)
+	m[k] = 1
+	return m
+}
+
+func runGateGraph(t *testing.T, config string, dt dtypes.DType, b, g, h int, masks [][]float64, use []int) ([][]float64, int64) {
+	t.Helper()
+	be, err := New(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Finalize()
+	r := rand.New(rand.NewPCG(7, 8))
+	z := make([]float64, b*g*h)
+	for i := range z {
+		z[i] = r.NormFloat64()
+	}
+	var in *tensors.Tensor
+	if dt == dtypes.Float32 {
+		z32 := make([]float32, len(z))
+		for i, v := range z {
+			z32[i] = float32(v)
+		}
+		in = tensors.FromFlatDataAndDimensions(z32, b, g, h)
+	} else {
+		in = tensors.FromFlatDataAndDimensions(z, b, g, h)
+	}
+	before := rewrittenSelections.Load()
+	exec, err := graph.NewExec(be, gateGraph(masks, use))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := exec.Exec(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := make([][]float64, len(outs))
+	for i, o := range outs {
+		if dt == dtypes.Float32 {
+			v, err := tensors.CopyFlatData[float32](o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range v {
+				res[i] = append(res[i], float64(x))
+			}
+		} else {
+			if res[i], err = tensors.CopyFlatData[float64](o); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return res, rewrittenSelections.Load() - before
+}
+
+// TestOneHotRewrites checks that the rewritten graphs give the numbers of the
+// multiply-and-reduce graphs, and that only exact one-hot selections are
+// rewritten.
+func TestOneHotRewrites(t *testing.T) {
+	four := [][]float64{oneHot(4, 0), oneHot(4, 1), oneHot(4, 2), oneHot(4, 3)}
+	cases := []struct {
+		name      string
+		dt        dtypes.DType
+		b, g, h   int
+		masks     [][]float64
+		use       []int
+		rewritten int64 // picks plus assemblies
+	}{
+		{"lstm gates f32", dtypes.Float32, 5, 4, 7, four, []int{0, 1, 2, 3}, 5},
+		{"lstm gates f64", dtypes.Float64, 3, 4, 9, four, []int{0, 1, 2, 3}, 5},
+		{"odd sizes", dtypes.Float32, 1, 3, 1, [][]float64{oneHot(3, 2), oneHot(3, 0), oneHot(3, 1)}, []int{0, 1, 2}, 4},
+		{"a block twice", dtypes.Float32, 2, 4, 3, four, []int{0, 1, 1, 3}, 4},
+		{"a block unused: no assembly", dtypes.Float32, 2, 4, 3, four, []int{0, 1, 3}, 3},
+		{"not one-hot: no rewrite", dtypes.Float32, 2, 2, 3, [][]float64{{1, 1}, {0, 2}}, []int{0, 1}, 0},
+		{"fractional mask: no rewrite", dtypes.Float32, 2, 2, 3, [][]float64{{0.5, 0}, {0, 1}}, []int{0, 1}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			want, n := runGateGraph(t, "no_rewrite", c.dt, c.b, c.g, c.h, c.masks, c.use)
+			if n != 0 {
+				t.Fatalf("no_rewrite rewrote %d selections", n)
+			}
+			got, n := runGateGraph(t, "", c.dt, c.b, c.g, c.h, c.masks, c.use)
+			if n != c.rewritten {
+				t.Errorf("rewrote %d selections, want %d", n, c.rewritten)
+			}
+			for i := range want {
+				if len(got[i]) != len(want[i]) {
+					t.Fatalf("output %d: %d values, want %d", i, len(got[i]), len(want[i]))
+				}
+				for j := range want[i] {
+					if got[i][j] != want[i][j] {
+						t.Fatalf("output %d [%d] = %v, want %v", i, j, got[i][j], want[i][j])
+					}
+				}
+			}
+		})
+	}
+}
