@@ -65,7 +65,7 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 	}
 	b.compiled = true
 	if b.backend.rewrite {
-		rewriteOneHotSelections(b)
+		rewriteGraph(b)
 	}
 	if b.backend.fuse {
 		fuseElementwise(b)

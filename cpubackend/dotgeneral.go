@@ -216,6 +216,9 @@ const (
 
 // execDotGeneral executes the DotGeneral by first normalizing and repackaging the tensors into blocks.
 func execDotGeneral(backend *Backend, node *Node, inputs []*Buffer, _ []bool) (*Buffer, error) {
+	if p, ok := node.data.(*dotSumNode); ok {
+		return execDotSum(backend, node, inputs, p)
+	}
 	lhs, rhs := inputs[0], inputs[1]
 	if backend.useGEMM {
 		if out, ok, err := execDotGeneralGEMM(backend, node, lhs, rhs); ok {

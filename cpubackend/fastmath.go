@@ -9,6 +9,19 @@ import "math"
 // polynomial (relative error below 1e-12, far under float32's 6e-8) and no
 // data-dependent branch in the common range, so the float32 results are
 // the correctly rounded ones except, rarely, by one unit in the last place.
+//
+// logisticFloat32 and tanhFloat32 run the same float64 operations, in the
+// same order and without fused multiply-adds, eight lanes at a time with
+// AVX-512 where the CPU has it (fastmath_amd64.s), else in Go; the two give
+// the same bits (tested).
+
+// fastmathConsts are the constants of the AVX-512 loops, in the order
+// fastmath_amd64.s reads them, as the Go loops round them.
+var fastmathConsts = [...]float64{
+	expClamp, -expClamp, log2e, 1.5 * (1 << 52), ln2, 1,
+	1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040, 1.0 / 40320, 1.0 / 362880,
+	-2, 2, 1.0 / 1024, 1.0 / 3, 2.0 / 15,
+}
 
 const (
 	log2e = 1.4426950408889634
@@ -18,13 +31,13 @@ const (
 	expClamp = 200.0
 )
 
-// logisticFloat32 sets dst[j] = 1/(1 + e^−a[j]). e^y, for y clamped to
+// logisticFloat32Go sets dst[j] = 1/(1 + e^−a[j]). e^y, for y clamped to
 // ±expClamp (NaN passes), is 2^k·e^g with k = y·log2(e) rounded to the
 // nearest integer by the 1.5·2^52 trick and |g| ≤ ln2/2, e^g by its Taylor
 // series to degree 9 in Estrin's scheme (a short dependency chain). It is
 // written out in the loop: as a function it is too large to inline, and a
 // call per element would cost more than the arithmetic.
-func logisticFloat32(dst, a []float32) {
+func logisticFloat32Go(dst, a []float32) {
 	a = a[:len(dst)]
 	const round = 1.5 * (1 << 52)
 	for j, x32 := range a {
@@ -45,10 +58,10 @@ func logisticFloat32(dst, a []float32) {
 	}
 }
 
-// tanhFloat32 sets dst[j] = tanh(a[j]) = 2/(1 + e^−2x) − 1, with the odd
+// tanhFloat32Go sets dst[j] = tanh(a[j]) = 2/(1 + e^−2x) − 1, with the odd
 // series x − x³/3 + 2x⁵/15 for |x| < 2⁻¹⁰ where the subtraction would
-// cancel. e^−2x is computed as in logisticFloat32.
-func tanhFloat32(dst, a []float32) {
+// cancel. e^−2x is computed as in logisticFloat32Go.
+func tanhFloat32Go(dst, a []float32) {
 	a = a[:len(dst)]
 	const round = 1.5 * (1 << 52)
 	for j, x32 := range a {

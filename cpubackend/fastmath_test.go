@@ -77,3 +77,49 @@ func BenchmarkLogisticFloat32(b *testing.B) {
 		logisticFloat32(out, x)
 	}
 }
+
+// TestFastmathPathsAgree checks that the AVX-512 loops give the Go loops'
+// bits, on every length up to 40 (the padded tail) and on special values.
+func TestFastmathPathsAgree(t *testing.T) {
+	if !hasFastmathAVX512 {
+		t.Skip("no AVX-512 here: only the Go loops run")
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	xs := []float32{0, float32(math.Copysign(0, -1)), 1e-45, -1e-45, 1.0 / 1024, -1.0 / 1024, 0.000976, -0.000977,
+		88, -88, 104, -104, 200, -200, 1e30, math.MaxFloat32, -math.MaxFloat32,
+		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())}
+	for range 100000 {
+		xs = append(xs, float32(r.NormFloat64()*math.Pow(10, r.Float64()*8-6)))
+	}
+	for _, f := range []struct {
+		name       string
+		fast, slow func(dst, a []float32)
+	}{{"logistic", logisticFloat32, logisticFloat32Go}, {"tanh", tanhFloat32, tanhFloat32Go}} {
+		for n := 0; n <= 40; n++ {
+			a := xs[:n]
+			if n == 40 {
+				a = xs
+			}
+			got, want := make([]float32, len(a)), make([]float32, len(a))
+			f.fast(got, a)
+			f.slow(want, a)
+			for i := range a {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%s(%g) = %g (%#x) with AVX-512, %g (%#x) in Go (length %d)", f.name, a[i], got[i],
+						math.Float32bits(got[i]), want[i], math.Float32bits(want[i]), len(a))
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkTanhFloat32(b *testing.B) {
+	x := make([]float32, 32768)
+	for i := range x {
+		x[i] = float32(i%200)/20 - 5
+	}
+	out := make([]float32, len(x))
+	for b.Loop() {
+		tanhFloat32(out, x)
+	}
+}

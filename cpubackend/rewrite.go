@@ -34,10 +34,11 @@ import (
 // and g_k·1 plus zeros is g_k; only the sign of a zero may differ (the
 // reduction's +0 start turns −0 into +0) and an infinity or NaN in one block
 // no longer turns the other blocks into NaN (∞·0). Config "no_rewrite" turns
-// the rewrites off.
+// these rewrites and those of rewrite_dotsum.go off.
 
-// rewrittenSelections counts the rewrites since the process started (tests).
-var rewrittenSelections atomic.Int64
+// rewrittenSelections and rewrittenDotSums count the rewrites since the
+// process started (tests).
+var rewrittenSelections, rewrittenDotSums atomic.Int64
 
 // pickNode is the data of a Slice node that rewriteOneHotSelections made out
 // of a one-hot reduction: the output is index of axis axis of the input,
@@ -46,12 +47,21 @@ type pickNode struct {
 	axis, index int
 }
 
-// rewriteOneHotSelections applies the rewrites to the nodes reachable from
-// b's outputs.
-func rewriteOneHotSelections(b *Builder) {
-	uses := make([]int, len(b.nodes))
-	isOutput := make([]bool, len(b.nodes))
-	seen := make([]bool, len(b.nodes))
+// rewriteGraph runs the Compile-time rewrites: one-hot selections, then
+// sums of products (rewrite_dotsum.go).
+func rewriteGraph(b *Builder) {
+	uses, isOutput, seen := countUses(b)
+	rewriteOneHotSelections(b, uses, isOutput, seen)
+	uses, isOutput, seen = countUses(b)
+	rewriteDotSums(b, uses, isOutput, seen)
+}
+
+// countUses returns, for the nodes reachable from b's outputs, how many
+// reachable nodes use each one, which are outputs, and which are reachable.
+func countUses(b *Builder) (uses []int, isOutput, seen []bool) {
+	uses = make([]int, len(b.nodes))
+	isOutput = make([]bool, len(b.nodes))
+	seen = make([]bool, len(b.nodes))
 	var visit func(n *Node)
 	visit = func(n *Node) {
 		if seen[n.builderIdx] {
@@ -67,6 +77,11 @@ func rewriteOneHotSelections(b *Builder) {
 		isOutput[o.builderIdx] = true
 		visit(o)
 	}
+	return uses, isOutput, seen
+}
+
+// rewriteOneHotSelections applies the one-hot rewrites to the reachable nodes.
+func rewriteOneHotSelections(b *Builder, uses []int, isOutput, seen []bool) {
 	// Visit from the last node down, so that a whole Add tree is rewritten
 	// from its root before its inner Adds are considered (they become dead).
 	for i := len(b.nodes) - 1; i >= 0; i-- {

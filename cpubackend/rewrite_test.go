@@ -1,6 +1,7 @@
 package cpubackend
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -138,6 +139,108 @@ func TestOneHotRewrites(t *testing.T) {
 						t.Fatalf("output %d [%d] = %v, want %v", i, j, got[i][j], want[i][j])
 					}
 				}
+			}
+		})
+	}
+}
+
+// rnnGraph returns the gradient of a weight w [M, N] applied at every step,
+// y_t = tanh(x_t·w), to loss Σ_t Σ y_t²: Σ_t x_tᵀ·g_t with g_t = 2·y_t·(1−y_t²)
+// written as the backward pass of a recurrent network writes it (and y_0
+// when alsoOutput, which then also uses the first product).
+func rnnGraph(steps int, alsoOutput bool) func(x, w *graph.Node) []*graph.Node {
+	return func(x, w *graph.Node) []*graph.Node {
+		var sum, first *graph.Node
+		for t := 0; t < steps; t++ {
+			xt := graph.Reshape(graph.Slice(x, graph.AxisElem(t)), x.Shape().Dimensions[1:]...)
+			y := graph.Tanh(graph.MatMul(xt, w))
+			g := graph.MulScalar(graph.Mul(y, graph.OneMinus(graph.Mul(y, y))), 2)
+			p := graph.DotGeneral(xt, []int{0}, nil, g, []int{0}, nil)
+			if t == 0 {
+				first = p
+			}
+			if sum == nil {
+				sum = p
+			} else {
+				sum = graph.Add(sum, p)
+			}
+		}
+		outs := []*graph.Node{sum}
+		if alsoOutput {
+			outs = append(outs, first)
+		}
+		return outs
+	}
+}
+
+func runRNNGraph(t *testing.T, config string, steps, batch, m, n int, alsoOutput bool) ([]float32, int64) {
+	t.Helper()
+	be, err := New(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Finalize()
+	r := rand.New(rand.NewPCG(3, 4))
+	x := make([]float32, steps*batch*m)
+	w := make([]float32, m*n)
+	for i := range x {
+		x[i] = float32(r.NormFloat64())
+	}
+	for i := range w {
+		w[i] = float32(r.NormFloat64() / 8)
+	}
+	before := rewrittenDotSums.Load()
+	exec, err := graph.NewExec(be, rnnGraph(steps, alsoOutput))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := exec.Exec(tensors.FromFlatDataAndDimensions(x, steps, batch, m), tensors.FromFlatDataAndDimensions(w, m, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := tensors.CopyFlatData[float32](outs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, rewrittenDotSums.Load() - before
+}
+
+// TestDotSumRewrite checks that a weight gradient summed over steps is
+// computed as one product, equal to the summed products within float32
+// rounding.
+func TestDotSumRewrite(t *testing.T) {
+	cases := []struct {
+		name               string
+		steps, batch, m, n int
+		rewritten          int64
+		alsoOutput         bool
+	}{
+		{"lstm-like", 12, 8, 33, 40, 1, false},
+		{"odd", 3, 1, 7, 5, 1, false},
+		{"one step: nothing to sum", 1, 4, 6, 5, 0, false},
+		{"a product also an output", 4, 4, 6, 5, 0, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			want, n := runRNNGraph(t, "no_rewrite", c.steps, c.batch, c.m, c.n, c.alsoOutput)
+			if n != 0 {
+				t.Fatalf("no_rewrite rewrote %d sums", n)
+			}
+			got, n := runRNNGraph(t, "", c.steps, c.batch, c.m, c.n, c.alsoOutput)
+			if n != c.rewritten {
+				t.Errorf("rewrote %d sums, want %d", n, c.rewritten)
+			}
+			// Norm-wise: the largest difference over the largest value (single
+			// entries of a sum with cancellations carry larger relative errors).
+			var maxDiff, maxWant float64
+			for i := range want {
+				maxDiff = max(maxDiff, math.Abs(float64(got[i])-float64(want[i])))
+				maxWant = max(maxWant, math.Abs(float64(want[i])))
+			}
+			if rel := maxDiff / maxWant; rel > 1e-6 || math.IsNaN(rel) {
+				t.Errorf("largest difference %.3g of the largest value from the summed products", rel)
+			} else {
+				t.Logf("largest difference %.3g of the largest value", rel)
 			}
 		})
 	}

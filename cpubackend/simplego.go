@@ -79,7 +79,7 @@ func New(config string) (backends.Backend, error) {
 			// Run every element-wise operation on its own (for comparisons).
 			b.fuse = false
 		case "no_rewrite":
-			// Keep one-hot selections as multiply and reduce (for comparisons).
+			// Run the graph as written (for comparisons): see rewrite.go.
 			b.rewrite = false
 		case "ops_sequential":
 			// This will force the ops to be executed sequentially.
@@ -134,9 +134,11 @@ type Backend struct {
 	// (the default; config "no_fusion" turns it off). See fusion.go.
 	fuse bool
 
-	// rewrite replaces selections by one-hot constants (a multiply then a
-	// reduce-sum, or a sum of multiplies) with slices and concatenations at
-	// Compile (the default; config "no_rewrite" turns it off). See rewrite.go.
+	// rewrite replaces, at Compile, selections by one-hot constants (a
+	// multiply then a reduce-sum, or a sum of multiplies) with slices and
+	// concatenations, and sums of per-step weight-gradient products with one
+	// product (the default; config "no_rewrite" turns it off). See
+	// rewrite.go and rewrite_dotsum.go.
 	rewrite bool
 }
 

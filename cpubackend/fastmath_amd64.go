@@ -1,0 +1,50 @@
+//go:build amd64 && !purego && !noasm
+
+package cpubackend
+
+import "golang.org/x/sys/cpu"
+
+// logisticAVX512 and tanhAVX512 are the AVX-512 loops of fastmath.go
+// (fastmath_amd64.s): n must be a positive multiple of 8 and c must point
+// to fastmathConsts.
+//
+//go:noescape
+func logisticAVX512(dst, src *float32, n int, c *float64)
+
+//go:noescape
+func tanhAVX512(dst, src *float32, n int, c *float64)
+
+// hasFastmathAVX512 tells whether the CPU runs the AVX-512 loops (F for the
+// arithmetic, DQ for the float64 to int64 conversion); tests turn it off to
+// compare with the Go loops.
+var hasFastmathAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ
+
+// logisticFloat32 sets dst[j] = 1/(1 + e^−a[j]) (see logisticFloat32Go).
+func logisticFloat32(dst, a []float32) {
+	fastmathLoop(dst, a, logisticAVX512, logisticFloat32Go)
+}
+
+// tanhFloat32 sets dst[j] = tanh(a[j]) (see tanhFloat32Go).
+func tanhFloat32(dst, a []float32) {
+	fastmathLoop(dst, a, tanhAVX512, tanhFloat32Go)
+}
+
+// fastmathLoop runs vec over the multiples of 8 and over the rest padded to
+// 8 lanes, or goFn everywhere without AVX-512.
+func fastmathLoop(dst, a []float32, vec func(dst, src *float32, n int, c *float64), goFn func(dst, a []float32)) {
+	a = a[:len(dst)]
+	if !hasFastmathAVX512 {
+		goFn(dst, a)
+		return
+	}
+	n := len(dst) &^ 7
+	if n > 0 {
+		vec(&dst[0], &a[0], n, &fastmathConsts[0])
+	}
+	if rest := len(dst) - n; rest > 0 {
+		var in, out [8]float32
+		copy(in[:], a[n:])
+		vec(&out[0], &in[0], 8, &fastmathConsts[0])
+		copy(dst[n:], out[:rest])
+	}
+}

@@ -1,0 +1,12 @@
+//go:build !amd64 || purego || noasm
+
+package cpubackend
+
+// hasFastmathAVX512 is false where the AVX-512 loops are not built.
+var hasFastmathAVX512 = false
+
+// logisticFloat32 sets dst[j] = 1/(1 + e^−a[j]) (see logisticFloat32Go).
+func logisticFloat32(dst, a []float32) { logisticFloat32Go(dst, a[:len(dst)]) }
+
+// tanhFloat32 sets dst[j] = tanh(a[j]) (see tanhFloat32Go).
+func tanhFloat32(dst, a []float32) { tanhFloat32Go(dst, a[:len(dst)]) }
