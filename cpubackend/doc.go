@@ -4,7 +4,7 @@ package cpubackend
 //
 // The files of this package, other than doc.go, dotgeneral_gemm.go,
 // fusion.go, fastmath*.go, reduce_fast.go, broadcast_fast.go, opstats.go,
-// rewrite*.go, panicf.go and the tests, are GoMLX v0.26.0's
+// rewrite*.go, vecops*.go, gen_vecops.go, panicf.go and the tests, are GoMLX v0.26.0's
 // backends/simplego (github.com/gomlx/gomlx, Apache License 2.0; the
 // license is in LICENSE beside this file), with these changes:
 //
@@ -23,6 +23,9 @@ package cpubackend
 //     (fastmath_amd64.s, the Go loop's bits): within one unit in the last
 //     place of simplego's float64-math results (tested), about 2.5x faster
 //     in Go and 4-5x faster again with AVX-512;
+//   - fused programs run float32 Add, Sub, Mul and Div with AVX-512 loops
+//     (vecops_amd64.s, written by gen_vecops.go), the same IEEE operations
+//     as the Go loops (tested bit for bit, specials included);
 //   - at Compile, before fusion, one-hot selections (ReduceSum of a
 //     multiply by a one-hot constant, and the sum of their gradients) become
 //     block copies and a Concatenate (rewrite.go), and a sum of per-step

@@ -304,6 +304,17 @@ func binaryChunk(op backends.OpType, dst, a []float32, as float32, aScalar bool,
 	if !bScalar {
 		b = b[:n]
 	}
+	// The AVX-512 loops (same IEEE operations) take the multiples of 16;
+	// the Go loops below finish.
+	if k := vecBinary(op, dst, a, &as, aScalar, b, &bs, bScalar); k > 0 {
+		dst = dst[k:]
+		if !aScalar {
+			a = a[k:]
+		}
+		if !bScalar {
+			b = b[k:]
+		}
+	}
 	switch op {
 	case backends.OpTypeAdd:
 		switch {
