@@ -30,6 +30,10 @@ type Builder struct {
 
 	// outputs can be any type of node.
 	outputs []*Node
+
+	// packGroups is the number of groups of DotGenerals sharing a packed
+	// rhs (dotgeneral_packed.go).
+	packGroups int
 }
 
 // Compile-time check.
@@ -70,6 +74,7 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 	if b.backend.fuse {
 		fuseElementwise(b)
 	}
+	groupPackedOperands(b)
 	return newExecutable(b), nil
 }
 

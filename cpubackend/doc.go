@@ -4,7 +4,8 @@ package cpubackend
 //
 // The files of this package, other than doc.go, dotgeneral_gemm.go,
 // fusion.go, fastmath*.go, reduce_fast.go, broadcast_fast.go, opstats.go,
-// rewrite*.go, vecops*.go, gen_vecops.go, panicf.go and the tests, are GoMLX v0.26.0's
+// rewrite*.go, vecops*.go, gen_vecops.go, dotgeneral_packed.go, panicf.go
+// and the tests, are GoMLX v0.26.0's
 // backends/simplego (github.com/gomlx/gomlx, Apache License 2.0; the
 // license is in LICENSE beside this file), with these changes:
 //
@@ -26,6 +27,9 @@ package cpubackend
 //   - fused programs run float32 Add, Sub, Mul and Div with AVX-512 loops
 //     (vecops_amd64.s, written by gen_vecops.go), the same IEEE operations
 //     as the Go loops (tested bit for bit, specials included);
+//   - DotGenerals that multiply the same rhs node (a recurrent weight at
+//     every step) read one packing of it per execution
+//     (dotgeneral_packed.go, gemm.PackB/SgemmPackedB: the same bits);
 //   - at Compile, before fusion, one-hot selections (ReduceSum of a
 //     multiply by a one-hot constant, and the sum of their gradients) become
 //     block copies and a Concatenate (rewrite.go), and a sum of per-step

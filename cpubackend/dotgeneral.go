@@ -24,6 +24,9 @@ type dotGeneralNodeData struct {
 	rhsContractingAxes, rhsBatchAxes                       []int
 	batchSize, lhsCrossSize, rhsCrossSize, contractingSize int
 	lhsBlockedShape, rhsBlockedShape, outputBlockedShape   shapes.Shape
+	// packGroup, when positive, is the group whose packed rhs this product
+	// reads (dotgeneral_packed.go).
+	packGroup int
 }
 
 // adjustAxisToRank returns a positive axis, adjusting negative numbers to the correct rank.

@@ -67,6 +67,9 @@ type executionBuffers struct {
 	// in different modes for different calls.
 	opsExecutionType opsExecutionType
 
+	// packed holds the execution's packed DotGeneral operands.
+	packed packedOperands
+
 	// Sequential execution-only parameters: reused for each op.
 	opInputBuffers []*Buffer
 	opInputsOwned  []bool
@@ -313,6 +316,7 @@ func (e *Executable) Execute(inputs []backends.Buffer, donate []bool, _ backends
 	} else {
 		err = e.executeParallel(execBuf)
 	}
+	execBuf.packed.release()
 	if err != nil {
 		return nil, err
 	}
@@ -473,7 +477,11 @@ func (e *Executable) executeNode(node *Node, execBuf *executionBuffers) error {
 		if opStatsOn.Load() {
 			t0 = time.Now()
 		}
-		execBuf.results[nodeIdx], err = nodeExecutor(e.backend, node, inputBuffers, inputsOwned)
+		if p, ok := node.data.(*dotGeneralNodeData); ok && p.packGroup > 0 && node.opType == backends.OpTypeDotGeneral {
+			execBuf.results[nodeIdx], err = execDotGeneralPacked(e.backend, node, inputBuffers, &execBuf.packed, e.builder.packGroups)
+		} else {
+			execBuf.results[nodeIdx], err = nodeExecutor(e.backend, node, inputBuffers, inputsOwned)
+		}
 		if !t0.IsZero() {
 			recordOpStat(node, time.Since(t0))
 		}

@@ -64,7 +64,7 @@ func (ws *workspace) block(pr *problem, oa, ob, oc, i0, i1, j0, j1 int) {
 			first := overwrite && pc == 0
 			bp := ws.bp
 			if pr.shared != nil {
-				bp = pr.shared.block(pc, kc)
+				bp = pr.shared.block(pc, kc)[jc*kc:] // panels from column jc on
 			} else {
 				packB(kr, bp, b, pr.ldb, pr.transB, pc, kc, jc, nc, nr)
 			}

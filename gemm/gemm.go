@@ -142,6 +142,7 @@ type problem struct {
 	chunks           int      // chunks per batch item
 	tilesM, tilesN   int      // register tiles along m and n
 	shared           *sharedB // B packed once for all chunks, or nil
+	prePacked        bool     // shared is the caller's (SgemmPackedB): keep it
 	kr               *kernel
 }
 
@@ -282,7 +283,15 @@ func run(pr *problem) {
 		if canShare {
 			costM = (nt - 1) * pr.n * costB // ×k/nt: B packed by one thread
 		}
+		if pr.prePacked {
+			// B is packed already: splitting rows costs nothing, splitting
+			// columns repacks A per chunk; the side with more tiles balances
+			// the chunks better, and few rows make A cheap to repack.
+			costM, costN = 0, 0
+		}
 		switch {
+		case pr.prePacked && pr.tilesM < 2*want && pr.tilesN >= pr.tilesM:
+			pr.splitN = true
 		case pr.tilesM < want && pr.tilesN < want:
 			pr.splitN = pr.tilesN >= pr.tilesM
 		case pr.tilesM < want:
@@ -308,11 +317,11 @@ func run(pr *problem) {
 		kr.pool.Put(ws)
 		return
 	}
-	if shareB {
+	if shareB && !pr.prePacked {
 		pr.shared = packSharedB(pr)
 	}
 	parallel(pr, tasks, min(nt, tasks))
-	if pr.shared != nil {
+	if pr.shared != nil && !pr.prePacked {
 		sharedPool.Put(pr.shared)
 		pr.shared = nil
 	}
