@@ -4,8 +4,8 @@ package cpubackend
 //
 // The files of this package, other than doc.go, dotgeneral_gemm.go,
 // fusion.go, fastmath*.go, reduce_fast.go, broadcast_fast.go, opstats.go,
-// rewrite*.go, vecops*.go, gen_vecops.go, dotgeneral_packed.go, panicf.go
-// and the tests, are GoMLX v0.26.0's
+// rewrite*.go, vecops*.go, gen_vecops.go, dotgeneral_packed.go,
+// slice_fast.go, panicf.go and the tests, are GoMLX v0.26.0's
 // backends/simplego (github.com/gomlx/gomlx, Apache License 2.0; the
 // license is in LICENSE beside this file), with these changes:
 //
@@ -36,8 +36,9 @@ package cpubackend
 //     weight-gradient products Σ_t x_tᵀ·d_t becomes one SGEMM over the
 //     stacked operands (rewrite_dotsum.go); config "no_rewrite" turns both
 //     off;
-//   - contiguous reductions, broadcasting binary operations and
-//     BroadcastInDim without per-element index iterators, and released
+//   - contiguous reductions, broadcasting binary operations,
+//     BroadcastInDim and unit-stride Slices without per-element index
+//     iterators, and released
 //     buffers kept in free lists that garbage collections do not empty;
 //   - optional per-operation timings (SetOpStats, OpStats);
 //   - GoMLX's internal exceptions.Panicf replaced by panicf; a vet-reported

@@ -1443,6 +1443,9 @@ func execSlice(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []boo
 	output := backend.getBuffer(node.shape.DType, node.shape.Size())
 	output.shape = node.shape
 
+	if sliceContiguous(operand, output, sliceParams) {
+		return output, nil
+	}
 	// Dispatch to the generic implementation based on DType.
 	// Note: limits are not used in the generic exec function but passed for potential future use or consistency.
 	fn := sliceDTypeMap.Get(node.shape.DType).(func(operand, output *Buffer, params *sliceNode))
