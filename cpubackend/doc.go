@@ -5,7 +5,7 @@ package cpubackend
 // The files of this package, other than doc.go, dotgeneral_gemm.go,
 // fusion.go, fastmath*.go, reduce_fast.go, broadcast_fast.go, opstats.go,
 // rewrite*.go, vecops*.go, gen_vecops.go, dotgeneral_packed.go,
-// slice_fast.go, panicf.go and the tests, are GoMLX v0.26.0's
+// dotgeneral_transpose.go, slice_fast.go, panicf.go and the tests, are GoMLX v0.26.0's
 // backends/simplego (github.com/gomlx/gomlx, Apache License 2.0; the
 // license is in LICENSE beside this file), with these changes:
 //
@@ -13,8 +13,11 @@ package cpubackend
 //   - float32 DotGenerals whose operands are batches of row-major matrices
 //     (batch axes leading, contracting axes one block in matching order, in
 //     either operand orientation) run as one strided-batch SGEMM of package
-//     gemm, without copies (dotgeneral_gemm.go); other DotGenerals, and all
-//     of them under the config "no_gemm", use simplego's code;
+//     gemm, without copies (dotgeneral_gemm.go); other float32 DotGenerals
+//     (attention heads, stacks of expert weights) after a transposing copy
+//     of the operands (dotgeneral_transpose.go); other dtypes, and all of
+//     them under the config "no_gemm", use simplego's code; float32
+//     Transpose copies output rows instead of walking elements;
 //   - operations schedule their sub-tasks with workersPool.RunNowOrInline,
 //     which never blocks a caller holding a worker slot: simplego's
 //     WaitToStart there deadlocked graphs with several parallel ops on a

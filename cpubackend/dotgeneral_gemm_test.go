@@ -34,6 +34,11 @@ var dgCases = []dgCase{
 	{lhs: []int{1, 17}, rhs: []int{17, 1}, lc: []int{1}, rc: []int{0}, gemm: true},                                       // 1x1 output
 	{lhs: []int{64, 300}, rhs: []int{200, 300}, lc: []int{1}, rc: []int{1}, gemm: true},                                  // larger, transB
 	{lhs: []int{3, 64, 100}, rhs: []int{3, 100, 37}, lc: []int{2}, lb: []int{0}, rc: []int{1}, rb: []int{0}, gemm: true}, // larger batch
+	// Layouts the SGEMM reads only after a transposing copy (execDotGeneralTransposed):
+	{lhs: []int{6, 9}, rhs: []int{4, 9, 5}, lc: []int{1}, rc: []int{1}},                                            // a stack of expert weights [E, K, H]
+	{lhs: []int{2, 5, 3, 4}, rhs: []int{2, 6, 3, 4}, lc: []int{3}, lb: []int{0, 2}, rc: []int{3}, rb: []int{0, 2}}, // attention scores [B, T, H, D]
+	{lhs: []int{2, 3, 5, 6}, rhs: []int{2, 6, 3, 4}, lc: []int{3}, lb: []int{0, 1}, rc: []int{1}, rb: []int{0, 2}}, // attention values
+	{lhs: []int{31, 17, 3}, rhs: []int{3, 31, 40}, lc: []int{0, 2}, rc: []int{1, 0}},                               // two contracting axes, swapped
 }
 
 func randData(r *rand.Rand, dims []int) []float32 {
@@ -79,7 +84,8 @@ func runDotGeneral(t *testing.T, b backends.Backend, c dgCase, xv, yv []float32)
 }
 
 // TestDotGeneralGEMMMatchesSimpleGo compares the SGEMM path with simplego's
-// own DotGeneral on layouts that use it and layouts that fall back.
+// own DotGeneral on layouts the SGEMM reads in place and layouts it reads
+// after a transposing copy.
 func TestDotGeneralGEMMMatchesSimpleGo(t *testing.T) {
 	fast := mustBackend(t, "ops_sequential")
 	slow := mustBackend(t, "ops_sequential,no_gemm")
@@ -94,7 +100,11 @@ func TestDotGeneralGEMMMatchesSimpleGo(t *testing.T) {
 				t.Fatalf("SGEMM path chosen = %v, want %v", ok, c.gemm)
 			}
 			x, y := randData(r, c.lhs), randData(r, c.rhs)
+			before := transposedDots.Load()
 			got := runDotGeneral(t, fast, c, x, y)
+			if transposed := transposedDots.Load() - before; (transposed > 0) == c.gemm {
+				t.Errorf("%d products ran through the transposing copy; SGEMM layout %v", transposed, c.gemm)
+			}
 			want := runDotGeneral(t, slow, c, x, y)
 			if len(got) != len(want) {
 				t.Fatalf("%d values, want %d", len(got), len(want))

@@ -528,6 +528,11 @@ func execTranspose(backend *Backend, node *Node, inputs []*Buffer, inputsOwned [
 	// We can't write to the same buffer we read from because it's not done with swaps.
 	output := backend.getBuffer(operand.shape.DType, operand.shape.Size())
 	output.shape = node.shape
+	if node.shape.DType == dtypes.Float32 {
+		// Rows of the output at a time (dotgeneral_transpose.go).
+		transposeFloat32(output.flat.([]float32), operand.flat.([]float32), operand.shape.Dimensions, permutations)
+		return output, nil
+	}
 	it := newTransposeIterator(operand.shape, permutations)
 	dtype := node.shape.DType
 	transposeFn := transposeDTypeMap.Get(dtype).(func(operand, output *Buffer, it *transposeIterator))
