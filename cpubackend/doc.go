@@ -27,7 +27,9 @@ package cpubackend
 //     (fastmath_amd64.s, the Go loop's bits): within one unit in the last
 //     place of simplego's float64-math results (tested), about 2.5x faster
 //     in Go and 4-5x faster again with AVX-512;
-//   - fused programs run float32 Add, Sub, Mul and Div with AVX-512 loops
+//   - fused programs, unfused float32 Add, Sub, Mul and Div of same-size
+//     or one-element operands (vecops_exec.go) and row sums of reductions
+//     run float32 Add, Sub, Mul and Div with AVX-512 loops
 //     (vecops_amd64.s, written by gen_vecops.go), the same IEEE operations
 //     as the Go loops (tested bit for bit, specials included);
 //   - DotGenerals that multiply the same rhs node (a recurrent weight at

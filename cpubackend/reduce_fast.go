@@ -65,8 +65,10 @@ func execReduceFast(backend *Backend, node *Node, operand *Buffer, axes []int) (
 					d[i] = max(d[i], v)
 				}
 			} else {
-				for i, v := range row {
-					d[i] += v
+				// The same additions, 16 lanes at a time where AVX-512 is.
+				k := vecBinary(backends.OpTypeAdd, d, d, nil, false, row, nil, false)
+				for i, v := range row[k:] {
+					d[k+i] += v
 				}
 			}
 		}

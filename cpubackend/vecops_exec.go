@@ -1,0 +1,47 @@
+package cpubackend
+
+import (
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+)
+
+// Unfused float32 Add, Sub, Mul and Div of operands of the output's size (or
+// one element) run through binaryChunk, the fused programs' loops, whose
+// AVX-512 loops (vecops_amd64.s) give the bits of simplego's Go loops.
+// Other dtypes and shapes keep simplego's executors.
+
+func init() {
+	for op, generic := range map[backends.OpType]nodeExecutor{
+		backends.OpTypeAdd: execAdd, backends.OpTypeSub: execSub,
+		backends.OpTypeMul: execMul, backends.OpTypeDiv: execDiv,
+	} {
+		setNodeExecutor(op, priorityArch, vecBinaryExecutor(op, generic))
+	}
+}
+
+// vecBinaryExecutor returns op's executor: binaryChunk where it applies,
+// else generic.
+func vecBinaryExecutor(op backends.OpType, generic nodeExecutor) nodeExecutor {
+	return func(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
+		n := node.shape.Size()
+		if !hasVecAVX512 || node.shape.DType != dtypes.Float32 || len(inputs) != 2 ||
+			inputs[0].shape.DType != dtypes.Float32 || inputs[1].shape.DType != dtypes.Float32 {
+			return generic(backend, node, inputs, inputsOwned)
+		}
+		ls, rs := inputs[0].shape.Size(), inputs[1].shape.Size()
+		if (ls != n && ls != 1) || (rs != n && rs != 1) || n == 1 {
+			return generic(backend, node, inputs, inputsOwned)
+		}
+		lhs, rhs, output, lScalar, rScalar := binaryOperandsAndOutput(backend, inputs, inputsOwned, node.shape)
+		a, b := lhs.flat.([]float32), rhs.flat.([]float32)
+		var as, bs float32
+		if lScalar {
+			as = a[0]
+		}
+		if rScalar {
+			bs = b[0]
+		}
+		binaryChunk(op, output.flat.([]float32), a, as, lScalar, b, bs, rScalar)
+		return output, nil
+	}
+}
