@@ -15,6 +15,13 @@ Each round, after waiting for an idle machine (the peer's wait_idle), times:
   - the 2x512 char-LSTM train step, batch 64, seq 100: the peer's bench_lstm and
     `go test -bench LSTMTrainStep ./models/charlstm/` (gotrain feeds one-hot
     characters to the first layer where the peer has a 64-wide embedding).
+  - the MoE classifier step (8 experts 784-256-10, top-2, batch 256, Adam), sparse
+    dispatch and dense: the peer's bench_moe (MoESparse, MoEDense) and
+    `go test -bench 'TrainStep/(sparse|dense)/cpu' ./models/moe/`;
+  - the transformer step (4x4x128, context 64, batch 16, AdamW, clipping):
+    scripts/bench_transformer_torch.py's bench at 1 and at 2 threads (the faster
+    counts; one thread was faster here) and
+    `go test -bench 'TrainStep/softmax-swiglu-batch=16/cpu' ./models/transformer/`.
 It prints the medians over rounds and the ratios gotrain / PyTorch (step time) and
 gotrain / PyTorch (GFLOP/s), with the CPU share other processes took.
 """
@@ -78,10 +85,17 @@ def main():
     peer = load_peer(a.peer)
     import torch
     torch.set_grad_enabled(True)
+    threads = torch.get_num_threads()
     # Compile the Go benchmarks once, outside the timings.
     subprocess.run(["go", "test", "-run", "^$", "-count", "1", "-bench", "^$", "./gemm/", "./train/",
-                    "./models/charlstm/"], cwd=ROOT, check=True, capture_output=True)
-    rows = {k: [] for k in ("torch_sgemm", "go_sgemm", "torch_mlp", "go_mlp", "torch_lstm", "go_lstm")}
+                    "./models/charlstm/", "./models/moe/", "./models/transformer/"],
+                   cwd=ROOT, check=True, capture_output=True)
+    spec = importlib.util.spec_from_file_location("bench_transformer_torch",
+                                                  os.path.join(ROOT, "scripts", "bench_transformer_torch.py"))
+    tft = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tft)
+    rows = {k: [] for k in ("torch_sgemm", "go_sgemm", "torch_mlp", "go_mlp", "torch_lstm", "go_lstm",
+                            "torch_moe", "go_moe", "torch_moe_dense", "go_moe_dense", "torch_tf", "go_tf")}
     shares = []
     for r in range(a.rounds):
         peer.wait_idle()
@@ -92,6 +106,18 @@ def main():
             rows["go_mlp"].append(go_bench("./train/", "MLPTrainStep/cpu", "40x", "ms/step"))
             rows["torch_lstm"].append(peer.bench_lstm(64, 2, 5)["median_s"] * 1e3)
             rows["go_lstm"].append(go_bench("./models/charlstm/", "LSTMTrainStep", "5x", "ms/step"))
+            rows["torch_moe"].append(peer.bench_moe(peer.MoESparse, 5, 20)["median_s"] * 1e3)
+            rows["go_moe"].append(go_bench("./models/moe/", "TrainStep/sparse/cpu$", "20x", "ms/step"))
+            rows["torch_moe_dense"].append(peer.bench_moe(peer.MoEDense, 5, 20)["median_s"] * 1e3)
+            rows["go_moe_dense"].append(go_bench("./models/moe/", "TrainStep/dense/cpu$", "20x", "ms/step"))
+            tf = []
+            for th in (1, 2):
+                torch.set_num_threads(th)
+                tf.append(tft.bench(16, 10, "softmax", "swiglu")["median_s"] * 1e3)
+            torch.set_num_threads(threads)
+            rows["torch_tf"].append(min(tf))
+            rows["go_tf"].append(go_bench("./models/transformer/", "TrainStep/softmax-swiglu-batch=16/cpu$", "10x",
+                                          "ms/step"))
         shares.append(c.foreign_share)
         print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.1f}" for k, v in rows.items())
               + f"; other processes {c.foreign_share:.1%}", flush=True)
@@ -106,6 +132,12 @@ def main():
           f"{med['go_mlp'] / med['torch_mlp']:.2f}x |")
     print(f"| char-LSTM 2x512 b64 seq 100, ms/step | {med['torch_lstm']:.0f} | {med['go_lstm']:.0f} | "
           f"{med['go_lstm'] / med['torch_lstm']:.2f}x |")
+    print(f"| MoE 8x(784-256-10) top-2 sparse b256, ms/step | {med['torch_moe']:.1f} | {med['go_moe']:.1f} | "
+          f"{med['go_moe'] / med['torch_moe']:.2f}x |")
+    print(f"| MoE same, dense, ms/step | {med['torch_moe_dense']:.1f} | {med['go_moe_dense']:.1f} | "
+          f"{med['go_moe_dense'] / med['torch_moe_dense']:.2f}x |")
+    print(f"| transformer 4x4x128 ctx 64 b16, ms/step | {med['torch_tf']:.1f} | {med['go_tf']:.1f} | "
+          f"{med['go_tf'] / med['torch_tf']:.2f}x |")
     if a.json:
         with open(a.json, "w") as fh:
             json.dump({"rounds": rows, "medians": med, "other_share": shares}, fh, indent=1)

@@ -10,19 +10,22 @@ import (
 
 // BenchmarkTrainStep times one optimizer step (AdamW, clipping 1.0) of the
 // issue's model (4 layers, 4 heads, width 128, context 64, vocabulary 91)
-// on simplego, as scripts/bench_transformer_torch.py does in PyTorch:
+// on gotrain's cpu backend and on simplego, as scripts/bench_transformer_torch.py
+// does in PyTorch (scripts/bench_cpu_backend.py compares them):
 // go test -run XXX -bench TrainStep -benchtime 3x ./models/transformer
 func BenchmarkTrainStep(b *testing.B) {
 	arch := Arch{Vocab: 91, Layers: 4, Heads: 4, Width: 128, Context: 64}
-	b.Run("softmax-swiglu-batch=16", func(b *testing.B) { benchStep(b, arch, 16) })
-	b.Run("softmax-swiglu-batch=32", func(b *testing.B) { benchStep(b, arch, 32) })
 	pr := arch
 	pr.Attention, pr.FFN = AttentionPoly, FFNRichards
-	b.Run("poly-richards-batch=16", func(b *testing.B) { benchStep(b, pr, 16) })
+	for _, d := range []device.Device{{Kind: device.Native, Name: "cpu"}, {Kind: device.SimpleGo, Name: "go"}} {
+		b.Run("softmax-swiglu-batch=16/"+d.Name, func(b *testing.B) { benchStep(b, d, arch, 16) })
+		b.Run("softmax-swiglu-batch=32/"+d.Name, func(b *testing.B) { benchStep(b, d, arch, 32) })
+		b.Run("poly-richards-batch=16/"+d.Name, func(b *testing.B) { benchStep(b, d, pr, 16) })
+	}
 }
 
-func benchStep(b *testing.B, arch Arch, batch int) {
-	be, err := train.OpenBackend(device.Device{Kind: device.SimpleGo, Name: "go"})
+func benchStep(b *testing.B, d device.Device, arch Arch, batch int) {
+	be, err := train.OpenBackend(d)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -53,4 +56,5 @@ func benchStep(b *testing.B, arch Arch, batch int) {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/step")
 }
