@@ -88,24 +88,7 @@ func isFusible(n *Node) bool {
 // fuseElementwise rewrites b's graph (before the executable is made): each
 // fused chain's last node gets the program and the chain's external inputs.
 func fuseElementwise(b *Builder) {
-	uses := make([]int, len(b.nodes))
-	isOutput := make([]bool, len(b.nodes))
-	var visit func(n *Node)
-	seen := make([]bool, len(b.nodes))
-	visit = func(n *Node) {
-		if seen[n.builderIdx] {
-			return
-		}
-		seen[n.builderIdx] = true
-		for _, in := range n.inputs {
-			uses[in.builderIdx]++
-			visit(in)
-		}
-	}
-	for _, o := range b.outputs {
-		isOutput[o.builderIdx] = true
-		visit(o)
-	}
+	uses, isOutput, seen := countUses(b)
 	absorbed := make([]bool, len(b.nodes))
 	for i := len(b.nodes) - 1; i >= 0; i-- {
 		root := b.nodes[i]

@@ -1,12 +1,14 @@
 package moe
 
 import (
-	"math"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
-	"github.com/gotrain/gotrain/device"
+	"github.com/gomlx/gomlx/backends"
+
 	"github.com/gotrain/gotrain/train"
+	"github.com/gotrain/gotrain/train/traintest"
 )
 
 // TestCPUBackendTrainsLikeSimpleGo trains the same small mixture of experts
@@ -29,48 +31,21 @@ func TestCPUBackendTrainsLikeSimpleGo(t *testing.T) {
 		}
 	}
 	for _, dense := range []bool{true, false} {
-		curves := map[string][]float64{}
-		for _, d := range []device.Device{
-			{Name: "cpu", Kind: device.Native, Class: "cpu"},
-			{Name: "go", Kind: device.SimpleGo, Class: "cpu"},
-		} {
-			be, err := train.OpenBackend(d)
+		cpu, simplego := traintest.BackendCurves(t, steps, func(be backends.Backend) (*train.Harness, error) {
+			m, err := New(Config{Inputs: inputs, Classes: classes, Experts: 4, Hidden: []int{16}, TopK: 2,
+				CapacityFactor: 1.5, Dense: dense, BalanceAlpha: 0.01}, 5)
 			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := New(Config{Inputs: inputs, Classes: classes, Experts: 4, Hidden: []int{16}, TopK: 2, CapacityFactor: 1.5, Dense: dense, BalanceAlpha: 0.01}, 5)
-			if err != nil {
-				t.Fatal(err)
+				return nil, err
 			}
 			ds, err := train.NewDataset(x, inputs, y, 1, 1, true)
 			if err != nil {
-				t.Fatal(err)
+				return nil, err
 			}
 			cfg := train.DefaultConfig()
 			cfg.BatchSize, cfg.Steps, cfg.NoCheckpoint, cfg.Progress = batch, steps, true, "off"
 			cfg.Optimizer, cfg.LearningRate = train.OptimizerAdam, 0.01
-			h, err := train.New(be, cfg, m.ModelFn(), Loss, ds)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for range steps {
-				l, err := h.TrainStep()
-				if err != nil {
-					t.Fatalf("%s: %v", d.Name, err)
-				}
-				curves[d.Name] = append(curves[d.Name], l)
-			}
-			be.Finalize()
-		}
-		c, g := curves["cpu"], curves["go"]
-		for i := range c {
-			if d := math.Abs(c[i] - g[i]); d > 1e-4*(1+math.Abs(g[i])) || math.IsNaN(c[i]) {
-				t.Fatalf("dense=%v step %d: loss %g on cpu, %g on simplego", dense, i, c[i], g[i])
-			}
-		}
-		if !(c[len(c)-1] < 0.8*c[0]) {
-			t.Errorf("dense=%v: loss did not fall on cpu: %g → %g", dense, c[0], c[len(c)-1])
-		}
-		t.Logf("dense=%v: loss %.4f → %.4f on cpu, %.4f → %.4f on simplego", dense, c[0], c[len(c)-1], g[0], g[len(g)-1])
+			return train.New(be, cfg, m.ModelFn(), Loss, ds)
+		})
+		traintest.CheckCurvesAgree(t, fmt.Sprintf("moe dense=%v", dense), cpu, simplego, 0.8)
 	}
 }

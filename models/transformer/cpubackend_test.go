@@ -1,12 +1,13 @@
 package transformer
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 
-	"github.com/gotrain/gotrain/device"
+	"github.com/gomlx/gomlx/backends"
+
 	"github.com/gotrain/gotrain/train"
+	"github.com/gotrain/gotrain/train/traintest"
 )
 
 // TestCPUBackendTrainsLikeSimpleGo trains the same small transformer (both
@@ -26,44 +27,16 @@ func TestCPUBackendTrainsLikeSimpleGo(t *testing.T) {
 			x[i] = float32(r.IntN(arch.Vocab))
 			y[i] = float32((int(x[i]) + 3) % arch.Vocab)
 		}
-		curves := map[string][]float64{}
-		for _, d := range []device.Device{
-			{Name: "cpu", Kind: device.Native, Class: "cpu"},
-			{Name: "go", Kind: device.SimpleGo, Class: "cpu"},
-		} {
-			be, err := train.OpenBackend(d)
-			if err != nil {
-				t.Fatal(err)
-			}
+		cpu, simplego := traintest.BackendCurves(t, steps, func(be backends.Backend) (*train.Harness, error) {
 			ds, err := train.NewDataset(x, arch.Context, y, arch.Context, 1, true)
 			if err != nil {
-				t.Fatal(err)
+				return nil, err
 			}
 			cfg := train.DefaultConfig()
 			cfg.BatchSize, cfg.Steps, cfg.NoCheckpoint, cfg.Progress = batch, steps, true, "off"
 			cfg.Optimizer, cfg.ClipNorm, cfg.LearningRate = train.OptimizerAdamW, 1, 0.01
-			h, err := train.New(be, cfg, arch.ModelFn(), Loss, ds)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for range steps {
-				l, err := h.TrainStep()
-				if err != nil {
-					t.Fatalf("%s: %v", d.Name, err)
-				}
-				curves[d.Name] = append(curves[d.Name], l)
-			}
-			be.Finalize()
-		}
-		c, g := curves["cpu"], curves["go"]
-		for i := range c {
-			if d := math.Abs(c[i] - g[i]); d > 1e-4*(1+math.Abs(g[i])) || math.IsNaN(c[i]) {
-				t.Fatalf("%s/%s step %d: loss %g on cpu, %g on simplego", arch.Attention, arch.FFN, i, c[i], g[i])
-			}
-		}
-		if !(c[len(c)-1] < 0.8*c[0]) {
-			t.Errorf("%s/%s: loss did not fall on cpu: %g → %g", arch.Attention, arch.FFN, c[0], c[len(c)-1])
-		}
-		t.Logf("%s/%s: loss %.4f → %.4f on cpu, %.4f → %.4f on simplego", arch.Attention, arch.FFN, c[0], c[len(c)-1], g[0], g[len(g)-1])
+			return train.New(be, cfg, arch.ModelFn(), Loss, ds)
+		})
+		traintest.CheckCurvesAgree(t, arch.Attention+"/"+arch.FFN, cpu, simplego, 0.8)
 	}
 }
