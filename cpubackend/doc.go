@@ -15,8 +15,10 @@ package cpubackend
 //     either operand orientation) run as one strided-batch SGEMM of package
 //     gemm, without copies (dotgeneral_gemm.go); other float32 DotGenerals
 //     (attention heads, stacks of expert weights) after a transposing copy
-//     of the operands (dotgeneral_transpose.go); other dtypes, and all of
-//     them under the config "no_gemm", use simplego's code; float32
+//     of the operands (dotgeneral_transpose.go); bfloat16 DotGenerals
+//     widened to float32 (exact), summed in float32 as simplego does and
+//     narrowed as simplego narrows; other dtypes, and all of them under the
+//     config "no_gemm", use simplego's code; float32
 //     Transpose copies output rows instead of walking elements;
 //   - operations schedule their sub-tasks with workersPool.RunNowOrInline,
 //     which never blocks a caller holding a worker slot: simplego's

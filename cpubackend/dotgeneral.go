@@ -230,6 +230,9 @@ func execDotGeneral(backend *Backend, node *Node, inputs []*Buffer, _ []bool) (*
 		if out, ok, err := execDotGeneralTransposed(backend, node, lhs, rhs); ok {
 			return out, err
 		}
+		if out, ok, err := execDotGeneralBF16(backend, node, lhs, rhs); ok {
+			return out, err
+		}
 	}
 	params := node.data.(*dotGeneralNodeData)
 	outputShape := node.shape

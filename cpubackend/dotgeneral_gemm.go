@@ -83,12 +83,25 @@ func matrixView(rank int, batch, contracting []int) (contractPos, bool) {
 // its layout allows; ok is false (and nothing is computed) otherwise.
 func execDotGeneralGEMM(backend *Backend, node *Node, lhs, rhs *Buffer) (out *Buffer, ok bool, err error) {
 	params := node.data.(*dotGeneralNodeData)
-	l, ok := dotGeneralGEMM(params, lhs.shape, rhs.shape)
-	if !ok {
+	if _, ok := dotGeneralGEMM(params, lhs.shape, rhs.shape); !ok {
 		return nil, false, nil
 	}
 	out = backend.getBufferForShape(node.shape)
-	a, b, c := lhs.flat.([]float32), rhs.flat.([]float32), out.flat.([]float32)
+	if _, err = gemmInto(params, lhs.shape, rhs.shape, lhs.flat.([]float32), rhs.flat.([]float32), out.flat.([]float32)); err != nil {
+		backend.putBuffer(out)
+		return nil, true, err
+	}
+	return out, true, nil
+}
+
+// gemmInto computes the DotGeneral of float32 operands a (shape lhs) and b
+// (shape rhs) into c, [batch, M, N], with one strided-batch SGEMM when the
+// layout allows; ok is false (nothing computed) otherwise.
+func gemmInto(params *dotGeneralNodeData, lhs, rhs shapes.Shape, a, b, c []float32) (ok bool, err error) {
+	l, ok := dotGeneralGEMM(params, lhs, rhs)
+	if !ok {
+		return false, nil
+	}
 	lda, ldb := l.k, l.n
 	if l.transA {
 		lda = l.m
@@ -96,13 +109,8 @@ func execDotGeneralGEMM(backend *Backend, node *Node, lhs, rhs *Buffer) (out *Bu
 	if l.transB {
 		ldb = l.k
 	}
-	err = gemm.SgemmBatch(l.transA, l.transB, l.m, l.n, l.k, 1, a, lda, b, ldb, 0, c, l.n,
+	return true, gemm.SgemmBatch(l.transA, l.transB, l.m, l.n, l.k, 1, a, lda, b, ldb, 0, c, l.n,
 		l.batch, l.m*l.k, l.k*l.n, l.m*l.n)
-	if err != nil {
-		backend.putBuffer(out)
-		return nil, true, err
-	}
-	return out, true, nil
 }
 
 var _ = backends.OpTypeDotGeneral

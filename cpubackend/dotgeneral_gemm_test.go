@@ -8,6 +8,7 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/dtypes/bfloat16"
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
@@ -120,5 +121,64 @@ func TestDotGeneralGEMMMatchesSimpleGo(t *testing.T) {
 			}
 			t.Logf("max relative difference %.2g", worst)
 		})
+	}
+}
+
+// TestDotGeneralBF16MatchesSimpleGo runs every layout with bfloat16
+// operands: widened to float32 for the SGEMM, against simplego's own
+// bfloat16 DotGeneral (which also accumulates in float32). Both narrow the
+// float32 result by truncation, so they may differ by one bfloat16 unit
+// where the float32 sums round differently.
+func TestDotGeneralBF16MatchesSimpleGo(t *testing.T) {
+	fast := mustBackend(t, "ops_sequential")
+	slow := mustBackend(t, "ops_sequential,no_gemm")
+	r := rand.New(rand.NewPCG(3, 4))
+	run := func(b backends.Backend, c dgCase, xv, yv []bfloat16.BFloat16) []float32 {
+		exec, err := graph.NewExec(b, func(lhs, rhs *graph.Node) *graph.Node {
+			return graph.DotGeneral(lhs, c.lc, c.lb, rhs, c.rc, c.rb)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Exec(tensors.FromFlatDataAndDimensions(xv, c.lhs...), tensors.FromFlatDataAndDimensions(yv, c.rhs...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out[0].DType() != dtypes.BFloat16 {
+			t.Fatalf("output dtype %s", out[0].DType())
+		}
+		v, err := tensors.CopyFlatData[bfloat16.BFloat16](out[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := make([]float32, len(v))
+		for i, x := range v {
+			f[i] = x.Float32()
+		}
+		return f
+	}
+	toBF16 := func(v []float32) []bfloat16.BFloat16 {
+		out := make([]bfloat16.BFloat16, len(v))
+		for i, x := range v {
+			out[i] = bfloat16.FromFloat32(x)
+		}
+		return out
+	}
+	for i, c := range dgCases {
+		x, y := toBF16(randData(r, c.lhs)), toBF16(randData(r, c.rhs))
+		before := bf16Dots.Load()
+		got := run(fast, c, x, y)
+		if bf16Dots.Load() == before {
+			t.Fatalf("case %d: the bfloat16 product did not run on the SGEMM", i)
+		}
+		want := run(slow, c, x, y)
+		for j := range want {
+			// One bfloat16 unit (2^-7 relative) of the larger magnitude, plus
+			// float32 rounding of the sums.
+			tol := math.Max(math.Abs(float64(want[j])), math.Abs(float64(got[j])))/128 + 1e-4
+			if d := math.Abs(float64(got[j] - want[j])); d > tol || math.IsNaN(float64(got[j])) {
+				t.Fatalf("case %d %v.%v value %d: %g, simplego %g", i, c.lhs, c.rhs, j, got[j], want[j])
+			}
+		}
 	}
 }

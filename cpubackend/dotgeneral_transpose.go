@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/dtypes/bfloat16"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
 
 	"github.com/gotrain/gotrain/gemm"
 )
@@ -19,8 +21,9 @@ import (
 // — and runs one strided-batch SGEMM. The copy is linear in the operands'
 // size, small next to the product.
 
-// transposedDots counts the DotGenerals run by execDotGeneralTransposed (tests).
-var transposedDots atomic.Int64
+// transposedDots and bf16Dots count the DotGenerals run by
+// transposedGEMMInto and by execDotGeneralBF16 (tests).
+var transposedDots, bf16Dots atomic.Int64
 
 // normalizedPerm returns the axes of an operand of the given rank in the
 // order batch, then cross (increasing), then contracting when crossFirst,
@@ -101,31 +104,78 @@ func execDotGeneralTransposed(backend *Backend, node *Node, lhs, rhs *Buffer) (o
 	if lhs.shape.DType != dtypes.Float32 || rhs.shape.DType != dtypes.Float32 {
 		return nil, false, nil
 	}
+	out = backend.getBufferForShape(node.shape)
+	err = transposedGEMMInto(backend, node.data.(*dotGeneralNodeData), lhs.shape, rhs.shape,
+		lhs.flat.([]float32), rhs.flat.([]float32), out.flat.([]float32))
+	if err != nil {
+		backend.putBuffer(out)
+		return nil, true, err
+	}
+	return out, true, nil
+}
+
+// transposedGEMMInto computes the DotGeneral of float32 operands a (shape
+// lhs) and b (shape rhs) of any layout into c, [batch, M, N]: each operand
+// not already in the SGEMM's layout is copied into it first.
+func transposedGEMMInto(backend *Backend, p *dotGeneralNodeData, lhs, rhs shapes.Shape, a, b, c []float32) error {
 	transposedDots.Add(1)
-	p := node.data.(*dotGeneralNodeData)
-	a, b := lhs.flat.([]float32), rhs.flat.([]float32)
 	var tmps []*Buffer
-	normalize := func(buf *Buffer, flat []float32, perm []int) []float32 {
+	normalize := func(s shapes.Shape, flat []float32, perm []int) []float32 {
 		if isIdentity(perm) {
 			return flat
 		}
 		t := backend.getBuffer(dtypes.Float32, len(flat))
 		tmps = append(tmps, t)
 		tf := t.flat.([]float32)
-		transposeFloat32(tf, flat, buf.shape.Dimensions, perm)
+		transposeFloat32(tf, flat, s.Dimensions, perm)
 		return tf
 	}
-	a = normalize(lhs, a, normalizedPerm(lhs.shape.Rank(), p.lhsBatchAxes, p.lhsContractingAxes, true))
-	b = normalize(rhs, b, normalizedPerm(rhs.shape.Rank(), p.rhsBatchAxes, p.rhsContractingAxes, false))
+	a = normalize(lhs, a, normalizedPerm(lhs.Rank(), p.lhsBatchAxes, p.lhsContractingAxes, true))
+	b = normalize(rhs, b, normalizedPerm(rhs.Rank(), p.rhsBatchAxes, p.rhsContractingAxes, false))
 	m, n, k := p.lhsCrossSize, p.rhsCrossSize, p.contractingSize
-	out = backend.getBufferForShape(node.shape)
-	err = gemm.SgemmBatch(false, false, m, n, k, 1, a, k, b, n, 0, out.flat.([]float32), n, p.batchSize, m*k, k*n, m*n)
+	err := gemm.SgemmBatch(false, false, m, n, k, 1, a, k, b, n, 0, c, n, p.batchSize, m*k, k*n, m*n)
 	for _, t := range tmps {
 		backend.putBuffer(t)
 	}
-	if err != nil {
-		backend.putBuffer(out)
-		return nil, true, err
+	return err
+}
+
+// execDotGeneralBF16 runs a bfloat16 DotGeneral on the SGEMM: the operands
+// are widened to float32 (exact), multiplied and summed in float32 — as
+// simplego's bfloat16 DotGeneral also accumulates — and the result is
+// narrowed to bfloat16 the way simplego narrows it (bfloat16.FromFloat32).
+// ok is false (nothing computed) for other dtypes.
+func execDotGeneralBF16(backend *Backend, node *Node, lhs, rhs *Buffer) (out *Buffer, ok bool, err error) {
+	if lhs.shape.DType != dtypes.BFloat16 || rhs.shape.DType != dtypes.BFloat16 || node.shape.DType != dtypes.BFloat16 {
+		return nil, false, nil
 	}
-	return out, true, nil
+	bf16Dots.Add(1)
+	p := node.data.(*dotGeneralNodeData)
+	widen := func(src []bfloat16.BFloat16) *Buffer {
+		t := backend.getBuffer(dtypes.Float32, len(src))
+		dst := t.flat.([]float32)
+		for i, v := range src {
+			dst[i] = v.Float32()
+		}
+		return t
+	}
+	a, b := widen(lhs.flat.([]bfloat16.BFloat16)), widen(rhs.flat.([]bfloat16.BFloat16))
+	c := backend.getBuffer(dtypes.Float32, node.shape.Size())
+	af, bf, cf := a.flat.([]float32), b.flat.([]float32), c.flat.([]float32)
+	lf, rf := lhs.shape.Clone(), rhs.shape.Clone()
+	lf.DType, rf.DType = dtypes.Float32, dtypes.Float32
+	if ok, err = gemmInto(p, lf, rf, af, bf, cf); !ok && err == nil {
+		err = transposedGEMMInto(backend, p, lf, rf, af, bf, cf)
+	}
+	if err == nil {
+		out = backend.getBufferForShape(node.shape)
+		dst := out.flat.([]bfloat16.BFloat16)
+		for i, v := range cf {
+			dst[i] = bfloat16.FromFloat32(v)
+		}
+	}
+	backend.putBuffer(a)
+	backend.putBuffer(b)
+	backend.putBuffer(c)
+	return out, true, err
 }

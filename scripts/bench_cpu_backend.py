@@ -103,7 +103,7 @@ def main():
             rows["torch_sgemm"].append(peer.bench_matmul(1024, torch.float32)["gflops"])
             rows["go_sgemm"].append(go_bench("./gemm/", "Sgemm/1024/avx512/threads=2$", "20x", "GFLOP/s"))
             rows["torch_mlp"].append(peer.bench_mlp(10, 40)["median_s"] * 1e3)
-            rows["go_mlp"].append(go_bench("./train/", "MLPTrainStep/cpu", "40x", "ms/step"))
+            rows["go_mlp"].append(go_bench("./train/", "MLPTrainStep/cpu$", "40x", "ms/step"))
             rows["torch_lstm"].append(peer.bench_lstm(64, 2, 5)["median_s"] * 1e3)
             rows["go_lstm"].append(go_bench("./models/charlstm/", "LSTMTrainStep", "5x", "ms/step"))
             rows["torch_moe"].append(peer.bench_moe(peer.MoESparse, 5, 20)["median_s"] * 1e3)

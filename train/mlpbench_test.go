@@ -27,6 +27,8 @@ func mlp784(ctx *context.Context, _ any, inputs []*graph.Node) []*graph.Node {
 		c := ctx.In(scope)
 		w := c.VariableWithShape("w", shapes.Make(dtypes.Float32, in, out)).ValueGraph(g)
 		b := c.WithInitializer(initializers.Zero).VariableWithShape("b", shapes.Make(dtypes.Float32, out)).ValueGraph(g)
+		// Weights in the input's dtype: bfloat16 under bf16-mixed precision.
+		w, b = graph.ConvertDType(w, h.DType()), graph.ConvertDType(b, h.DType())
 		return graph.Add(graph.Dot(h, w), graph.InsertAxes(b, 0))
 	}
 	h := activations.Relu(dense("l1", 784, 512, x))
@@ -49,11 +51,17 @@ func BenchmarkMLPTrainStep(b *testing.B) {
 	for i := range n {
 		y[i*10+r.IntN(10)] = 1
 	}
-	for _, d := range []device.Device{
-		{Name: "cpu", Kind: device.Native, Class: "cpu"},
-		{Name: "go", Kind: device.SimpleGo, Class: "cpu"},
+	for _, c := range []struct {
+		name      string
+		d         device.Device
+		precision Precision
+	}{
+		{"cpu", device.Device{Name: "cpu", Kind: device.Native, Class: "cpu"}, Precision32},
+		{"go", device.Device{Name: "go", Kind: device.SimpleGo, Class: "cpu"}, Precision32},
+		{"cpu-bf16-mixed", device.Device{Name: "cpu", Kind: device.Native, Class: "cpu"}, PrecisionBF16Mixed},
 	} {
-		b.Run(d.Name, func(b *testing.B) {
+		d := c.d
+		b.Run(c.name, func(b *testing.B) {
 			be, err := OpenBackend(d)
 			if err != nil {
 				b.Fatal(err)
@@ -69,6 +77,7 @@ func BenchmarkMLPTrainStep(b *testing.B) {
 			cfg.BatchSize = batch
 			cfg.Optimizer = OptimizerAdam
 			cfg.LearningRate = 1e-3
+			cfg.Precision = c.precision
 			h, err := New(be, cfg, mlp784, losses.CategoricalCrossEntropyLogits, data)
 			if err != nil {
 				b.Fatal(err)
