@@ -31,7 +31,7 @@ package cpubackend
 //     in Go and 4-5x faster again with AVX-512;
 //   - fused programs, unfused float32 Add, Sub, Mul and Div of same-size
 //     or one-element operands (vecops_exec.go) and row sums of reductions
-//     run float32 Add, Sub, Mul and Div with AVX-512 loops
+//     run float32 Add, Sub, Mul and Div (and fused Sqrt) with AVX-512 loops
 //     (vecops_amd64.s, written by gen_vecops.go), the same IEEE operations
 //     as the Go loops (tested bit for bit, specials included);
 //   - DotGenerals that multiply the same rhs node (a recurrent weight at
@@ -44,8 +44,8 @@ package cpubackend
 //     stacked operands (rewrite_dotsum.go); config "no_rewrite" turns both
 //     off;
 //   - contiguous reductions, broadcasting binary operations,
-//     BroadcastInDim and unit-stride Slices without per-element index
-//     iterators, and released
+//     BroadcastInDim, unit-stride Slices and Gathers (contiguous runs at a
+//     time) without per-element index iterators, and released
 //     buffers kept in free lists that garbage collections do not empty;
 //   - optional per-operation timings (SetOpStats, OpStats);
 //   - GoMLX's internal exceptions.Panicf replaced by panicf; a vet-reported

@@ -43,7 +43,10 @@ func normalizedPerm(rank int, batch, contracting []int, crossFirst bool) []int {
 }
 
 // transposeFloat32 writes src (dimensions dims) with its axes permuted:
-// dst's axis i is src's axis perm[i].
+// dst's axis i is src's axis perm[i]. When src's last (contiguous) axis
+// stays last, rows are copied; otherwise the two axes that swap contiguity
+// are transposed in 16×16 tiles, so that reads and writes both stay within
+// a few cache lines.
 func transposeFloat32(dst, src []float32, dims, perm []int) {
 	r := len(dims)
 	if r == 0 {
@@ -58,9 +61,71 @@ func transposeFloat32(dst, src []float32, dims, perm []int) {
 	}
 	outDims := make([]int, r)
 	stride := make([]int, r) // source stride of each output axis
+	q := -1                  // the output axis of src's contiguous axis
 	for i, a := range perm {
 		outDims[i], stride[i] = dims[a], srcStride[a]
+		if a == r-1 {
+			q = i
+		}
 	}
+	if q == r-1 || outDims[q] == 1 || outDims[r-1] == 1 {
+		transposeRows(dst, src, outDims, stride)
+		return
+	}
+	dstStride := make([]int, r)
+	s = 1
+	for i := r - 1; i >= 0; i-- {
+		dstStride[i] = s
+		s *= outDims[i]
+	}
+	// Iterate every output axis but q and r−1; each position is a 2-D
+	// transpose: dst[i·dstStride[q] + j] = src[i + j·stride[r−1]].
+	rows, cols := outDims[q], outDims[r-1]
+	colStride, rowStride := stride[r-1], dstStride[q]
+	idx := make([]int, r)
+	for {
+		so, do := 0, 0
+		for i, v := range idx {
+			so += v * stride[i]
+			do += v * dstStride[i]
+		}
+		const tile = 16
+		for i0 := 0; i0 < rows; i0 += tile {
+			i1 := min(i0+tile, rows)
+			for j0 := 0; j0 < cols; j0 += tile {
+				j1 := min(j0+tile, cols)
+				for i := i0; i < i1; i++ {
+					d := dst[do+i*rowStride+j0 : do+i*rowStride+j1]
+					sp := so + i + j0*colStride
+					for j := range d {
+						d[j] = src[sp]
+						sp += colStride
+					}
+				}
+			}
+		}
+		// Next position over the other axes (q and r−1 stay 0).
+		a := r - 2
+		for ; a >= 0; a-- {
+			if a == q {
+				continue
+			}
+			idx[a]++
+			if idx[a] < outDims[a] {
+				break
+			}
+			idx[a] = 0
+		}
+		if a < 0 {
+			return
+		}
+	}
+}
+
+// transposeRows writes the permuted tensor row by row: output rows (the
+// last output axis) read src with the source stride of that axis.
+func transposeRows(dst, src []float32, outDims, stride []int) {
+	r := len(outDims)
 	inner, innerStride := outDims[r-1], stride[r-1]
 	idx := make([]int, r-1)
 	for o := 0; o < len(dst); o += inner {

@@ -864,6 +864,25 @@ func execGatherGeneric[T PODIntegerConstraints](params ...any) any {
 	// Outer-loop: loop over the start indices and outputBytesIdx to gather from.
 	var operandBytesIdx, outputBytesIdx int
 	sliceIndices := make([]int, operandRank)
+	// gotrain: the trailing slice axes that are contiguous in both the
+	// operand and the output are copied as one run (whole rows of an
+	// embedding or of an expert's input) instead of element by element.
+	runBytes, firstRunAxis := dataSize, operandRank
+	for axis := operandRank - 1; axis >= 0; axis-- {
+		if sliceSizes[axis] == 1 {
+			firstRunAxis = axis
+			continue
+		}
+		if operandByteStrides[axis] != runBytes || sliceOutputBytesStride[axis] != runBytes {
+			break
+		}
+		runBytes *= sliceSizes[axis]
+		firstRunAxis = axis
+		if sliceSizes[axis] != operandDimensions[axis] {
+			break
+		}
+	}
+	copies := slicesSize * dataSize / runBytes
 	for gatherIt.Next(indirectStartIndices, &outputBytesIdx) {
 		// Find operand indices:
 		for ii, axis := range startIndexMap {
@@ -887,13 +906,12 @@ func execGatherGeneric[T PODIntegerConstraints](params ...any) any {
 		for ii := range sliceIndices {
 			sliceIndices[ii] = 0
 		}
-		for range slicesSize {
-			// TODO: copy more than one element (dataSize) at a time, when possible.
-			copy(outputBytes[outputBytesIdx:outputBytesIdx+dataSize],
-				operandBytes[operandBytesIdx:operandBytesIdx+dataSize])
+		for range copies {
+			copy(outputBytes[outputBytesIdx:outputBytesIdx+runBytes],
+				operandBytes[operandBytesIdx:operandBytesIdx+runBytes])
 
-			// Increment index in the operand.
-			for axis := operandRank - 1; axis >= 0; axis-- {
+			// Increment index in the operand (the axes before the run).
+			for axis := firstRunAxis - 1; axis >= 0; axis-- {
 				if sliceSizes[axis] == 1 {
 					// We don't iterate over sliceSizes of 1.
 					continue

@@ -253,8 +253,10 @@ func unaryChunk(op backends.OpType, dst, a []float32) {
 	case backends.OpTypeSign:
 		signFloat32(dst, a)
 	case backends.OpTypeSqrt:
-		for j, x := range a {
-			dst[j] = float32(math.Sqrt(float64(x)))
+		// Correctly rounded either way: the AVX-512 loop gives the same bits.
+		k := vecSqrt(dst, a)
+		for j, x := range a[k:] {
+			dst[k+j] = float32(math.Sqrt(float64(x)))
 		}
 	case backends.OpTypeRsqrt:
 		for j, x := range a {

@@ -2,7 +2,7 @@
 
 // gen_vecops writes vecops_amd64.s: AVX-512 loops for the fused programs'
 // float32 Add, Sub, Mul and Div (fusion.go), over two vectors or a vector
-// and a broadcast scalar. Each is the IEEE operation of the Go loop it
+// and a broadcast scalar, and Sqrt. Each is the IEEE operation of the Go loop it
 // replaces, sixteen lanes at a time, so the results are the same bits.
 //
 //	go run gen_vecops.go
@@ -67,6 +67,23 @@ func main() {
 			p("\tRET")
 		}
 	}
+	// sqrtV: dst = sqrt(a), correctly rounded in float32 as Go's
+	// float32(math.Sqrt(float64(x))) is.
+	p("")
+	p("// func sqrtV(dst, a *float32, n int)")
+	p("TEXT ·sqrtV(SB), NOSPLIT, $0-24")
+	p("\tMOVQ dst+0(FP), DI")
+	p("\tMOVQ a+8(FP), SI")
+	p("\tMOVQ n+16(FP), CX")
+	p("sqrtVLoop:")
+	p("\tVSQRTPS (SI), Z0")
+	p("\tVMOVUPS Z0, (DI)")
+	p("\tADDQ $64, SI")
+	p("\tADDQ $64, DI")
+	p("\tSUBQ $16, CX")
+	p("\tJNZ sqrtVLoop")
+	p("\tVZEROUPPER")
+	p("\tRET")
 	if err := os.WriteFile("vecops_amd64.s", out.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}

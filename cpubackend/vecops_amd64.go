@@ -49,6 +49,20 @@ func divVS(dst, a, b *float32, n int)
 //go:noescape
 func divSV(dst, a, b *float32, n int)
 
+//go:noescape
+func sqrtV(dst, a *float32, n int)
+
+// vecSqrt computes the first k = len(dst) rounded down to 16 elements of
+// dst = sqrt(a) with AVX-512 and returns k (0 without AVX-512).
+func vecSqrt(dst, a []float32) int {
+	k := len(dst) &^ 15
+	if !hasVecAVX512 || k == 0 {
+		return 0
+	}
+	sqrtV(&dst[0], &a[0], k)
+	return k
+}
+
 // hasVecAVX512 tells whether the CPU runs the AVX-512 loops; tests turn it
 // off to compare with the Go loops.
 var hasVecAVX512 = cpu.X86.HasAVX512F

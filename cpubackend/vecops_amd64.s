@@ -219,3 +219,18 @@ divSVLoop:
 	JNZ divSVLoop
 	VZEROUPPER
 	RET
+
+// func sqrtV(dst, a *float32, n int)
+TEXT ·sqrtV(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+sqrtVLoop:
+	VSQRTPS (SI), Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ sqrtVLoop
+	VZEROUPPER
+	RET
