@@ -24,8 +24,8 @@ package cpubackend
 //     which never blocks a caller holding a worker slot: simplego's
 //     WaitToStart there deadlocked graphs with several parallel ops on a
 //     small pool (TestParallelOpsDoNotDeadlock reproduces it);
-//   - float32 Sign without branches, and float32 Logistic and Tanh with an
-//     inlined exp (fastmath.go), eight float64 lanes at a time with AVX-512
+//   - float32 Sign without branches, and float32 Exp, Logistic and Tanh
+//     with an inlined exp (fastmath.go), eight float64 lanes at a time with AVX-512
 //     (fastmath_amd64.s, the Go loop's bits): within one unit in the last
 //     place of simplego's float64-math results (tested), about 2.5x faster
 //     in Go and 4-5x faster again with AVX-512;

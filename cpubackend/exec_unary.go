@@ -363,7 +363,7 @@ func execExp(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 	input, output := unaryOperandAndOutput(backend, inputs, inputsOwned)
 	switch input.shape.DType {
 	case dtypes.Float32:
-		execExpGeneric[float32](input.flat.([]float32), output.flat.([]float32))
+		expFloat32(output.flat.([]float32), input.flat.([]float32))
 	case dtypes.Float64:
 		execExpGeneric[float64](input.flat.([]float64), output.flat.([]float64))
 	case dtypes.BFloat16:

@@ -2,7 +2,7 @@ package cpubackend
 
 import "math"
 
-// Float32 logistic and tanh for the cpu backend (fused and unfused
+// Float32 exp, logistic and tanh for the cpu backend (fused and unfused
 // executors alike, so fusion stays bit-identical). simplego computes them
 // with Go's float64 math.Exp and math.Tanh behind a sign branch, about
 // 20 ns per element here; these evaluate exp in float64 with a degree-9
@@ -85,5 +85,27 @@ func tanhFloat32Go(dst, a []float32) {
 		p := ((1 + g) + g2*(1.0/2+g*(1.0/6))) + g4*(((1.0/24+g*(1.0/120))+g2*(1.0/720+g*(1.0/5040)))+g4*(1.0/40320+g*(1.0/362880)))
 		e := p * math.Float64frombits(uint64(int64(kf)+1023)<<52)
 		dst[j] = float32(2/(1+e) - 1)
+	}
+}
+
+// expFloat32Go sets dst[j] = e^a[j] by the evaluation of logisticFloat32Go
+// (clamped to ±expClamp, which over- and underflows float32 anyway).
+func expFloat32Go(dst, a []float32) {
+	a = a[:len(dst)]
+	const round = 1.5 * (1 << 52)
+	for j, x32 := range a {
+		x := float64(x32)
+		if x > expClamp {
+			x = expClamp
+		} else if x < -expClamp {
+			x = -expClamp
+		}
+		t := x * log2e
+		kf := (t + round) - round
+		g := (t - kf) * ln2
+		g2 := g * g
+		g4 := g2 * g2
+		p := ((1 + g) + g2*(1.0/2+g*(1.0/6))) + g4*(((1.0/24+g*(1.0/120))+g2*(1.0/720+g*(1.0/5040)))+g4*(1.0/40320+g*(1.0/362880)))
+		dst[j] = float32(p * math.Float64frombits(uint64(int64(kf)+1023)<<52))
 	}
 }

@@ -14,6 +14,9 @@ func logisticAVX512(dst, src *float32, n int, c *float64)
 //go:noescape
 func tanhAVX512(dst, src *float32, n int, c *float64)
 
+//go:noescape
+func expAVX512(dst, src *float32, n int, c *float64)
+
 // hasFastmathAVX512 tells whether the CPU runs the AVX-512 loops (F for the
 // arithmetic, DQ for the float64 to int64 conversion); tests turn it off to
 // compare with the Go loops.
@@ -22,6 +25,11 @@ var hasFastmathAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ
 // logisticFloat32 sets dst[j] = 1/(1 + e^−a[j]) (see logisticFloat32Go).
 func logisticFloat32(dst, a []float32) {
 	fastmathLoop(dst, a, logisticAVX512, logisticFloat32Go)
+}
+
+// expFloat32 sets dst[j] = e^a[j] (see expFloat32Go).
+func expFloat32(dst, a []float32) {
+	fastmathLoop(dst, a, expAVX512, expFloat32Go)
 }
 
 // tanhFloat32 sets dst[j] = tanh(a[j]) (see tanhFloat32Go).

@@ -127,3 +127,25 @@ tanhLoop:
 	JNZ  tanhLoop
 	VZEROUPPER
 	RET
+
+// func expAVX512(dst, src *float32, n int, c *float64)
+TEXT ·expAVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ c+24(FP), DX
+	LOADCONSTS
+
+expLoop:
+	VCVTPS2PD (SI), Z0
+	VMINPD Z0, Z16, Z0
+	VMAXPD Z0, Z17, Z0
+	EXPSCALED
+	VCVTPD2PS Z6, Y6
+	VMOVUPS Y6, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ  expLoop
+	VZEROUPPER
+	RET

@@ -10,3 +10,6 @@ func logisticFloat32(dst, a []float32) { logisticFloat32Go(dst, a[:len(dst)]) }
 
 // tanhFloat32 sets dst[j] = tanh(a[j]) (see tanhFloat32Go).
 func tanhFloat32(dst, a []float32) { tanhFloat32Go(dst, a[:len(dst)]) }
+
+// expFloat32 sets dst[j] = e^a[j] (see expFloat32Go).
+func expFloat32(dst, a []float32) { expFloat32Go(dst, a[:len(dst)]) }

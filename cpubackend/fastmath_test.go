@@ -24,7 +24,7 @@ func ulpDiff(a, b float32) int64 {
 	return d
 }
 
-// TestFastLogisticTanh compares the float32 logistic and tanh with Go's
+// TestFastLogisticTanh compares the float32 exp, logistic and tanh with Go's
 // float64 math rounded to float32: at most one unit in the last place
 // apart, specials exact.
 func TestFastLogisticTanh(t *testing.T) {
@@ -39,17 +39,19 @@ func TestFastLogisticTanh(t *testing.T) {
 	}
 	xs = append(xs, 0, float32(math.Copysign(0, -1)), 1e-45, -1e-45, 88, -88, 104, -104, 200, -200,
 		math.MaxFloat32, -math.MaxFloat32, float32(math.Inf(1)), float32(math.Inf(-1)))
-	lg, th := make([]float32, len(xs)), make([]float32, len(xs))
+	lg, th, ex := make([]float32, len(xs)), make([]float32, len(xs)), make([]float32, len(xs))
 	logisticFloat32(lg, xs)
 	tanhFloat32(th, xs)
-	var worstL, worstT int64
+	expFloat32(ex, xs)
+	var worstL, worstT, worstE int64
 	for i, x := range xs {
 		wl := float32(1 / (1 + math.Exp(-float64(x))))
 		wt := float32(math.Tanh(float64(x)))
-		dl, dt := ulpDiff(lg[i], wl), ulpDiff(th[i], wt)
-		worstL, worstT = max(worstL, dl), max(worstT, dt)
-		if dl > 1 || dt > 1 {
-			t.Fatalf("x = %g: logistic %g (want %g), tanh %g (want %g)", x, lg[i], wl, th[i], wt)
+		we := float32(math.Exp(float64(x)))
+		dl, dt, de := ulpDiff(lg[i], wl), ulpDiff(th[i], wt), ulpDiff(ex[i], we)
+		worstL, worstT, worstE = max(worstL, dl), max(worstT, dt), max(worstE, de)
+		if dl > 1 || dt > 1 || de > 1 {
+			t.Fatalf("x = %g: logistic %g (want %g), tanh %g (want %g), exp %g (want %g)", x, lg[i], wl, th[i], wt, ex[i], we)
 		}
 	}
 	nan := []float32{float32(math.NaN())}
@@ -64,7 +66,10 @@ func TestFastLogisticTanh(t *testing.T) {
 	if tanhFloat32(out, negZero); !math.Signbit(float64(out[0])) {
 		t.Errorf("tanh(−0) = %g, want −0", out[0])
 	}
-	t.Logf("max ulp difference: logistic %d, tanh %d", worstL, worstT)
+	if expFloat32(out, nan); !math.IsNaN(float64(out[0])) {
+		t.Errorf("exp(NaN) = %g", out[0])
+	}
+	t.Logf("max ulp difference: logistic %d, tanh %d, exp %d", worstL, worstT, worstE)
 }
 
 func BenchmarkLogisticFloat32(b *testing.B) {
@@ -94,7 +99,7 @@ func TestFastmathPathsAgree(t *testing.T) {
 	for _, f := range []struct {
 		name       string
 		fast, slow func(dst, a []float32)
-	}{{"logistic", logisticFloat32, logisticFloat32Go}, {"tanh", tanhFloat32, tanhFloat32Go}} {
+	}{{"logistic", logisticFloat32, logisticFloat32Go}, {"tanh", tanhFloat32, tanhFloat32Go}, {"exp", expFloat32, expFloat32Go}} {
 		for n := 0; n <= 40; n++ {
 			a := xs[:n]
 			if n == 40 {

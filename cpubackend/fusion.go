@@ -263,9 +263,7 @@ func unaryChunk(op backends.OpType, dst, a []float32) {
 			dst[j] = float32(1.0 / math.Sqrt(float64(x)))
 		}
 	case backends.OpTypeExp:
-		for j, x := range a {
-			dst[j] = float32(math.Exp(float64(x)))
-		}
+		expFloat32(dst, a)
 	case backends.OpTypeLog:
 		for j, x := range a {
 			dst[j] = float32(math.Log(float64(x)))
