@@ -65,57 +65,23 @@ var pathOverride = ""
 // Fit trains a forest. The result depends only on the data and the options
 // (Seed included), not on Options.Threads.
 func Fit(ds Dataset, opt Options) (*Forest, error) {
-	opt, err := opt.withDefaults()
+	pr, err := Prepare(ds, opt)
 	if err != nil {
 		return nil, err
 	}
-	n, p := ds.Rows, ds.Cols
-	switch {
-	case n < 1 || p < 1:
-		return nil, fmt.Errorf("forest: need at least one row and one feature, got %d x %d", n, p)
-	case n >= 1<<31-1:
-		return nil, fmt.Errorf("forest: %d rows is too many", n)
-	case p >= 1<<16-1:
-		return nil, fmt.Errorf("forest: %d features is too many (at most %d)", p, 1<<16-2)
-	case len(ds.X) != n*p:
-		return nil, fmt.Errorf("forest: X has %d values, want rows*cols = %d", len(ds.X), n*p)
-	case len(ds.Y) != n:
-		return nil, fmt.Errorf("forest: Y has %d values, want %d", len(ds.Y), n)
-	case ds.Features != nil && len(ds.Features) != p:
-		return nil, fmt.Errorf("forest: %d feature names for %d features", len(ds.Features), p)
-	}
-	f := &Forest{Options: opt, Features: ds.Features, Target: ds.Target, NumFeatures: p, OOBScore: math.NaN()}
+	opt = pr.Options
+	n, p := pr.Rows, pr.Cols
+	f := pr.NewForest(opt.Trees)
 	b := &builder{n: n, p: p, seed: opt.Seed, maxDepth: opt.MaxDepth, minLeaf: opt.MinSamplesLeaf, minSplit: opt.MinSamplesSplit}
-	if b.k, err = opt.featuresPerNode(p); err != nil {
-		return nil, err
-	}
-	if opt.Task == Classification {
-		if f.Classes, b.cls, err = classLabels(ds.Y, ds.Classes); err != nil {
-			return nil, err
-		}
-		b.d = len(f.Classes)
-		b.entropy = opt.Criterion == Entropy
-	} else {
-		if b.yq, b.ymean, b.scale, err = fixedPoint(ds.Y); err != nil {
-			return nil, err
-		}
-		b.d = 1
-	}
+	b.k = pr.K
+	b.cls, b.yq = pr.Class, pr.YQ
+	b.d = pr.Outputs
+	b.entropy = opt.Task == Classification && opt.Criterion == Entropy
 	b.stride = 2 + b.d
-	if f.Binner, err = newBinner(ds.X, n, p, opt.Bins, opt.Threads); err != nil {
-		return nil, err
-	}
 	b.edges = f.Binner.Edges
-	b.xb = f.Binner.transform(ds.X, n, p, nil, opt.Threads)
-	b.nb = make([]int, p)
-	b.off = make([]int, p)
-	b.miss = make([]uint8, p)
-	for j := 0; j < p; j++ {
-		b.nb[j] = f.Binner.NumBins(j)
-		b.off[j] = b.entries
-		b.entries += b.nb[j] + 1
-		b.miss[j] = f.Binner.MissingCode(j)
-	}
+	b.prep = pr
+	b.xb = pr.Codes
+	b.nb, b.off, b.miss, b.entries = pr.NumBins, pr.Offsets, pr.MissCode, pr.Entries
 	// Path choice (costs per node of n rows, k of p features examined, B bins):
 	// dense histograms cost about p·n/2 to build and p·B to subtract, the
 	// rows path k·(n + B), the sorted path k·n + p·n. Dense pays when most
@@ -134,10 +100,7 @@ func Fit(ds Dataset, opt Options) (*Forest, error) {
 	case "sorted":
 		b.dense, b.sortAt = false, 1<<30
 	}
-	draws, err := opt.draws(n)
-	if err != nil {
-		return nil, err
-	}
+	draws := pr.Draws
 
 	// Reciprocals of every possible weight, for regressionScoreRec.
 	b.rec = make([]float64, draws+1)
@@ -176,23 +139,14 @@ func Fit(ds Dataset, opt Options) (*Forest, error) {
 					BootstrapCounts(opt.Seed, t, draws, wb.counts)
 				}
 				if inbag != nil {
-					mask := make([]uint64, (n+63)/64)
-					for i, c := range wb.counts {
-						if c > 0 {
-							mask[i/64] |= 1 << (i % 64)
-						}
-					}
-					inbag[t] = mask
+					inbag[t] = InBagMask(wb.counts)
 				}
 				wb.buildTree(t, &f.Trees[t])
 			}
 		}()
 	}
 	wg.Wait()
-	if opt.OOB {
-		f.computeOOB(b.xb, ds.Y, inbag, b.cls)
-	}
-	if f.pred, err = compile(f); err != nil {
+	if err := pr.Finish(f, inbag); err != nil {
 		return nil, err
 	}
 	return f, nil

@@ -52,9 +52,8 @@ type builder struct {
 	dense    bool // large nodes keep histograms of every feature (most features are examined)
 	sortAt   int  // nodes with at most this many rows (and no histogram) use the sorted path
 	seed     uint64
-	scale    float64
-	ymean    float64
 	edges    [][]float64
+	prep     *Prepared // node values (LeafValue), shared with the graph learner
 	maxDepth int
 	minLeaf  int
 	minSplit int
@@ -649,7 +648,7 @@ func (b *builder) isLeaf(depth, n int) bool {
 func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, buf int, tot []int64) int32 {
 	id := int32(len(b.nodes))
 	b.nodes = append(b.nodes, bnode{feature: -1, left: -1, right: -1, n: int32(tot[0]), w: tot[1]})
-	b.values = b.appendValue(b.values, tot)
+	b.values = b.prep.LeafValue(b.values, tot)
 	if b.isLeaf(depth, hi-lo) {
 		b.putHist(hist)
 		return id
@@ -771,18 +770,6 @@ func subtract(h, s []int64) {
 	for i := range h {
 		h[i] -= s[i]
 	}
-}
-
-// appendValue appends the node value for statistics tot.
-func (b *builder) appendValue(vals []float64, tot []int64) []float64 {
-	w := float64(tot[1])
-	if b.cls == nil {
-		return append(vals, float64(tot[2])/w/b.scale+b.ymean)
-	}
-	for _, s := range tot[2:b.stride] {
-		vals = append(vals, float64(s)/w)
-	}
-	return vals
 }
 
 // emit writes the grown tree into tr in breadth-first order.

@@ -63,6 +63,13 @@ type forestReport struct {
 	Model         string             `json:"model,omitempty"`
 	Options       forest.Options     `json:"options"`
 	FallbackNotes string             `json:"fallback,omitempty"`
+	// The graph learner (engine "graph"): compile time (fit_seconds
+	// excludes it), the largest histogram and scatter buffers of one graph
+	// execution, and the trees grown together.
+	CompileSecs      *float64 `json:"compile_seconds,omitempty"`
+	PeakHistBytes    int64    `json:"peak_histogram_bytes,omitempty"`
+	PeakScatterBytes int64    `json:"peak_scatter_bytes,omitempty"`
+	TreesPerBatch    int      `json:"trees_per_batch,omitempty"`
 }
 
 func newForestTrainCmd(g *globals) *cobra.Command {
@@ -77,7 +84,14 @@ out-of-bag score, and optionally saves the model.
 Without --test, an embedded data set is split 80/20 with a fixed seed
 (--holdout changes the fraction); a --train file is used whole unless
 --holdout is given. CSV files need a header row; the target is --target
-(default: the last column).`,
+(default: the last column).
+
+--device cpu (and auto without an accelerator) runs the native learner; go
+(simplego), gpu, tpu and xla:... grow the trees as GoMLX graphs on that
+device (package forest/forestgraph): the same trees node for node (the
+entropy criterion only on go, whose Log is Go's math.Log). The JSON report names the device and
+engine, and gives the graphs' compile time apart from fit_seconds and the
+peak histogram memory.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runForestTrain(cmd, g, &fl) },
 	}
@@ -205,37 +219,12 @@ func toForestData(d *data.Dataset) forest.Dataset {
 	return forest.Dataset{X: d.X, Y: d.Y, Rows: d.Rows, Cols: d.Cols, Features: d.FeatureNames, Target: d.TargetName, Classes: d.Classes}
 }
 
-// forestDevice resolves --device for the forest learner. The native learner
-// runs on "cpu"; tree growth as graphs is not built yet, so any other device
-// is refused with the reason, or replaced with --fallback. (`forest predict`
-// resolves its device with forestPredictTarget.)
-func forestDevice(cmd *cobra.Command, g *globals) (device.Device, string, error) {
-	spec, err := device.ParseSpec(g.device)
-	if err != nil {
-		return device.Device{}, "", err
-	}
-	if spec.Kind == device.Auto || spec.Kind == device.CPU {
-		res, err := device.Resolve(device.Spec{Kind: device.CPU, Index: device.AnyIndex}, device.Inventory{}, device.Options{})
-		if spec.Kind == device.Auto {
-			slog.Debug("forest: device auto chose cpu: the native learner is the forest learner of this build")
-		}
-		return res.Device, "", err
-	}
-	reason := fmt.Sprintf("device %s: the accelerator forest learner (tree growth as GoMLX graphs) is not built yet; only the native CPU learner trains forests (forest predict runs on graph devices)", spec)
-	if !g.fallback {
-		return device.Device{}, "", fmt.Errorf("forest: %w: %s (hint: use --device cpu, or --fallback)", device.ErrUnavailable, reason)
-	}
-	warn := fmt.Sprintf("warning: %s; falling back to cpu", reason)
-	fmt.Fprintln(cmd.ErrOrStderr(), warn)
-	res, err := device.Resolve(device.Spec{Kind: device.CPU, Index: device.AnyIndex}, device.Inventory{}, device.Options{})
-	return res.Device, warn, err
-}
-
 func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error {
-	dev, fallbackNote, err := forestDevice(cmd, g)
+	tgt, err := forestDeviceTarget(cmd, g, "forest train")
 	if err != nil {
 		return err
 	}
+	defer tgt.close()
 	task := forest.Task(fl.task)
 	if task == "" {
 		task = forest.Regression
@@ -259,11 +248,27 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 	if fl.trees < 1 {
 		return fmt.Errorf("forest train: --trees %d must be >= 1", fl.trees)
 	}
-	slog.Info("forest: training", "data", name, "rows", train.Rows, "features", train.Cols, "task", task, "trees", fl.trees, "device", dev.Name)
+	engine := "native"
+	if tgt.backend != nil {
+		engine = "graph"
+	}
+	slog.Info("forest: training", "data", name, "rows", train.Rows, "features", train.Cols, "task", task, "trees", fl.trees, "device", tgt.name, "engine", engine)
 	var f *forest.Forest
-	var runs []float64
+	var runs, compiles []float64
+	var grow *forestgraph.GrowReport
 	for range fl.repeats {
 		start := time.Now()
+		if tgt.backend != nil {
+			// The graph learner: the same trees as the native one, grown as
+			// GoMLX graphs on the device; compile time is reported apart.
+			f, grow, err = forestgraph.Fit(tgt.backend, toForestData(train), opt, forestgraph.GrowOptions{DeviceNum: tgt.dev.Index})
+			if err != nil {
+				return fmt.Errorf("forest train on %s: %w", tgt.name, err)
+			}
+			runs = append(runs, grow.RunSeconds)
+			compiles = append(compiles, grow.CompileSeconds)
+			continue
+		}
 		f, err = forest.Fit(toForestData(train), opt)
 		if err != nil {
 			return err
@@ -271,9 +276,15 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 		runs = append(runs, time.Since(start).Seconds())
 	}
 	rep := forestReport{
-		Device: dev.Name, Engine: string(dev.Kind), Task: string(task), Data: name, TrainRows: train.Rows,
+		Device: tgt.name, Engine: engine, Task: string(task), Data: name, TrainRows: train.Rows,
 		Features: train.Cols, Trees: len(f.Trees), Seed: fl.seed, Threads: f.Options.Threads,
-		FitSeconds: device.Median(runs), Options: f.Options, FallbackNotes: fallbackNote,
+		FitSeconds: device.Median(runs), Options: f.Options, FallbackNotes: tgt.note,
+	}
+	if grow != nil {
+		rep.CompileSecs = ptr(device.Median(compiles))
+		rep.PeakHistBytes = grow.PeakHistogramBytes
+		rep.PeakScatterBytes = grow.PeakScatterBytes
+		rep.TreesPerBatch = grow.TreesPerBatch
 	}
 	if len(runs) > 1 {
 		rep.FitRuns = runs
@@ -360,7 +371,11 @@ func printForestReport(w io.Writer, rep forestReport, f *forest.Forest) {
 	fmt.Fprintf(tw, "data\t%s (%d train rows, %d test rows, %d features)\n", rep.Data, rep.TrainRows, rep.TestRows, rep.Features)
 	fmt.Fprintf(tw, "device\t%s (%s)\n", rep.Device, rep.Engine)
 	fmt.Fprintf(tw, "forest\t%s, %d trees, %d nodes, deepest leaf %d\n", rep.Task, rep.Trees, rep.Nodes, rep.MaxDepth)
-	fmt.Fprintf(tw, "fit\t%.3f s (%d threads)\n", rep.FitSeconds, rep.Threads)
+	if rep.CompileSecs != nil {
+		fmt.Fprintf(tw, "fit\t%.3f s + %.3f s compiling graphs (%d trees per batch, peak histogram %d bytes)\n", rep.FitSeconds, *rep.CompileSecs, rep.TreesPerBatch, rep.PeakHistBytes)
+	} else {
+		fmt.Fprintf(tw, "fit\t%.3f s (%d threads)\n", rep.FitSeconds, rep.Threads)
+	}
 	if rep.PredictSecs != nil {
 		fmt.Fprintf(tw, "predict\t%.4f s for %d rows\n", *rep.PredictSecs, rep.TestRows)
 	}
@@ -418,7 +433,7 @@ the compile time apart from the prediction time.`,
 			if batchRows < 1 {
 				return fmt.Errorf("forest predict: --batch-rows %d must be >= 1", batchRows)
 			}
-			tgt, err := forestPredictTarget(cmd, g)
+			tgt, err := forestDeviceTarget(cmd, g, "forest predict")
 			if err != nil {
 				return err
 			}
@@ -606,12 +621,13 @@ type forestPredictReport struct {
 	PredictSecs float64  `json:"predict_seconds"`
 }
 
-// forestTarget is where `forest predict` runs: the native predictor
-// (backend nil) or the inference graph on a GoMLX backend.
+// forestTarget is where `forest train` or `forest predict` runs: the native
+// learner and predictor (backend nil) or graphs on a GoMLX backend.
 type forestTarget struct {
 	name    string           // the device actually used: "cpu", "go", "xla:cuda:0", ...
 	dev     device.Device    // the resolved device (graph path)
-	backend backends.Backend // nil for the native predictor
+	backend backends.Backend // nil for the native code
+	note    string           // the --fallback warning, if the device fell back
 }
 
 // close releases the backend, if any.
@@ -621,12 +637,13 @@ func (t forestTarget) close() {
 	}
 }
 
-// forestPredictTarget resolves --device for `forest predict`: cpu runs the
-// native predictor; go (simplego), gpu, tpu and xla:... run the inference
-// graph on that device; auto runs it on an accelerator when there is one
-// and the native predictor otherwise (on a CPU the native predictor is the
+// forestDeviceTarget resolves --device for `forest train` and `forest
+// predict` (what names the command in errors): cpu runs the native learner
+// and predictor; go (simplego), gpu, tpu and xla:... grow the trees / run
+// the inference graph on that device; auto uses an accelerator when there
+// is one and the native code otherwise (on a CPU the native code is the
 // faster). --fallback applies as for every command.
-func forestPredictTarget(cmd *cobra.Command, g *globals) (forestTarget, error) {
+func forestDeviceTarget(cmd *cobra.Command, g *globals, what string) (forestTarget, error) {
 	spec, err := device.ParseSpec(g.device)
 	if err != nil {
 		return forestTarget{}, err
@@ -636,14 +653,18 @@ func forestPredictTarget(cmd *cobra.Command, g *globals) (forestTarget, error) {
 	}
 	res, err := g.resolveDevice(cmd, device.Options{PreferNative: true})
 	if err != nil {
-		return forestTarget{}, fmt.Errorf("forest predict: %w", err)
+		return forestTarget{}, fmt.Errorf("%s: %w", what, err)
 	}
 	d := res.Device
+	note := ""
+	if res.FellBack {
+		note = res.Warning
+	}
 	if d.Kind == device.Native || (spec.Kind == device.Auto && !d.Accelerator()) {
 		if spec.Kind == device.Auto {
-			slog.Debug("forest: device auto chose the native predictor: no accelerator")
+			slog.Debug("forest: device auto chose the native code: no accelerator", "command", what)
 		}
-		return forestTarget{name: "cpu"}, nil
+		return forestTarget{name: "cpu", note: note}, nil
 	}
 	var b backends.Backend
 	if d.Kind == device.SimpleGo {
@@ -652,7 +673,7 @@ func forestPredictTarget(cmd *cobra.Command, g *globals) (forestTarget, error) {
 		b, err = device.Open(d)
 	}
 	if err != nil {
-		return forestTarget{}, fmt.Errorf("forest predict: %w", err)
+		return forestTarget{}, fmt.Errorf("%s: %w", what, err)
 	}
-	return forestTarget{name: d.Name, dev: d, backend: b}, nil
+	return forestTarget{name: d.Name, dev: d, backend: b, note: note}, nil
 }

@@ -126,10 +126,14 @@ func TestForestGraphDeviceErrors(t *testing.T) {
 	}
 	in := filepath.Join(dir, "in.csv")
 	writeForestInput(t, in, "diabetes", 5)
-	// Training on a graph device is refused with the reason (growth on graphs is not built).
-	_, _, err := run(t, "--device", "go", "forest", "train", "--dataset", "diabetes", "--trees", "2")
-	if err == nil || !errors.Is(err, device.ErrUnavailable) || !strings.Contains(err.Error(), "tree growth") {
-		t.Errorf("forest train --device go: err = %v", err)
+	// Invalid options are refused on a graph device as on the cpu, with the reason.
+	_, _, err := run(t, "--device", "go", "forest", "train", "--dataset", "digits", "--trees", "2", "--criterion", "squared_error")
+	if err == nil || !strings.Contains(err.Error(), "criterion") {
+		t.Errorf("forest train --device go --criterion squared_error (classification): err = %v", err)
+	}
+	// No GPU here: training there fails with the reason.
+	if _, _, err := run(t, "--device", "gpu", "forest", "train", "--dataset", "diabetes", "--trees", "2"); err == nil || !errors.Is(err, device.ErrUnavailable) {
+		t.Errorf("forest train --device gpu: err = %v", err)
 	}
 	// No GPU here: an explicit request fails with the reason.
 	if _, _, err := run(t, "--device", "gpu", "forest", "predict", "--model", model, "--data", in); err == nil {
@@ -150,5 +154,56 @@ func TestForestGraphDeviceErrors(t *testing.T) {
 	var rep forestPredictReport
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.Device != "cpu" || rep.Engine != "native" {
 		t.Errorf("auto: %v %s", err, stdout)
+	}
+}
+
+// TestForestTrainGraphDevice trains on the native learner and on the graph
+// learner (simplego): the JSON report names the device and engine, and the
+// saved models predict the same values on the native and graph predictors.
+func TestForestTrainGraphDevice(t *testing.T) {
+	dir := t.TempDir()
+	for _, dataset := range []string{"diabetes", "digits"} {
+		in := filepath.Join(dir, dataset+".csv")
+		writeForestInput(t, in, dataset, 100)
+		var preds []string
+		for _, dev := range []string{"cpu", "go"} {
+			model := filepath.Join(dir, dataset+"-"+dev+".gtf")
+			args := []string{"--json", "--device", dev, "forest", "train", "--dataset", dataset, "--trees", "3", "--max-depth", "5", "--seed", "4", "--save", model}
+			if dataset == "digits" {
+				args = append(args, "--criterion", "entropy") // simplego's Log is Go's math.Log
+			}
+			stdout, _, err := run(t, args...)
+			if err != nil {
+				t.Fatalf("%s: train on %s: %v", dataset, dev, err)
+			}
+			var rep forestReport
+			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+				t.Fatalf("%s on %s: bad JSON: %v\n%s", dataset, dev, err, stdout)
+			}
+			switch {
+			case rep.Device != dev || rep.Trees != 3 || rep.FitSeconds <= 0:
+				t.Errorf("%s on %s: report %s", dataset, dev, stdout)
+			case dev == "go" && (rep.Engine != "graph" || rep.CompileSecs == nil || *rep.CompileSecs <= 0 || rep.PeakHistBytes <= 0 || rep.TreesPerBatch < 1):
+				t.Errorf("%s on go: report lacks the graph fields: %s", dataset, stdout)
+			case dev == "cpu" && (rep.Engine != "native" || rep.CompileSecs != nil || rep.PeakHistBytes != 0):
+				t.Errorf("%s on cpu: report %s", dataset, stdout)
+			}
+			for _, pdev := range []string{"cpu", "go"} {
+				out := filepath.Join(dir, fmt.Sprintf("%s-%s-%s.csv", dataset, dev, pdev))
+				if _, _, err := run(t, "--device", pdev, "forest", "predict", "--model", model, "--data", in, "--out", out); err != nil {
+					t.Fatalf("%s: model trained on %s, predict on %s: %v", dataset, dev, pdev, err)
+				}
+				b, err := os.ReadFile(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				preds = append(preds, string(b))
+			}
+		}
+		for i := 1; i < len(preds); i++ {
+			if preds[i] != preds[0] {
+				t.Errorf("%s: predictions %d (trained on %s, predicted on %s) differ from the native ones", dataset, i, []string{"cpu", "go"}[i/2], []string{"cpu", "go"}[i%2])
+			}
+		}
 	}
 }

@@ -51,3 +51,53 @@ func BenchmarkPredict(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFit times growing a forest with the native learner and with the
+// graph learner on simplego, on the full embedded data sets: diabetes (442
+// rows, 10 features) and digits (1797 rows, 64 features). The graph fits
+// include compiling their graphs (a new grower per fit); compile-ms/op
+// and run-ms/op separate the two. The one-hot histograms are compared with
+// the scatter ones on smaller forests (they are several times slower).
+func BenchmarkFit(b *testing.B) {
+	be := openSimpleGo(b)
+	for _, set := range []struct {
+		name     string
+		task     forest.Task
+		trees    int
+		variants []string
+	}{
+		{"diabetes", forest.Regression, 100, []string{"native", "scatter"}},
+		{"digits", forest.Classification, 10, []string{"native", "scatter"}},
+		{"diabetes", forest.Regression, 20, []string{"scatter", "onehot"}},
+		{"digits", forest.Classification, 3, []string{"scatter", "onehot"}},
+	} {
+		ds := embedded(b, set.name)
+		opt := forest.Options{Task: set.task, Trees: set.trees, Seed: 1}
+		for _, v := range set.variants {
+			name := fmt.Sprintf("%s-%dtrees/%s", set.name, set.trees, v)
+			if v == "native" {
+				b.Run(name, func(b *testing.B) {
+					for b.Loop() {
+						if _, err := forest.Fit(ds, opt); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+				continue
+			}
+			b.Run(name+"-simplego", func(b *testing.B) {
+				var comp, run float64
+				for b.Loop() {
+					_, rep, err := Fit(be, ds, opt, GrowOptions{Histogram: Histogram(v)})
+					if err != nil {
+						b.Fatal(err)
+					}
+					comp += rep.CompileSeconds
+					run += rep.RunSeconds
+				}
+				b.ReportMetric(comp/float64(b.N)*1e3, "compile-ms/op")
+				b.ReportMetric(run/float64(b.N)*1e3, "run-ms/op")
+			})
+		}
+	}
+}

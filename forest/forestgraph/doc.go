@@ -13,8 +13,86 @@
 //   - Predictor is batch inference: a tensorised traversal of a fitted
 //     forest's trees whose predictions equal forest.Forest.PredictValues and
 //     Predict bit for bit.
+//   - Fit grows a whole forest as graphs, level by level, and returns the
+//     trees forest.Fit grows, node for node (Feature, Bin, Threshold,
+//     MissingLeft, Left, Value, Samples, Weight, Gain), for the same data
+//     and options (the entropy criterion on simplego only, see below).
 //
-// Growing trees on graphs (histograms and split search) is not built yet.
+// # Growing trees on graphs
+//
+// forest.Prepare does the host-side work both learners share (binning, the
+// fixed-point target, class labels). The bootstrap counts of a batch of
+// trees come from the Bootstrap graph. Then, per level, for the frontier
+// nodes of every tree of the batch (a flat axis of node slots, padded to a
+// power of two or 1.5 times one, and cut into chunks that fit
+// GrowOptions.MaxDeviceBytes), one graph execution:
+//
+//   - builds the histograms [stride, feature, bin position, slot] (the
+//     features in at most four groups of similar bin counts, every feature
+//     of a group padded to the group's widest) of the
+//     int64 statistics n (distinct rows), w (bootstrap weight) and the sums
+//     (Σ w·yq, or weighted class counts) with one int64 ScatterSum of three
+//     values per (tree, row, feature) — or, with OneHotHistogram, two float64
+//     contractions that stay exact (integers below 2^53, the regression
+//     sums split in 31-bit limbs);
+//   - takes prefix sums over the bins (a pair-wise scan, exact in int64),
+//     the missing-value statistics and the node totals;
+//   - marks the candidate splits as forest.Fit does (bins where a row of the
+//     node falls and a later one does too; MinSamplesLeaf on n on both
+//     sides; missing values right and, when the node has some, left), picks
+//     the first forest.Options.MaxFeatures non-constant features in the
+//     node's order by (forest.FeaturePriority>>16, j) (the keys are
+//     computed on the host from the node keys, forest.ChildKey), scores
+//     every candidate, and keeps the best with forest.Fit's tie-breaking
+//     (highest score, then lowest feature, lowest bin, missing right first)
+//     as the minimum of an integer candidate index among the maxima;
+//   - applies the gain test (gain > 1e-12·|parent proxy|) and the rule for
+//     missing values in a node that saw none (the heavier side, left on a
+//     tie).
+//
+// The host reads the decisions (a few numbers per node), applies the leaf
+// rules (MaxDepth, MinSamplesSplit, 2·MinSamplesLeaf on distinct rows),
+// computes node values as forest.Fit does and appends the children in
+// breadth-first order — the order forest.Fit emits; a second graph moves
+// each row to its child's slot for the next level. Shapes depend only on
+// the padded slot count, so a forest compiles a handful of graphs (cached
+// per shape), not one per level. GrowReport gives the compile time apart
+// from the rest and the peak histogram and scatter buffer sizes.
+//
+// # The grower's guarantee
+//
+// The trees are identical to forest.Fit's because every decision is taken
+// from the same integers by the same float64 expressions:
+//
+//   - Histograms, prefix sums and totals are int64 sums: exact, so the
+//     order of the additions (a GPU's atomics, a backend's reduction
+//     order) cannot matter.
+//   - Scores are float64 expressions of those integers, the ones the CPU
+//     learner uses: squared error float64(fl·fl)·(1/w) + float64(fr·fr)·
+//     (1/(tw−w)) with fl, fr converted from int64 (each product and the
+//     reciprocal rounded, then one addition); Gini float64(Σc²)/w with Σc²
+//     summed in int64; the parent's proxy float64(s·s)/w. Every operation
+//     is a separate, correctly rounded IEEE operation on simplego. On XLA
+//     this holds as long as XLA does not contract a multiply and an add
+//     into a fused multiply-add nor reassociate (no fast-math options, e.g.
+//     xla_cpu_enable_fast_math, and no FMA contraction of these float64
+//     expressions) and does not rewrite x·(1/w) into x/w or the reverse
+//     (an algebraic simplification that would change the rounding); none of
+//     this has been checked on a GPU here.
+//   - Ties are broken by integer candidate indices, and feature order by
+//     integer keys.
+//
+// Entropy (Σ c·ln c − w·ln w, the class terms added one after the other in
+// class order, as forest.Fit does) needs the backend's float64 Log to be
+// Go's math.Log. simplego's is (it calls math.Log per element) and the
+// tests show the same trees; on any other backend (XLA's Log is its own
+// approximation) Fit refuses entropy with an error.
+//
+// Histogram memory per execution is slots × Σ_groups features × b ×
+// stride × 8 bytes (b: a group's most bins plus the missing bin); the split
+// search keeps about eight arrays of that size. The scatter's buffers
+// take about trees × rows × features × 40 bytes (three int64 updates and
+// their int32 indices per (tree, row, feature)).
 //
 // # The predictor's guarantee
 //
@@ -62,4 +140,11 @@
 // fused gather and element-wise kernels, level after level; nothing runs
 // as a scatter or atomics (the bootstrap's counts are one integer
 // scatter-add, exact in any order).
+//
+// Growth on an XLA GPU: the histogram is the one scatter — an int64
+// ScatterSum that a GPU runs with atomic adds, exact in any order; the
+// prefix sums, scores and arg-max are element-wise operations, slices and
+// reductions over [features × bins × slots] that XLA fuses, and the row
+// moves are gathers. Each level is two executions plus a few numbers per
+// node to the host.
 package forestgraph
