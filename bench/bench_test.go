@@ -131,8 +131,8 @@ func TestSmallPresetOnCPUAndSimpleGo(t *testing.T) {
 	if r := got["matmul/go"]; !r.Available || !strings.HasPrefix(r.Parity, "within") && r.Parity != "identical" {
 		t.Errorf("matmul on simplego: %+v", r)
 	}
-	if r := got["forest-fit/go"]; r.Available || !strings.Contains(r.Reason, "graph learner") {
-		t.Errorf("forest-fit on simplego should be unavailable with the reason: %+v", r)
+	if r := got["forest-fit/go"]; !r.Available || r.Parity != "identical" {
+		t.Errorf("forest-fit on simplego should grow the CPU learner's trees (identical predictions): %+v", r)
 	}
 	if r := got["forest-predict/go"]; !r.Available || r.Parity != "identical" {
 		t.Errorf("forest-predict on simplego should give the CPU predictor's bits: %+v", r)

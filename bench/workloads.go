@@ -160,7 +160,23 @@ func (w *forestWorkload) Unit() string {
 
 func (w *forestWorkload) Runner(d device.Device) (func() (Output, error), func(), error) {
 	if d.Kind != device.Native && !w.predict {
-		return nil, nil, fmt.Errorf("%w: growing forests on %s needs the GoMLX graph learner, which this build does not have yet (prediction runs as graphs)", ErrUnsupported, d.Name)
+		// The graph learner (forest/forestgraph) grows the same trees on d;
+		// the output is the fitted forest's predictions, as on the CPU.
+		backend, err := device.Open(d)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		}
+		return func() (Output, error) {
+			f, _, err := forestgraph.Fit(backend, w.train, w.opt, forestgraph.GrowOptions{DeviceNum: d.Index})
+			if err != nil {
+				return Output{}, err
+			}
+			p, err := f.Predict(w.test.X, w.test.Rows)
+			if err != nil {
+				return Output{}, err
+			}
+			return Output{Values: p, Items: float64(len(f.Trees))}, nil
+		}, backend.Finalize, nil
 	}
 	if w.predict && w.model == nil {
 		m, err := forest.Fit(w.train, w.opt)
