@@ -34,6 +34,7 @@ type Bootstrap struct {
 	backend  backends.Backend
 	n, draws int
 	trees    int
+	device   int
 	exec     *graph.Exec
 }
 
@@ -53,6 +54,18 @@ func NewBootstrap(backend backends.Backend, n, draws, trees int) (*Bootstrap, er
 		return nil, fmt.Errorf("forestgraph: bootstrap: %d trees × %d rows (%d draws) is too large for one graph; use fewer trees per batch", trees, n, draws)
 	}
 	return &Bootstrap{backend: backend, n: n, draws: draws, trees: trees}, nil
+}
+
+// UseDevice makes later executions run on the backend's device d (0 by
+// default).
+func (b *Bootstrap) UseDevice(d int) error {
+	if d < 0 {
+		return fmt.Errorf("forestgraph: bootstrap: device %d, want >= 0", d)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.device = d
+	return nil
 }
 
 // Close releases the compiled graph; the backend stays open.
@@ -142,7 +155,8 @@ func (b *Bootstrap) run(seed uint64, idx []uint64) (counts []int32, err error) {
 			counts, err = nil, fmt.Errorf("forestgraph: bootstrap on %s: %v", b.backend.Name(), r)
 		}
 	}()
-	outs, err := b.exec.Exec(tensors.FromScalar(seed), tensors.FromFlatDataAndDimensions(idx, len(idx)))
+	// ExecOnDevice ignores its device in GoMLX v0.26; ExecWithGraphOnDevice does not.
+	outs, _, err := b.exec.ExecWithGraphOnDevice(backends.DeviceNum(b.device), tensors.FromScalar(seed), tensors.FromFlatDataAndDimensions(idx, len(idx)))
 	if err != nil {
 		return nil, fmt.Errorf("forestgraph: bootstrap on %s: %w", b.backend.Name(), err)
 	}

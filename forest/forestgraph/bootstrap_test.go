@@ -105,3 +105,33 @@ func TestBootstrapCountsHelperAndErrors(t *testing.T) {
 		t.Error("negative tree index accepted")
 	}
 }
+
+// TestBootstrapDevice runs the bootstrap on an explicit device (simplego has
+// only device 0) and refuses a negative one.
+func TestBootstrapDevice(t *testing.T) {
+	b := openSimpleGo(t)
+	bs, err := NewBootstrap(b, 7, 7, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bs.Close()
+	if err := bs.UseDevice(-1); err == nil {
+		t.Error("device -1 accepted")
+	}
+	if err := bs.UseDevice(0); err != nil {
+		t.Fatal(err)
+	}
+	got, err := bs.Counts(3, []int{0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]int32, 7)
+	for ti := range 2 {
+		forest.BootstrapCounts(3, ti, 7, want)
+		for i, c := range want {
+			if got[ti*7+i] != c {
+				t.Fatalf("tree %d row %d: %d, want %d", ti, i, got[ti*7+i], c)
+			}
+		}
+	}
+}

@@ -50,8 +50,8 @@ type GrowOptions struct {
 	MaxDeviceBytes int64
 	// Histogram picks the histogram construction; "" is ScatterHistogram.
 	Histogram Histogram
-	// DeviceNum is the backend's device the growth graphs run on (default
-	// 0; the bootstrap graph runs on device 0).
+	// DeviceNum is the backend's device the growth and bootstrap graphs
+	// run on (default 0).
 	DeviceNum int
 }
 
@@ -333,6 +333,9 @@ func newGrower(backend backends.Backend, pr *forest.Prepared, gopt GrowOptions) 
 	var err error
 	if !g.opt.NoBootstrap {
 		if g.boot, err = NewBootstrap(backend, g.n, g.pr.Draws, g.trees); err != nil {
+			return nil, err
+		}
+		if err = g.boot.UseDevice(g.device); err != nil {
 			return nil, err
 		}
 	}
