@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -244,6 +245,15 @@ func TestPrecisionOnSimpleGo(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("%s: %s, %v; want %s", tc.in, got, err, tc.want)
 		}
+	}
+	// bf16-mixed on a pure-Go backend warns that it is slower than float32.
+	var logs bytes.Buffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	_, _ = ResolvePrecision(PrecisionBF16Mixed, b, false)
+	slog.SetDefault(prev)
+	if !strings.Contains(logs.String(), "slower than float32") {
+		t.Errorf("no warning that bf16-mixed is slow on %s: %q", b.Name(), logs.String())
 	}
 	_, err := New(b, testConfig(func(c *Config) { c.Precision = Precision16Mixed }), mlp, losses.MeanSquaredError, synthData(t, 64, false))
 	if err == nil || !strings.Contains(err.Error(), "--precision 16-mixed") || !strings.Contains(err.Error(), "no float16") {

@@ -15,6 +15,7 @@ package train
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"strings"
 	"time"
@@ -323,6 +324,12 @@ func ResolvePrecision(p Precision, b backends.Backend, accelerator bool) (Precis
 	case PrecisionBF16Mixed:
 		if !supports(dtypes.BFloat16) {
 			return "", fmt.Errorf("--precision bf16-mixed: backend %q has no bfloat16 support; use --precision 32", name)
+		}
+		if IsPureGo(b) {
+			// Honest about the cost: the pure-Go backends have no bfloat16
+			// kernels (products are widened to float32, element-wise
+			// bfloat16 operations convert per element).
+			slog.Warn("--precision bf16-mixed on a pure-Go CPU backend is slower than float32 here (no bfloat16 kernels: about half the float32 step speed on gotrain's cpu backend); use --precision 32 for speed", "backend", name)
 		}
 	}
 	return p, nil
