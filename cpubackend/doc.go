@@ -31,7 +31,7 @@ package cpubackend
 //     in Go and 4-5x faster again with AVX-512;
 //   - fused programs, unfused float32 Add, Sub, Mul and Div of same-size
 //     or one-element operands (vecops_exec.go) and row sums of reductions
-//     run float32 Add, Sub, Mul and Div (and fused Sqrt) with AVX-512 loops
+//     run float32 Add, Sub, Mul and Div (and Sqrt and Sign) with AVX-512 loops
 //     (vecops_amd64.s, written by gen_vecops.go), the same IEEE operations
 //     as the Go loops (tested bit for bit, specials included);
 //   - DotGenerals that multiply the same rhs node (a recurrent weight at

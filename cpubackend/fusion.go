@@ -411,7 +411,9 @@ func binaryChunk(op backends.OpType, dst, a []float32, as float32, aScalar bool,
 // (ReLU gradients) would mispredict half of the time.
 func signFloat32(dst, a []float32) {
 	a = a[:len(dst)]
-	for j, x := range a {
+	k := vecSign(dst, a) // the same bits, 16 lanes at a time with AVX-512
+	for j, x := range a[k:] {
+		j += k
 		b := math.Float32bits(x)
 		r := b&0x80000000 | 0x3f800000 // ±1
 		if (b&0x7fffffff)-1 >= 0x7f800000 {

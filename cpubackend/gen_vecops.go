@@ -2,7 +2,7 @@
 
 // gen_vecops writes vecops_amd64.s: AVX-512 loops for the fused programs'
 // float32 Add, Sub, Mul and Div (fusion.go), over two vectors or a vector
-// and a broadcast scalar, and Sqrt. Each is the IEEE operation of the Go loop it
+// and a broadcast scalar, Sqrt and Sign. Each is the IEEE operation of the Go loop it
 // replaces, sixteen lanes at a time, so the results are the same bits.
 //
 //	go run gen_vecops.go
@@ -82,6 +82,40 @@ func main() {
 	p("\tADDQ $64, DI")
 	p("\tSUBQ $16, CX")
 	p("\tJNZ sqrtVLoop")
+	p("\tVZEROUPPER")
+	p("\tRET")
+	// signV: dst = −1, 0 or +1 as a is negative, zero (or NaN) or positive,
+	// from the bits as signFloat32's Go loop computes it: sign|1.0 unless
+	// (bits&0x7fffffff)−1, unsigned, is at least 0x7f800000 (±0 wraps; NaN).
+	p("")
+	p("// func signV(dst, a *float32, n int)")
+	p("TEXT ·signV(SB), NOSPLIT, $0-24")
+	p("\tMOVQ dst+0(FP), DI")
+	p("\tMOVQ a+8(FP), SI")
+	p("\tMOVQ n+16(FP), CX")
+	p("\tMOVL $0x7fffffff, AX")
+	p("\tVPBROADCASTD AX, Z3")
+	p("\tMOVL $0x80000000, AX")
+	p("\tVPBROADCASTD AX, Z4")
+	p("\tMOVL $0x3f800000, AX")
+	p("\tVPBROADCASTD AX, Z5")
+	p("\tMOVL $0x7f800000, AX")
+	p("\tVPBROADCASTD AX, Z6")
+	p("\tMOVL $1, AX")
+	p("\tVPBROADCASTD AX, Z7")
+	p("signVLoop:")
+	p("\tVMOVDQU32 (SI), Z0")
+	p("\tVPANDD Z3, Z0, Z1")
+	p("\tVPSUBD Z7, Z1, Z1")
+	p("\tVPCMPUD $1, Z6, Z1, K1") // K1: (|bits| − 1) <u 0x7f800000
+	p("\tVPANDD Z4, Z0, Z2")
+	p("\tVPORD Z5, Z2, Z2")
+	p("\tVMOVDQU32.Z Z2, K1, Z2")
+	p("\tVMOVDQU32 Z2, (DI)")
+	p("\tADDQ $64, SI")
+	p("\tADDQ $64, DI")
+	p("\tSUBQ $16, CX")
+	p("\tJNZ signVLoop")
 	p("\tVZEROUPPER")
 	p("\tRET")
 	if err := os.WriteFile("vecops_amd64.s", out.Bytes(), 0o644); err != nil {

@@ -63,6 +63,21 @@ func vecSqrt(dst, a []float32) int {
 	return k
 }
 
+//go:noescape
+func signV(dst, a *float32, n int)
+
+// vecSign computes the first k = len(dst) rounded down to 16 elements of
+// dst = sign(a) (signFloat32's bits) with AVX-512 and returns k (0 without
+// AVX-512).
+func vecSign(dst, a []float32) int {
+	k := len(dst) &^ 15
+	if !hasVecAVX512 || k == 0 {
+		return 0
+	}
+	signV(&dst[0], &a[0], k)
+	return k
+}
+
 // hasVecAVX512 tells whether the CPU runs the AVX-512 loops; tests turn it
 // off to compare with the Go loops.
 var hasVecAVX512 = cpu.X86.HasAVX512F

@@ -14,3 +14,6 @@ func vecBinary(op backends.OpType, dst, a []float32, as *float32, aScalar bool, 
 
 // vecSqrt has no vector loop here: it computes nothing and returns 0.
 func vecSqrt(dst, a []float32) int { return 0 }
+
+// vecSign has no vector loop here: it computes nothing and returns 0.
+func vecSign(dst, a []float32) int { return 0 }
