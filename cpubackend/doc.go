@@ -29,11 +29,12 @@ package cpubackend
 //     (fastmath_amd64.s, the Go loop's bits): within one unit in the last
 //     place of simplego's float64-math results (tested), about 2.5x faster
 //     in Go and 4-5x faster again with AVX-512;
-//   - fused programs, unfused float32 Add, Sub, Mul and Div of same-size
+//   - fused programs, unfused float32 element-wise operations of same-size
 //     or one-element operands (vecops_exec.go) and row sums of reductions
-//     run float32 Add, Sub, Mul and Div (and Sqrt and Sign) with AVX-512 loops
-//     (vecops_amd64.s, written by gen_vecops.go), the same IEEE operations
-//     as the Go loops (tested bit for bit, specials included);
+//     run Add, Sub, Mul, Div, Max, Min, Sqrt and Sign with AVX-512 loops
+//     (vecops_amd64.s, written by gen_vecops.go): the same IEEE operations
+//     as the Go loops, tested bit for bit with specials (Max and Min give
+//     a NaN where Go does, whose payload Go leaves open);
 //   - DotGenerals that multiply the same rhs node (a recurrent weight at
 //     every step) read one packing of it per execution
 //     (dotgeneral_packed.go, gemm.PackB/SgemmPackedB: the same bits);

@@ -2,7 +2,7 @@
 
 // gen_vecops writes vecops_amd64.s: AVX-512 loops for the fused programs'
 // float32 Add, Sub, Mul and Div (fusion.go), over two vectors or a vector
-// and a broadcast scalar, Sqrt and Sign. Each is the IEEE operation of the Go loop it
+// and a broadcast scalar, Max and Min (Go's semantics), Sqrt and Sign. Each is the IEEE operation of the Go loop it
 // replaces, sixteen lanes at a time, so the results are the same bits.
 //
 //	go run gen_vecops.go
@@ -60,6 +60,58 @@ func main() {
 				p("\tADDQ $64, DX")
 			}
 			p("\tVMOVUPS Z0, (DI)")
+			p("\tADDQ $64, DI")
+			p("\tSUBQ $16, CX")
+			p("\tJNZ %sLoop", name)
+			p("\tVZEROUPPER")
+			p("\tRET")
+		}
+	}
+	// Max and Min with Go's semantics (runtime fmax/fmin): y if y is NaN or
+	// y beats x; else x, except that two zeros give x&y (max: +0 unless both
+	// are −0) or x|y (min: −0 if either is).
+	for _, op := range []struct{ name, pred, bits string }{{"max", "$0x1E", "VPANDD"}, {"min", "$0x11", "VPORD"}} {
+		for _, mode := range []string{"VV", "VS", "SV"} {
+			name := op.name + mode
+			x, y := "Z0", "Z2"
+			switch mode {
+			case "VS":
+				y = "Z1"
+			case "SV":
+				x = "Z1"
+			}
+			p("")
+			p("// func %s(dst, a, b *float32, n int)", name)
+			p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+			p("\tMOVQ dst+0(FP), DI")
+			p("\tMOVQ a+8(FP), SI")
+			p("\tMOVQ b+16(FP), DX")
+			p("\tMOVQ n+24(FP), CX")
+			p("\tVPXORD Z8, Z8, Z8")
+			switch mode {
+			case "VS":
+				p("\tVBROADCASTSS (DX), Z1")
+			case "SV":
+				p("\tVBROADCASTSS (SI), Z1")
+			}
+			p("%sLoop:", name)
+			if mode != "SV" {
+				p("\tVMOVUPS (SI), Z0")
+				p("\tADDQ $64, SI")
+			}
+			if mode != "VS" {
+				p("\tVMOVUPS (DX), Z2")
+				p("\tADDQ $64, DX")
+			}
+			p("\tVCMPPS $0x00, Z8, %s, K2", x)          // x == 0
+			p("\tVCMPPS $0x00, Z8, %s, K2, K4", y)      // and y == 0
+			p("\tVMOVAPS %s, Z3", x)                    // r = x
+			p("\t%s %s, %s, K4, Z3", op.bits, y, x)     // two zeros: x&y or x|y
+			p("\tVCMPPS %s, %s, %s, K3", op.pred, x, y) // y > x (max) or y < x (min)
+			p("\tVMOVAPS %s, K3, Z3", y)
+			p("\tVCMPPS $0x03, %s, %s, K1", y, y) // y is NaN
+			p("\tVMOVAPS %s, K1, Z3", y)
+			p("\tVMOVUPS Z3, (DI)")
 			p("\tADDQ $64, DI")
 			p("\tSUBQ $16, CX")
 			p("\tJNZ %sLoop", name)

@@ -50,6 +50,24 @@ func divVS(dst, a, b *float32, n int)
 func divSV(dst, a, b *float32, n int)
 
 //go:noescape
+func maxVV(dst, a, b *float32, n int)
+
+//go:noescape
+func maxVS(dst, a, b *float32, n int)
+
+//go:noescape
+func maxSV(dst, a, b *float32, n int)
+
+//go:noescape
+func minVV(dst, a, b *float32, n int)
+
+//go:noescape
+func minVS(dst, a, b *float32, n int)
+
+//go:noescape
+func minSV(dst, a, b *float32, n int)
+
+//go:noescape
 func sqrtV(dst, a *float32, n int)
 
 // vecSqrt computes the first k = len(dst) rounded down to 16 elements of
@@ -89,6 +107,8 @@ var vecLoops = map[backends.OpType][3]func(dst, a, b *float32, n int){
 	backends.OpTypeSub: {subVV, subVS, subSV},
 	backends.OpTypeMul: {mulVV, mulVS, mulSV},
 	backends.OpTypeDiv: {divVV, divVS, divSV},
+	backends.OpTypeMax: {maxVV, maxVS, maxSV},
+	backends.OpTypeMin: {minVV, minVS, minSV},
 }
 
 // vecBinary computes the first k = len(dst) rounded down to 16 elements of

@@ -5,15 +5,17 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 )
 
-// Unfused float32 Add, Sub, Mul and Div of operands of the output's size (or
+// Unfused float32 Add, Sub, Mul, Div, Max and Min of operands of the output's size (or
 // one element) run through binaryChunk, the fused programs' loops, whose
-// AVX-512 loops (vecops_amd64.s) give the bits of simplego's Go loops.
+// AVX-512 loops (vecops_amd64.s) give the bits of simplego's Go loops (for
+// Max and Min, any NaN where Go gives a NaN: Go leaves its payload open).
 // Other dtypes and shapes keep simplego's executors.
 
 func init() {
 	for op, generic := range map[backends.OpType]nodeExecutor{
 		backends.OpTypeAdd: execAdd, backends.OpTypeSub: execSub,
 		backends.OpTypeMul: execMul, backends.OpTypeDiv: execDiv,
+		backends.OpTypeMax: execMax, backends.OpTypeMin: execMin,
 	} {
 		setNodeExecutor(op, priorityArch, vecBinaryExecutor(op, generic))
 	}

@@ -9,14 +9,15 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 )
 
-// TestUnfusedBinaryMatchesSimpleGo runs unfused float32 Add, Sub, Mul and
-// Div (vector-vector, vector-scalar, scalar-vector, odd lengths, special
+// TestUnfusedBinaryMatchesSimpleGo runs unfused float32 Add, Sub, Mul, Div,
+// Max and Min (vector-vector, vector-scalar, scalar-vector, odd lengths, special
 // values) on this backend and on GoMLX's simplego: the same bits.
 func TestUnfusedBinaryMatchesSimpleGo(t *testing.T) {
 	fn := func(x, y, s *graph.Node) []*graph.Node {
 		return []*graph.Node{
 			graph.Add(x, y), graph.Sub(x, y), graph.Mul(x, y), graph.Div(x, y),
 			graph.Add(x, s), graph.Sub(x, s), graph.Mul(s, x), graph.Div(s, y),
+			graph.Max(x, y), graph.Min(x, y), graph.Max(x, s), graph.Min(s, y),
 		}
 	}
 	run := func(cfgBackend string, n int) [][]float32 {
