@@ -61,8 +61,10 @@ func execReduceFast(backend *Backend, node *Node, operand *Buffer, axes []int) (
 		for r := range red {
 			row := block[r*inner : (r+1)*inner]
 			if isMax {
-				for i, v := range row {
-					d[i] = max(d[i], v)
+				// Go's max, 16 lanes at a time where AVX-512 is.
+				k := vecBinary(backends.OpTypeMax, d, d, nil, false, row, nil, false)
+				for i, v := range row[k:] {
+					d[k+i] = max(d[k+i], v)
 				}
 			} else {
 				// The same additions, 16 lanes at a time where AVX-512 is.
@@ -96,6 +98,23 @@ func sum4(x []float32) float32 {
 // (starting from the lowest float32; a NaN propagates through max).
 func maxOf(x []float32, lowest float32) float32 {
 	m := lowest
+	if len(x) >= 32 && hasVecAVX512 {
+		// Sixteen running maxima, then their maximum: max is associative and
+		// commutative (two zeros give +0 unless both are −0; a NaN gives a
+		// NaN), so the order does not change the result.
+		var acc [16]float32
+		for i := range acc {
+			acc[i] = lowest
+		}
+		k := len(x) &^ 15
+		for o := 0; o < k; o += 16 {
+			vecBinary(backends.OpTypeMax, acc[:], acc[:], nil, false, x[o:o+16], nil, false)
+		}
+		for _, v := range acc {
+			m = max(m, v)
+		}
+		x = x[k:]
+	}
 	for _, v := range x {
 		m = max(m, v)
 	}

@@ -109,3 +109,33 @@ func TestVecSignMatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxOfMatchesLoop compares the vectorised maximum of a row with Go's
+// max applied in order, on signed zeros, infinities and NaNs.
+func TestMaxOfMatchesLoop(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 7))
+	lowest := float32(-math.MaxFloat32)
+	specials := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), lowest}
+	for trial := 0; trial < 2000; trial++ {
+		n := 1 + r.IntN(100)
+		x := make([]float32, n)
+		for i := range x {
+			switch r.IntN(10) {
+			case 0:
+				x[i] = specials[r.IntN(len(specials))]
+			case 1:
+				x[i] = float32(math.Copysign(0, -1))
+			default:
+				x[i] = float32(-r.Float64() * 10)
+			}
+		}
+		want := lowest
+		for _, v := range x {
+			want = max(want, v)
+		}
+		got := maxOf(x, lowest)
+		if math.IsNaN(float64(want)) != math.IsNaN(float64(got)) || (!math.IsNaN(float64(want)) && math.Float32bits(got) != math.Float32bits(want)) {
+			t.Fatalf("max of %v = %g, in-order loop %g", x, got, want)
+		}
+	}
+}
