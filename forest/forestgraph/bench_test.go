@@ -54,49 +54,70 @@ func BenchmarkPredict(b *testing.B) {
 
 // BenchmarkFit times growing a forest with the native learner and with the
 // graph learner on simplego, on the full embedded data sets: diabetes (442
-// rows, 10 features) and digits (1797 rows, 64 features). The graph fits
-// include compiling their graphs (a new grower per fit); compile-ms/op
-// and run-ms/op separate the two. The one-hot histograms are compared with
-// the scatter ones on smaller forests (they are several times slower).
+// rows, 10 features) and digits (1797 rows, 64 features), and a deeper
+// synthetic regression forest (4000 rows, 8 features). The graph fits
+// include compiling their graphs (a new grower per fit); compile-ms/op and
+// run-ms/op separate the two. Variants: "subtract" (scatter histograms with
+// the parent-minus-sibling trick), "compact" (only the rows of frontier
+// nodes scattered, no subtraction), "full" (every (tree, row) scattered
+// per chunk) and "onehot" (compared on smaller forests; it is
+// several times slower).
 func BenchmarkFit(b *testing.B) {
 	be := openSimpleGo(b)
+	deep := synthetic(4000, 8, false, 21)
 	for _, set := range []struct {
 		name     string
+		ds       forest.Dataset
 		task     forest.Task
 		trees    int
 		variants []string
 	}{
-		{"diabetes", forest.Regression, 100, []string{"native", "scatter"}},
-		{"digits", forest.Classification, 10, []string{"native", "scatter"}},
-		{"diabetes", forest.Regression, 20, []string{"scatter", "onehot"}},
-		{"digits", forest.Classification, 3, []string{"scatter", "onehot"}},
+		{"diabetes", embedded(b, "diabetes"), forest.Regression, 100, []string{"native", "subtract", "compact", "full"}},
+		{"digits", embedded(b, "digits"), forest.Classification, 10, []string{"native", "subtract", "compact", "full"}},
+		{"deep-synthetic", deep, forest.Regression, 10, []string{"native", "subtract", "compact", "full"}},
+		{"diabetes", embedded(b, "diabetes"), forest.Regression, 20, []string{"subtract", "compact", "full", "onehot"}},
+		{"digits", embedded(b, "digits"), forest.Classification, 3, []string{"subtract", "compact", "full", "onehot"}},
 	} {
-		ds := embedded(b, set.name)
 		opt := forest.Options{Task: set.task, Trees: set.trees, Seed: 1}
 		for _, v := range set.variants {
 			name := fmt.Sprintf("%s-%dtrees/%s", set.name, set.trees, v)
 			if v == "native" {
 				b.Run(name, func(b *testing.B) {
 					for b.Loop() {
-						if _, err := forest.Fit(ds, opt); err != nil {
+						if _, err := forest.Fit(set.ds, opt); err != nil {
 							b.Fatal(err)
 						}
 					}
 				})
 				continue
 			}
+			gopt := GrowOptions{Subtract: SubtractOn}
+			switch v {
+			case "compact":
+				gopt.Subtract = SubtractCompact
+			case "full":
+				gopt.Subtract = SubtractOff
+			case "onehot":
+				gopt = GrowOptions{Histogram: OneHotHistogram}
+			}
 			b.Run(name+"-simplego", func(b *testing.B) {
 				var comp, run float64
+				var rows int64
+				var compiles int
 				for b.Loop() {
-					_, rep, err := Fit(be, ds, opt, GrowOptions{Histogram: Histogram(v)})
+					_, rep, err := Fit(be, set.ds, opt, gopt)
 					if err != nil {
 						b.Fatal(err)
 					}
 					comp += rep.CompileSeconds
 					run += rep.RunSeconds
+					rows += rep.ScatterRows
+					compiles += rep.Compiles
 				}
 				b.ReportMetric(comp/float64(b.N)*1e3, "compile-ms/op")
 				b.ReportMetric(run/float64(b.N)*1e3, "run-ms/op")
+				b.ReportMetric(float64(rows)/float64(b.N), "scatter-rows/op")
+				b.ReportMetric(float64(compiles)/float64(b.N), "compiles/op")
 			})
 		}
 	}

@@ -59,6 +59,25 @@
 // per shape), not one per level. GrowReport gives the compile time apart
 // from the rest and the peak histogram and scatter buffer sizes.
 //
+// Which rows the scatter walks is GrowOptions.Subtract. SubtractOff walks
+// every (tree, row) of the batch per chunk, rows in leaves and out of the
+// bag adding zeros. SubtractCompact (the default) reads each row's slot
+// back after the move and gives the graph the list of (tree, row) entries
+// in the chunk's nodes, padded to a power of two or 1.5 times one (at most
+// trees × rows; padding adds zeros at entry 0). SubtractOn is the
+// parent-minus-sibling trick on top of that list: of two sibling frontier
+// nodes only the one with fewer distinct rows (the left one on a tie, as
+// forest.Fit) is scattered, and the other's histogram is its parent's, kept
+// on the device from the previous level as an output [slots, stride·E],
+// minus the sibling's — int64, so exact. A level's histograms are kept
+// when they fit an eighth of MaxDeviceBytes; a node is derived when its
+// sibling is in the same chunk and its parent in the kept chunk the most
+// derivable nodes of the chunk use; the others are scattered.
+// GrowReport.ScatterRows and DerivedNodes count the work. All three give
+// the same trees; on simplego the subtraction's histogram-sized gathers and
+// transposes cost more than the scatter it saves, so the compacted list
+// without it is the default (docs/BENCHMARKS.md).
+//
 // # The grower's guarantee
 //
 // The trees are identical to forest.Fit's because every decision is taken

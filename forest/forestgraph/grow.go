@@ -53,6 +53,10 @@ type GrowOptions struct {
 	// DeviceNum is the backend's device the growth and bootstrap graphs
 	// run on (default 0).
 	DeviceNum int
+	// Subtract picks the parent-minus-sibling trick for the scatter
+	// histograms (SubtractOn, SubtractOff); "" is DefaultSubtract. It is
+	// not available with OneHotHistogram (there "" means off).
+	Subtract Subtract
 }
 
 // GrowReport describes a graph fit.
@@ -83,6 +87,14 @@ type GrowReport struct {
 	// updates and their int32 indices per (tree, row, feature)); for the
 	// one-hot variant the (row, bin) indicator and the row statistics.
 	PeakScatterBytes int64
+	// ScatterRows is the number of (tree, row) entries the histogram
+	// scatters walk, summed over the split executions and padding included
+	// (each adds three values per feature): trees × rows per execution
+	// without the subtraction, the compacted list with it.
+	ScatterRows int64
+	// DerivedNodes counts the frontier nodes whose histograms were computed
+	// as the parent's minus the sibling's (the subtraction mode).
+	DerivedNodes int
 }
 
 // Fit grows a forest as GoMLX graphs on backend: bootstrap counts, then,
@@ -142,6 +154,8 @@ type grower struct {
 	pr      *forest.Prepared
 	opt     forest.Options
 	hist    Histogram
+	sub     bool // the parent-minus-sibling trick
+	compact bool // the compacted row list (SubtractOn or SubtractCompact)
 	device  int
 	n, p    int
 	b       int // the most positions of a feature: real bins + 1 (missing last)
@@ -153,10 +167,15 @@ type grower struct {
 	q       int     // stride
 	trees   int     // tree axis
 	maxNc   int     // most node slots per execution
-	rep     GrowReport
+	// keepBytes bounds the histograms of one level kept for the next
+	// (subtraction mode).
+	keepBytes int64
+	rep       GrowReport
 
 	boot     *Bootstrap
 	split    *graph.Exec
+	splitSub *graph.Exec
+	splitCmp *graph.Exec
 	move     *graph.Exec
 	compiled map[string]bool
 
@@ -165,6 +184,7 @@ type grower struct {
 	codes    *tensors.Tensor // [n·p] int32: code
 	target   *tensors.Tensor // [n] int64 yq, or [n] int32 class
 	onehot   *tensors.Tensor // [n, E] float64 code indicator (one-hot variant)
+	noParent *tensors.Tensor // [1, q·E] int64 zeros: the parent input when none is kept
 }
 
 // maxGroups is the most feature groups of different widths.
@@ -280,6 +300,23 @@ func newGrower(backend backends.Backend, pr *forest.Prepared, gopt GrowOptions) 
 	default:
 		return nil, fmt.Errorf("forestgraph: fit: unknown histogram %q (want scatter or onehot)", gopt.Histogram)
 	}
+	mode := gopt.Subtract
+	switch mode {
+	case "":
+		mode = SubtractOff
+		if g.hist == ScatterHistogram {
+			mode = DefaultSubtract
+		}
+	case SubtractOn, SubtractCompact:
+		if g.hist != ScatterHistogram {
+			return nil, fmt.Errorf("forestgraph: fit: subtract %q needs the scatter histogram, not %q", gopt.Subtract, g.hist)
+		}
+	case SubtractOff:
+	default:
+		return nil, fmt.Errorf("forestgraph: fit: unknown subtract mode %q (want on, compact or off)", gopt.Subtract)
+	}
+	g.sub = mode == SubtractOn
+	g.compact = mode == SubtractOn || mode == SubtractCompact
 	limit := gopt.MaxDeviceBytes
 	switch {
 	case limit == 0:
@@ -321,6 +358,15 @@ func newGrower(backend backends.Backend, pr *forest.Prepared, gopt GrowOptions) 
 		return nil, fmt.Errorf("forestgraph: fit: %d trees × %d rows × %d features is too large for one graph; use fewer trees per batch", g.trees, g.n, g.p)
 	}
 	perSlot := 8 * slotBytes
+	if g.sub {
+		// The chunk's histograms as an output, the gathers and subtraction
+		// of the derived slots and two transposes: about six more arrays.
+		// The kept histograms of the last level and this one's take up to
+		// a quarter of the limit, leaving a quarter for the chunk.
+		perSlot += 6 * slotBytes
+		perSlot *= 2
+		g.keepBytes = limit / 8
+	}
 	if g.hist == OneHotHistogram {
 		// The (tree, row, slot) indicator and the per-row sums of each slot.
 		perSlot += int64(g.trees)*int64(g.n)*8 + int64(g.n)*int64(g.q+1)*8
@@ -373,12 +419,28 @@ func newGrower(backend backends.Backend, pr *forest.Prepared, gopt GrowOptions) 
 		return nil, fmt.Errorf("forestgraph: fit: creating the split graph: %w", err)
 	}
 	g.split.SetMaxCache(-1)
+	if g.compact {
+		if g.splitCmp, err = graph.NewExec(backend, g.buildSplitCompact); err != nil {
+			return nil, fmt.Errorf("forestgraph: fit: creating the compact split graph: %w", err)
+		}
+		g.splitCmp.SetMaxCache(-1)
+	}
+	if g.sub {
+		if g.splitSub, err = graph.NewExec(backend, g.buildSplitSub); err != nil {
+			return nil, fmt.Errorf("forestgraph: fit: creating the subtraction split graph: %w", err)
+		}
+		g.splitSub.SetMaxCache(-1)
+		g.noParent = tensors.FromFlatDataAndDimensions(make([]int64, g.q*g.e), 1, g.q*g.e)
+	}
 	if g.move, err = graph.NewExec(backend, g.buildMove); err != nil {
 		return nil, fmt.Errorf("forestgraph: fit: creating the move graph: %w", err)
 	}
 	g.move.SetMaxCache(-1)
 	return g, nil
 }
+
+// slotBytes is the size of one node slot's histogram.
+func (g *grower) slotBytes() int64 { return int64(g.e) * int64(g.q) * 8 }
 
 // rowBytes is the size of the per-row buffers of t trees: the scatter's
 // updates and indices (or the one-hot variant's matrices), slots and counts.
@@ -394,12 +456,12 @@ func (g *grower) close() {
 	if g.boot != nil {
 		g.boot.Close()
 	}
-	for _, e := range []*graph.Exec{g.split, g.move} {
+	for _, e := range []*graph.Exec{g.split, g.splitSub, g.splitCmp, g.move} {
 		if e != nil {
 			e.Finalize()
 		}
 	}
-	for _, t := range []*tensors.Tensor{g.codesOff, g.codes, g.target, g.onehot} {
+	for _, t := range []*tensors.Tensor{g.codesOff, g.codes, g.target, g.onehot, g.noParent} {
 		if t != nil {
 			_ = t.FinalizeAll()
 		}
@@ -464,6 +526,12 @@ type frontierNode struct {
 	node  int32
 	depth int
 	key   uint64
+	// The subtraction mode: a node whose sibling has fewer distinct rows
+	// (or as many, for the right one) is derived from its parent's slot at
+	// the previous level (parent, −1: not derived) minus the sibling at
+	// index sib of this level's frontier.
+	parent int32
+	sib    int
 }
 
 func (g *grower) isLeaf(depth int, n int64) bool {
@@ -510,7 +578,17 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 	nodes := make([][]gnode, len(out))
 	frontier := make([]frontierNode, len(out))
 	for k := range out {
-		frontier[k] = frontierNode{tree: k, node: 0, depth: 0, key: forest.RootKey}
+		frontier[k] = frontierNode{tree: k, node: 0, depth: 0, key: forest.RootKey, parent: -1, sib: -1}
+	}
+	// The subtraction mode keeps each (tree, row)'s slot on the host too
+	// (read back after each move) and the last level's histograms on the
+	// device when that level ran as one chunk.
+	var hostSlot []int32
+	var kept []*tensors.Tensor // the last level's histograms, one per chunk of keptNc slots
+	keptNc := 0
+	defer func() { finalize(kept) }()
+	if g.compact {
+		hostSlot = slot0
 	}
 	q := g.q
 	for len(frontier) > 0 {
@@ -518,12 +596,36 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 		N := len(frontier)
 		nc := min(roundSlots(N), g.maxNc)
 		res := splitResults{}
+		// The subtraction mode keeps this level's histograms for the next
+		// level when all its chunks fit g.keepBytes.
+		keep := g.sub && int64((N+nc-1)/nc*nc)*g.slotBytes() <= g.keepBytes
+		var cur []*tensors.Tensor
 		for base := 0; base < N; base += nc {
-			r, err := g.searchChunk(frontier[base:min(N, base+nc)], base, nc, t0, slotT, countsT)
+			fr := frontier[base:min(N, base+nc)]
+			var r *splitResults
+			var err error
+			if g.compact {
+				var hist *tensors.Tensor
+				r, hist, err = g.searchChunkSub(fr, base, nc, t0, countsT, hostSlot, kept, keptNc)
+				if err == nil {
+					if keep {
+						cur = append(cur, hist)
+					} else if hist != nil {
+						_ = hist.FinalizeAll()
+					}
+				}
+			} else {
+				r, err = g.searchChunk(fr, base, nc, t0, slotT, countsT)
+			}
 			if err != nil {
+				finalize(cur)
 				return err
 			}
-			res.append(r, min(N, base+nc)-base, q)
+			res.append(r, len(fr), q)
+		}
+		if g.sub {
+			finalize(kept)
+			kept, keptNc = cur, nc
 		}
 		// Decide, create children, and build the move table.
 		npad := roundSlots(N)
@@ -559,6 +661,7 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 			nd.feature, nd.bin, nd.missingLeft, nd.gain = f, uint8(res.bin[s]), res.ml[s] != 0, res.gain[s]
 			nd.left = int32(len(tn))
 			feat[s], bin[s], ml[s] = f, res.bin[s], res.ml[s]
+			first := len(next)
 			for side, st := range [][]int64{lt, rt} {
 				id := int32(len(tn))
 				tn = append(tn, gnode{feature: -1, left: -1, n: int32(st[0]), w: st[1], values: g.pr.LeafValue(nil, st)})
@@ -571,7 +674,16 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 				} else {
 					rslot[s] = sl
 				}
-				next = append(next, frontierNode{tree: fn.tree, node: id, depth: fn.depth + 1, key: forest.ChildKey(fn.key, uint64(side))})
+				next = append(next, frontierNode{tree: fn.tree, node: id, depth: fn.depth + 1, key: forest.ChildKey(fn.key, uint64(side)), parent: -1, sib: -1})
+			}
+			if len(next) == first+2 {
+				// Both children split further: the one with more distinct
+				// rows (the right one on a tie) is derived from this slot.
+				small, large := first, first+1
+				if lt[0] > rt[0] {
+					small, large = large, small
+				}
+				next[large].parent, next[large].sib = int32(s), small
 			}
 			nodes[fn.tree] = tn
 		}
@@ -593,6 +705,11 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 			}
 			_ = slotT.FinalizeAll()
 			slotT = outs[0]
+			if g.compact {
+				if hostSlot, err = tensors.CopyFlatData[int32](slotT); err != nil {
+					return fmt.Errorf("forestgraph: fit: reading the row slots: %w", err)
+				}
+			}
 		}
 		frontier = next
 	}
@@ -640,28 +757,7 @@ func (r *splitResults) append(c *splitResults, m, q int) {
 // searchChunk runs the split graph for the frontier nodes fr, whose global
 // slots start at base, padded to nc slots.
 func (g *grower) searchChunk(fr []frontierNode, base, nc, t0 int, slotT, countsT *tensors.Tensor) (*splitResults, error) {
-	p := g.p
-	var keys []uint64
-	if g.pr.K < p {
-		keys = make([]uint64, nc*p)
-		for s, fn := range fr {
-			r := 0 // features in group order, as the graph concatenates them
-			for _, gr := range g.groups {
-				for _, j := range gr.feats {
-					keys[s*p+r] = forest.FeaturePriority(g.opt.Seed, t0+fn.tree, fn.key, j)>>16<<16 | uint64(j)
-					r++
-				}
-			}
-		}
-	} else {
-		keys = make([]uint64, nc) // unused: every feature is examined
-	}
-	var keysT *tensors.Tensor
-	if g.pr.K < p {
-		keysT = tensors.FromFlatDataAndDimensions(keys, nc, p)
-	} else {
-		keysT = tensors.FromFlatDataAndDimensions(keys, nc, 1)
-	}
+	keysT := g.keysTensor(fr, nc, t0)
 	defer func() { _ = keysT.FinalizeAll() }()
 	baseT := tensors.FromScalar(int32(base))
 	defer func() { _ = baseT.FinalizeAll() }()
@@ -680,19 +776,34 @@ func (g *grower) searchChunk(fr []frontierNode, base, nc, t0 int, slotT, countsT
 	g.rep.MaxSlots = max(g.rep.MaxSlots, nc)
 	g.rep.PeakHistogramBytes = max(g.rep.PeakHistogramBytes, int64(nc)*int64(g.e)*int64(g.q)*8)
 	g.rep.PeakScatterBytes = max(g.rep.PeakScatterBytes, g.rowBytes(g.trees))
-	r := &splitResults{}
-	var errs [7]error
-	r.ok, errs[0] = tensors.CopyFlatData[int32](outs[0])
-	r.feature, errs[1] = tensors.CopyFlatData[int32](outs[1])
-	r.bin, errs[2] = tensors.CopyFlatData[int32](outs[2])
-	r.ml, errs[3] = tensors.CopyFlatData[int32](outs[3])
-	r.gain, errs[4] = tensors.CopyFlatData[float64](outs[4])
-	r.left, errs[5] = tensors.CopyFlatData[int64](outs[5])
-	r.tot, errs[6] = tensors.CopyFlatData[int64](outs[6])
-	if err := errors.Join(errs[:]...); err != nil {
-		return nil, fmt.Errorf("forestgraph: fit: reading the split results: %w", err)
+	g.rep.ScatterRows += int64(g.trees) * int64(g.n)
+	return readSplit(outs)
+}
+
+// keysTensor is the split graph's feature-key input for the frontier nodes
+// fr padded to nc slots: [nc, p] keys in group order, or [nc, 1] zeros when
+// every feature is examined.
+func (g *grower) keysTensor(fr []frontierNode, nc, t0 int) *tensors.Tensor {
+	p := g.p
+	var keys []uint64
+	if g.pr.K < p {
+		keys = make([]uint64, nc*p)
+		for s, fn := range fr {
+			r := 0 // features in group order, as the graph concatenates them
+			for _, gr := range g.groups {
+				for _, j := range gr.feats {
+					keys[s*p+r] = forest.FeaturePriority(g.opt.Seed, t0+fn.tree, fn.key, j)>>16<<16 | uint64(j)
+					r++
+				}
+			}
+		}
+	} else {
+		keys = make([]uint64, nc) // unused: every feature is examined
 	}
-	return r, nil
+	if g.pr.K < p {
+		return tensors.FromFlatDataAndDimensions(keys, nc, p)
+	}
+	return tensors.FromFlatDataAndDimensions(keys, nc, 1)
 }
 
 // buildMove is the row-move graph: inputs slot [T,n] int32 (a row's
@@ -768,11 +879,10 @@ func (g *grower) buildSplit(in []*graph.Node) []*graph.Node {
 	codesOff, slot, counts, target, base, keys := in[0], in[1], in[2], in[3], in[4], in[5]
 	gr := slot.Graph()
 	nc := keys.Shape().Dimensions[0]
-	T, n, p, B, E, q := g.trees, g.n, g.p, g.b, g.e, g.q
+	T, n, p, E, q := g.trees, g.n, g.p, g.e, g.q
 	pr := g.pr
 	i32 := func(v int) *graph.Node { return graph.Const(gr, int32(v)) }
 	i64 := func(v int64) *graph.Node { return graph.Const(gr, v) }
-	f64 := func(v float64) *graph.Node { return graph.Const(gr, v) }
 	toF := func(x *graph.Node) *graph.Node { return graph.ConvertDType(x, dtypes.Float64) }
 	lastAxis := func(x *graph.Node, lo, hi int) *graph.Node {
 		return graph.SliceAxis(x, x.Rank()-1, graph.AxisRange(lo, hi))
@@ -852,6 +962,21 @@ func (g *grower) buildSplit(in []*graph.Node) []*graph.Node {
 		}
 	}
 
+	return g.searchSplits(h, keys, nc)
+}
+
+// searchSplits is the split search of nc node slots from their histograms
+// h (one [E, nc] int64 array per statistic) and feature keys (see
+// buildSplit). Outputs per slot: ok, feature, bin, missing-left (int32),
+// gain (float64), left statistics and node totals ([nc, stride] int64).
+func (g *grower) searchSplits(h []*graph.Node, keys *graph.Node, nc int) []*graph.Node {
+	gr := keys.Graph()
+	p, B, q := g.p, g.b, g.q
+	pr := g.pr
+	i32 := func(v int) *graph.Node { return graph.Const(gr, int32(v)) }
+	i64 := func(v int64) *graph.Node { return graph.Const(gr, v) }
+	f64 := func(v float64) *graph.Node { return graph.Const(gr, v) }
+	toF := func(x *graph.Node) *graph.Node { return graph.ConvertDType(x, dtypes.Float64) }
 	full := func(x *graph.Node, dims ...int) *graph.Node { return graph.BroadcastToDims(x, dims...) }
 	nml := g.nml
 	G := len(g.groups)

@@ -96,14 +96,40 @@ func growCases(t testing.TB) []growCase {
 	// Small device limits force several chunks of node slots per level.
 	add("chunks/diabetes", diabS, forest.Options{Task: reg, Trees: 3, Seed: 5}, GrowOptions{MaxDeviceBytes: 8 << 20, TreesPerBatch: 1})
 	add("chunks/synthetic-cls", synC, forest.Options{Task: cls, Trees: 3, Seed: 5}, GrowOptions{MaxDeviceBytes: 4 << 20})
+	// Chunks of a few slots with the last level's histograms kept: some
+	// siblings fall in different chunks, parents in several kept chunks.
+	add("chunks/synthetic-reg-16MiB", synR, forest.Options{Task: reg, Trees: 4, Seed: 6, MinSamplesLeaf: 2}, GrowOptions{MaxDeviceBytes: 16 << 20})
 	add("onehot/diabetes", diabS, forest.Options{Task: reg, Trees: 2, Seed: 2, MaxDepth: 6}, GrowOptions{Histogram: OneHotHistogram})
 	add("onehot/synthetic-cls", synC, forest.Options{Task: cls, Trees: 2, Seed: 2}, GrowOptions{Histogram: OneHotHistogram})
 	return cases
 }
 
+// withSubtract returns the cases once per subtraction mode (the scatter
+// ones; the one-hot ones have no subtraction), each named after its mode;
+// with short, the full scatter only for the seed-1 cases.
+func withSubtract(cases []growCase, short bool) []growCase {
+	var out []growCase
+	for _, c := range cases {
+		if c.gopt.Histogram == OneHotHistogram {
+			out = append(out, c)
+			continue
+		}
+		for _, m := range []Subtract{SubtractOn, SubtractCompact, SubtractOff} {
+			if short && m == SubtractOff && strings.HasPrefix(c.name, "seed7/") {
+				continue
+			}
+			cm := c
+			cm.name = fmt.Sprintf("subtract-%s/%s", m, c.name)
+			cm.gopt.Subtract = m
+			out = append(out, cm)
+		}
+	}
+	return out
+}
+
 func TestFitMatchesNative(t *testing.T) {
 	be := openSimpleGo(t)
-	for _, c := range growCases(t) {
+	for _, c := range withSubtract(growCases(t), testing.Short()) {
 		t.Run(c.name, func(t *testing.T) {
 			want, err := forest.Fit(c.ds, c.opt)
 			if err != nil {
@@ -151,6 +177,8 @@ func TestFitRefusesInvalid(t *testing.T) {
 		{"bad criterion", forest.Options{Task: forest.Classification, Criterion: "mse", Trees: 1}, GrowOptions{}, "criterion"},
 		{"bad bins", forest.Options{Task: forest.Classification, Bins: 300, Trees: 1}, GrowOptions{}, "bins"},
 		{"bad histogram", forest.Options{Task: forest.Classification, Trees: 1}, GrowOptions{Histogram: "dense"}, "histogram"},
+		{"bad subtract", forest.Options{Task: forest.Classification, Trees: 1}, GrowOptions{Subtract: "yes"}, "subtract mode"},
+		{"subtract with one-hot", forest.Options{Task: forest.Classification, Trees: 1}, GrowOptions{Histogram: OneHotHistogram, Subtract: SubtractOn}, "needs the scatter histogram"},
 		{"negative batch", forest.Options{Task: forest.Classification, Trees: 1}, GrowOptions{TreesPerBatch: -1}, "trees per batch"},
 		{"negative memory", forest.Options{Task: forest.Classification, Trees: 1}, GrowOptions{MaxDeviceBytes: -5}, "max device bytes"},
 		{"tiny memory", forest.Options{Task: forest.Classification, Trees: 1}, GrowOptions{MaxDeviceBytes: 1000}, "device limit"},
@@ -203,12 +231,14 @@ func TestFitMatchesNativeLarge(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, _, err := Fit(be, ds, c.opt, GrowOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := diffTrees(want, got); d != "" {
-				t.Fatalf("graph forest differs from the native forest: %s", d)
+			for _, m := range []Subtract{SubtractOn, SubtractCompact} {
+				got, _, err := Fit(be, ds, c.opt, GrowOptions{Subtract: m})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := diffTrees(want, got); d != "" {
+					t.Fatalf("subtract %s: graph forest differs from the native forest: %s", m, d)
+				}
 			}
 		})
 	}
@@ -233,19 +263,23 @@ func TestFitMatchesNativeEdgeCases(t *testing.T) {
 		{"batches of 2", synthetic(60, 4, true, 9), forest.Options{Task: forest.Classification, Trees: 5, Seed: 3}, GrowOptions{TreesPerBatch: 2}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			want, err := forest.Fit(tc.ds, tc.opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, _, err := Fit(be, tc.ds, tc.opt, tc.gopt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := diffTrees(want, got); d != "" {
-				t.Fatalf("graph forest differs from the native forest: %s", d)
-			}
-		})
+		for _, m := range []Subtract{SubtractOn, SubtractCompact, SubtractOff} {
+			t.Run(string(m)+"/"+tc.name, func(t *testing.T) {
+				want, err := forest.Fit(tc.ds, tc.opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				gopt := tc.gopt
+				gopt.Subtract = m
+				got, _, err := Fit(be, tc.ds, tc.opt, gopt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := diffTrees(want, got); d != "" {
+					t.Fatalf("graph forest differs from the native forest: %s", d)
+				}
+			})
+		}
 	}
 }
 
@@ -292,6 +326,64 @@ func TestGroupFeatures(t *testing.T) {
 			}
 			if off != tc.size {
 				t.Errorf("padded size %d, want %d", off, tc.size)
+			}
+		})
+	}
+}
+
+// TestSubtractScattersFewerRows checks that the three scatter modes grow
+// the same trees, that the full scatter walks trees × rows per split
+// execution, the compacted list at most as many, and the parent-minus-sibling mode
+// fewer still, with derived nodes only in that mode.
+func TestSubtractScattersFewerRows(t *testing.T) {
+	be := openSimpleGo(t)
+	synR := synthetic(300, 7, false, 3)
+	synC := synthetic(300, 7, true, 4)
+	tests := []struct {
+		name string
+		ds   forest.Dataset
+		opt  forest.Options
+		gopt GrowOptions
+		// most is the largest ScatterRows(on)/ScatterRows(off) accepted.
+		most float64
+	}{
+		{"regression", synR, forest.Options{Task: forest.Regression, Trees: 4, Seed: 3}, GrowOptions{}, 0.25},
+		{"gini", synC, forest.Options{Task: forest.Classification, Trees: 4, Seed: 3}, GrowOptions{}, 0.25},
+		{"depth2-nobootstrap", synC, forest.Options{Task: forest.Classification, Trees: 2, Seed: 3, MaxDepth: 2, NoBootstrap: true}, GrowOptions{}, 0.75},
+		{"chunks", synC, forest.Options{Task: forest.Classification, Trees: 3, Seed: 5}, GrowOptions{MaxDeviceBytes: 8 << 20}, 0.25},
+	}
+	modes := []Subtract{SubtractOn, SubtractCompact, SubtractOff}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			reps := make([]*GrowReport, len(modes))
+			forests := make([]*forest.Forest, len(modes))
+			for i, m := range modes {
+				gopt := tc.gopt
+				gopt.Subtract = m
+				f, rep, err := Fit(be, tc.ds, tc.opt, gopt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				reps[i], forests[i] = rep, f
+			}
+			for i := range 2 {
+				if d := diffTrees(forests[2], forests[i]); d != "" {
+					t.Fatalf("%s forest differs from the full scatter's: %s", modes[i], d)
+				}
+			}
+			on, cmp, off := reps[0], reps[1], reps[2]
+			if rows := int64(off.TreesPerBatch) * int64(tc.ds.Rows); off.ScatterRows <= 0 || off.ScatterRows%rows != 0 {
+				t.Errorf("full scatter: %d rows scattered, want a multiple of trees × rows = %d", off.ScatterRows, rows)
+			}
+			if on.DerivedNodes == 0 || cmp.DerivedNodes != 0 || off.DerivedNodes != 0 {
+				t.Errorf("derived nodes: on %d (want > 0), compact %d and off %d (want 0)", on.DerivedNodes, cmp.DerivedNodes, off.DerivedNodes)
+			}
+			t.Logf("scattered (tree, row) entries: on %d (%d nodes derived), compact %d, off %d", on.ScatterRows, on.DerivedNodes, cmp.ScatterRows, off.ScatterRows)
+			if !(on.ScatterRows < cmp.ScatterRows && cmp.ScatterRows <= off.ScatterRows) {
+				t.Errorf("scattered rows: on %d, compact %d, off %d: want on < compact <= off", on.ScatterRows, cmp.ScatterRows, off.ScatterRows)
+			}
+			if r := float64(on.ScatterRows) / float64(off.ScatterRows); r > tc.most {
+				t.Errorf("subtraction scattered %d (tree, row) entries, full scatter %d: ratio %.3f, want <= %.2f", on.ScatterRows, off.ScatterRows, r, tc.most)
 			}
 		})
 	}
