@@ -10,7 +10,7 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/gomlx/gomlx/backends"
-
+	// gotrain: no github.com/gomlx/gomlx/internal/exceptions (internal to GoMLX); see panicf.go.
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 )
 
@@ -34,8 +34,8 @@ type bufferPoolKey struct {
 	length int
 }
 
-// bufferFreeList holds released buffers of one dtype and length. Unlike
-// simplego's sync.Pool, it is not emptied by every garbage collection, so
+// bufferFreeList holds released buffers of one dtype and length.
+// gotrain: it replaces simplego's sync.Pool; unlike that, it is not emptied by every garbage collection, so
 // a training step reuses the previous step's buffers instead of
 // allocating (and zeroing) them again.
 type bufferFreeList struct {
@@ -65,6 +65,8 @@ func (b *Backend) getBuffer(dtype dtypes.DType, length int) *Buffer {
 	if b.isFinalized {
 		return nil
 	}
+	// gotrain: pop a released buffer, or allocate one (simplego: sync.Pool.Get,
+	// whose New allocated).
 	fl := b.getBufferPool(dtype, length)
 	var buf *Buffer
 	fl.mu.Lock()
@@ -116,6 +118,8 @@ func (b *Backend) putBuffer(buffer *Buffer) {
 		return
 	}
 	buffer.valid = false
+	// gotrain: push onto the free list, unless the free lists hold
+	// maxPooledBytes already (simplego: sync.Pool.Put).
 	size := int64(buffer.shape.Size()) * int64(buffer.shape.DType.Size())
 	if b.pooledBytes.Add(size) > maxPooledBytes {
 		b.pooledBytes.Add(-size)
@@ -211,7 +215,7 @@ func (b *Backend) cloneBuffer(buffer *Buffer) *Buffer {
 		} else {
 			issues = append(issues, "buffer was nil")
 		}
-		panicf("cloneBuffer(%p): %s -- buffer was already isFinalized!?\n", buffer, strings.Join(issues, ", "))
+		panicf("cloneBuffer(%p): %s -- buffer was already isFinalized!?\n", buffer, strings.Join(issues, ", ")) // gotrain: was exceptions.Panicf (internal to GoMLX).
 		return nil
 	}
 	newBuffer := b.getBuffer(buffer.shape.DType, buffer.shape.Size())

@@ -31,7 +31,7 @@ type Builder struct {
 	// outputs can be any type of node.
 	outputs []*Node
 
-	// packGroups is the number of groups of DotGenerals sharing a packed
+	// gotrain: packGroups is the number of groups of DotGenerals sharing a packed
 	// rhs (dotgeneral_packed.go).
 	packGroups int
 }
@@ -68,6 +68,8 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 		}
 	}
 	b.compiled = true
+	// gotrain: graph rewrites, element-wise fusion and grouping of
+	// DotGenerals that share a packed rhs, before the executable is built.
 	if b.backend.rewrite {
 		rewriteGraph(b)
 	}
@@ -106,7 +108,7 @@ type Node struct {
 	// data for the specific node type.
 	data any
 
-	// fused, when set, is the element-wise chain this node computes (its
+	// gotrain: fused, when set, is the element-wise chain this node computes (its
 	// inputs are then the chain's external inputs); see fusion.go.
 	fused *fusedProgram
 }

@@ -24,7 +24,7 @@ type dotGeneralNodeData struct {
 	rhsContractingAxes, rhsBatchAxes                       []int
 	batchSize, lhsCrossSize, rhsCrossSize, contractingSize int
 	lhsBlockedShape, rhsBlockedShape, outputBlockedShape   shapes.Shape
-	// packGroup, when positive, is the group whose packed rhs this product
+	// gotrain: packGroup, when positive, is the group whose packed rhs this product
 	// reads (dotgeneral_packed.go).
 	packGroup int
 }
@@ -219,6 +219,9 @@ const (
 
 // execDotGeneral executes the DotGeneral by first normalizing and repackaging the tensors into blocks.
 func execDotGeneral(backend *Backend, node *Node, inputs []*Buffer, _ []bool) (*Buffer, error) {
+	// gotrain: a rewritten sum of products (rewrite_dotsum.go), and float32
+	// and bfloat16 DotGenerals on gotrain's SGEMM where the layout allows
+	// (dotgeneral_gemm.go, dotgeneral_transpose.go); the rest as simplego.
 	if p, ok := node.data.(*dotSumNode); ok {
 		return execDotSum(backend, node, inputs, p)
 	}

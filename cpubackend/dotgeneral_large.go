@@ -381,7 +381,7 @@ func execDotGeneralLarge(backend *Backend, lhs, rhs *Buffer, params *dotGeneralN
 			wg.Done()
 		}
 		if useBatchParallelism {
-			backend.workers.RunNowOrInline(batchSplitFn)
+			backend.workers.RunNowOrInline(batchSplitFn) // gotrain: was WaitToStart, which can deadlock (see workerspool.go).
 		} else {
 			batchSplitFn()
 		}

@@ -188,7 +188,7 @@ func execDotGeneralSmall(backend *Backend, lhs, rhs *Buffer, params *dotGeneralN
 		for batchStartIdx := 0; batchStartIdx < batchSize; batchStartIdx += batchSplitSize {
 			batchEndIdx := min(batchStartIdx+batchSplitSize, batchSize)
 			wg.Add(1)
-			backend.workers.RunNowOrInline(func() {
+			backend.workers.RunNowOrInline(func() { // gotrain: was WaitToStart, which can deadlock (see workerspool.go).
 				normalizeDotGeneral(lhsNormalized, rhsNormalized, tmpOutput, params, batchStartIdx, batchEndIdx)
 				wg.Done()
 			})

@@ -1,6 +1,7 @@
 package cpubackend
 
 import (
+	// gotrain: no github.com/gomlx/gomlx/internal/exceptions (internal to GoMLX); see panicf.go.
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/dtypes/bfloat16"
 )
@@ -26,10 +27,11 @@ func NewDTypeMap(name string) *DTypeMap {
 // Get retrieves the value for the given dtype, or throw an exception if none was registered.
 func (d *DTypeMap) Get(dtype dtypes.DType) any {
 	if dtype >= MaxDTypes {
-		panicf("dtype %s not supported by %s", dtype, d.Name)
+		panicf("dtype %s not supported by %s", dtype, d.Name) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	value := d.Map[dtype]
 	if value == nil {
+		// gotrain: was exceptions.Panicf (internal to GoMLX).
 		panicf("dtype %s not supported by %s -- "+
 			"if you need it, consider creating an issue to add support in github.com/gomlx/gomlx",
 			dtype, d.Name)
@@ -41,7 +43,7 @@ func (d *DTypeMap) Get(dtype dtypes.DType) any {
 // If the priority is lower than the current priority for the dtype, the value is ignored.
 func (d *DTypeMap) Register(dtype dtypes.DType, priority registerPriority, value any) {
 	if dtype >= MaxDTypes {
-		panicf("dtype %s not supported by %s", dtype, d.Name)
+		panicf("dtype %s not supported by %s", dtype, d.Name) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	if priority < d.Priority[dtype] {
 		// We have something registered with higher priority, ignore.
@@ -74,10 +76,11 @@ func NewDTypeDispatcher(name string) *DTypeDispatcher {
 // Dispatch call the function that matches the dtype.
 func (d *DTypeDispatcher) Dispatch(dtype dtypes.DType, params ...any) any {
 	if dtype >= MaxDTypes {
-		panicf("dtype %s not supported by %s", dtype, d.Name)
+		panicf("dtype %s not supported by %s", dtype, d.Name) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	fn := d.fnMap[dtype]
 	if fn == nil {
+		// gotrain: was exceptions.Panicf (internal to GoMLX).
 		panicf("dtype %s not supported by %s -- "+
 			"if you need it, consider creating an issue to add support in github.com/gomlx/gomlx",
 			dtype, d.Name)
@@ -89,7 +92,7 @@ func (d *DTypeDispatcher) Dispatch(dtype dtypes.DType, params ...any) any {
 // If the priority is lower than the current priority for the dtype, the function is ignored.
 func (d *DTypeDispatcher) Register(dtype dtypes.DType, priority registerPriority, fn FuncForDispatcher) {
 	if dtype >= MaxDTypes {
-		panicf("dtype %s not supported by %s", dtype, d.Name)
+		panicf("dtype %s not supported by %s", dtype, d.Name) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	if priority < d.Priority[dtype] {
 		// We have something registered with higher priority, ignore.
@@ -118,10 +121,11 @@ func NewDTypePairMap(name string) *DTypePairMap {
 // Get retrieves the value for the given dtype pair, or throw an exception if none was registered.
 func (d *DTypePairMap) Get(dtype1, dtype2 dtypes.DType) any {
 	if dtype1 >= MaxDTypes || dtype2 >= MaxDTypes {
-		panicf("dtypes %s or %s not supported by %s", dtype1, dtype2, d.Name)
+		panicf("dtypes %s or %s not supported by %s", dtype1, dtype2, d.Name) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	value := d.Map[dtype1][dtype2]
 	if value == nil {
+		// gotrain: was exceptions.Panicf (internal to GoMLX).
 		panicf("dtype pair (%s, %s) not supported by %s -- "+
 			"if you need it, consider creating an issue to add support in github.com/gomlx/gomlx",
 			dtype1, dtype2, d.Name)
@@ -133,7 +137,7 @@ func (d *DTypePairMap) Get(dtype1, dtype2 dtypes.DType) any {
 // If the priority is lower than the current priority for the dtype pair, the value is ignored.
 func (d *DTypePairMap) Register(dtype1, dtype2 dtypes.DType, priority registerPriority, value any) {
 	if dtype1 >= MaxDTypes || dtype2 >= MaxDTypes {
-		panicf("dtypes %s or %s not supported by %s", dtype1, dtype2, d.Name)
+		panicf("dtypes %s or %s not supported by %s", dtype1, dtype2, d.Name) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	if priority < d.Priority[dtype1][dtype2] {
 		// We have something registered with higher priority, ignore.

@@ -2,7 +2,7 @@ package cpubackend
 
 import (
 	"sync"
-	"time"
+	"time" // gotrain: per-operation timings (opstats.go).
 
 	"github.com/pkg/errors"
 
@@ -67,7 +67,7 @@ type executionBuffers struct {
 	// in different modes for different calls.
 	opsExecutionType opsExecutionType
 
-	// packed holds the execution's packed DotGeneral operands.
+	// gotrain: packed holds the execution's packed DotGeneral operands.
 	packed packedOperands
 
 	// Sequential execution-only parameters: reused for each op.
@@ -316,7 +316,7 @@ func (e *Executable) Execute(inputs []backends.Buffer, donate []bool, _ backends
 	} else {
 		err = e.executeParallel(execBuf)
 	}
-	execBuf.packed.release()
+	execBuf.packed.release() // gotrain: packed operands go back to the pool.
 	if err != nil {
 		return nil, err
 	}
@@ -434,7 +434,7 @@ func (e *Executable) executeNode(node *Node, execBuf *executionBuffers) error {
 		inputNodeIdx := input.builderIdx
 		inputBuffers[ii] = execBuf.results[inputNodeIdx]
 		if inputBuffers[ii] == nil || !inputBuffers[ii].shape.Ok() {
-			if execBuf.opsExecutionType == opsExecutionParallel {
+			if execBuf.opsExecutionType == opsExecutionParallel { // gotrain: unlock (see above).
 				execBuf.mu.Unlock()
 			}
 			return errors.Errorf("SimpleGo execute: input #%d of node #%d is not calculated yet (!?) -- "+
@@ -443,7 +443,7 @@ func (e *Executable) executeNode(node *Node, execBuf *executionBuffers) error {
 		// Only "own" the input if this is the last use of it.
 		inputsOwned[ii] = execBuf.owned[inputNodeIdx] && e.numUses[inputNodeIdx]-execBuf.numUsed[inputNodeIdx] == 1
 	}
-	if execBuf.opsExecutionType == opsExecutionParallel {
+	if execBuf.opsExecutionType == opsExecutionParallel { // gotrain: unlock (see above).
 		execBuf.mu.Unlock()
 	}
 
@@ -478,6 +478,11 @@ func (e *Executable) executeNode(node *Node, execBuf *executionBuffers) error {
 		if nodeExecutor == nil {
 			return errors.Errorf("Execute: node executor for op type %s not implemented!?", node.opType)
 		}
+		// gotrain: a fused chain runs execFused (fusion.go); other operations
+		// get broadcast operands expanded first (broadcast_fast.go) and
+		// restored after; timings when SetOpStats is on (opstats.go);
+		// DotGenerals of a pack group read the shared packed rhs
+		// (dotgeneral_packed.go).
 		var restore func()
 		if node.fused != nil {
 			nodeExecutor = execFused

@@ -1,6 +1,7 @@
 package cpubackend
 
 import (
+	// gotrain: no github.com/gomlx/gomlx/internal/exceptions (internal to GoMLX); see panicf.go.
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 )
 
@@ -47,7 +48,7 @@ type broadcastIterator struct {
 func newBroadcastIterator(fromShape, toShape shapes.Shape) *broadcastIterator {
 	rank := fromShape.Rank() // == toShape.Rank()
 	if rank != toShape.Rank() {
-		panicf("broadcastIterator: rank mismatch fromShape=%s, toShape=%s", fromShape, toShape)
+		panicf("broadcastIterator: rank mismatch fromShape=%s, toShape=%s", fromShape, toShape) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	bi := &broadcastIterator{
 		perAxesIdx:  make([]int, rank),

@@ -186,6 +186,7 @@ func execReduce(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bo
 	if len(reduceAxes) == 0 {
 		return execIdentity(backend, node, inputs, inputsOwned)
 	}
+	// gotrain: float32 reductions over one contiguous block of axes as plain loops (reduce_fast.go).
 	if out, ok := execReduceFast(backend, node, operand, reduceAxes); ok {
 		return out, nil
 	}
@@ -529,7 +530,7 @@ func execTranspose(backend *Backend, node *Node, inputs []*Buffer, inputsOwned [
 	output := backend.getBuffer(operand.shape.DType, operand.shape.Size())
 	output.shape = node.shape
 	if node.shape.DType == dtypes.Float32 {
-		// Rows of the output at a time (dotgeneral_transpose.go).
+		// gotrain: rows of the output at a time (dotgeneral_transpose.go).
 		transposeFloat32(output.flat.([]float32), operand.flat.([]float32), operand.shape.Dimensions, permutations)
 		return output, nil
 	}
@@ -618,7 +619,7 @@ func execTransposeGeneric[T SupportedTypesConstraints](operand, output *Buffer, 
 func execBroadcast(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
 	_ = inputsOwned // We don't reuse the inputs.
 	operand := inputs[0]
-	if out, ok := fastBroadcastInDim(backend, node, operand); ok {
+	if out, ok := fastBroadcastInDim(backend, node, operand); ok { // gotrain: run-wise copies (broadcast_fast.go).
 		return out, nil
 	}
 	output := backend.getBuffer(node.shape.DType, node.shape.Size())
@@ -649,7 +650,7 @@ func execBroadcastGeneric[T SupportedTypesConstraints](params ...any) any {
 func execBroadcastInDim(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
 	_ = inputsOwned // We don't reuse the inputs.
 	operand := inputs[0]
-	if out, ok := fastBroadcastInDim(backend, node, operand); ok {
+	if out, ok := fastBroadcastInDim(backend, node, operand); ok { // gotrain: run-wise copies (broadcast_fast.go).
 		return out, nil
 	}
 	output := backend.getBuffer(node.shape.DType, node.shape.Size())
@@ -906,11 +907,11 @@ func execGatherGeneric[T PODIntegerConstraints](params ...any) any {
 		for ii := range sliceIndices {
 			sliceIndices[ii] = 0
 		}
-		for range copies {
+		for range copies { // gotrain: runs of runBytes (see above), not single elements.
 			copy(outputBytes[outputBytesIdx:outputBytesIdx+runBytes],
 				operandBytes[operandBytesIdx:operandBytesIdx+runBytes])
 
-			// Increment index in the operand (the axes before the run).
+			// Increment index in the operand (gotrain: the axes before the run).
 			for axis := firstRunAxis - 1; axis >= 0; axis-- {
 				if sliceSizes[axis] == 1 {
 					// We don't iterate over sliceSizes of 1.
@@ -1453,7 +1454,7 @@ func combineForScatterSumBFloat16(a, b bfloat16.BFloat16) bfloat16.BFloat16 {
 // execSlice is the executor function registered for backends.OpTypeSlice.
 func execSlice(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
 	operand := inputs[0]
-	if pick, ok := node.data.(*pickNode); ok {
+	if pick, ok := node.data.(*pickNode); ok { // gotrain: a rewritten one-hot selection (rewrite.go).
 		return execPick(backend, node, operand, pick)
 	}
 	sliceParams, ok := node.data.(*sliceNode)
@@ -1466,7 +1467,7 @@ func execSlice(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []boo
 	output := backend.getBuffer(node.shape.DType, node.shape.Size())
 	output.shape = node.shape
 
-	if sliceContiguous(operand, output, sliceParams) {
+	if sliceContiguous(operand, output, sliceParams) { // gotrain: contiguous runs at a time (slice_fast.go).
 		return output, nil
 	}
 	// Dispatch to the generic implementation based on DType.
@@ -1565,7 +1566,7 @@ func execRNGBitGenerator(backend *Backend, node *Node, inputs []*Buffer, inputsO
 		panic(errors.Wrapf(err, "cannot update RNGBitGenerator state"))
 	}
 	if len(rngState) != 20 && string(rngState[:4]) != "pcg:" {
-		return nil, errors.Errorf("format of PCG random number generator changed (we got %d bytes starting with %q, we wanted 20 and starting with the string 'pcg:'), pls open an issue in GoMLX", len(rngState), rngState[:4])
+		return nil, errors.Errorf("format of PCG random number generator changed (we got %d bytes starting with %q, we wanted 20 and starting with the string 'pcg:'), pls open an issue in GoMLX", len(rngState), rngState[:4]) // gotrain: arguments in the format's order (go vet).
 	}
 	stateFlat[0] = binary.LittleEndian.Uint64(rngState[4 : 4+8])
 	stateFlat[1] = binary.LittleEndian.Uint64(rngState[4+8 : 4+16])

@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/gomlx/gomlx/backends"
-
+	// gotrain: no github.com/gomlx/gomlx/internal/exceptions (internal to GoMLX); see panicf.go.
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/dtypes/bfloat16"
 )
@@ -68,7 +68,7 @@ func execNeg(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 	case dtypes.BFloat16:
 		execNegBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
 	default:
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	return output, nil
 }
@@ -112,7 +112,7 @@ func execAbs(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 	case dtypes.BFloat16:
 		execAbsBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
 	default:
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	return output, nil
 }
@@ -166,13 +166,13 @@ func execSign(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool
 	case dtypes.Uint64:
 		execSignForUnsignedGeneric[uint64](input.flat.([]uint64), output.flat.([]uint64))
 	case dtypes.Float32:
-		signFloat32(output.flat.([]float32), input.flat.([]float32))
+		signFloat32(output.flat.([]float32), input.flat.([]float32)) // gotrain: branch-free (fastmath.go); was execSignGeneric[float32].
 	case dtypes.Float64:
 		execSignGeneric[float64](input.flat.([]float64), output.flat.([]float64))
 	case dtypes.BFloat16:
 		execSignBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
 	default:
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	return output, nil
 }
@@ -218,7 +218,7 @@ func execSignBF16(inputs, outputs []bfloat16.BFloat16) {
 func execLogicalNot(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
 	input, output := unaryOperandAndOutput(backend, inputs, inputsOwned)
 	if input.shape.DType != dtypes.Bool {
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	for ii, val := range input.flat.([]bool) {
 		output.flat.([]bool)[ii] = !val
@@ -247,7 +247,7 @@ func execBitwiseNot(backend *Backend, node *Node, inputs []*Buffer, inputsOwned 
 	case dtypes.Uint64:
 		execBitwiseNotGeneric[uint64](input.flat.([]uint64), output.flat.([]uint64))
 	default:
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	return output, nil
 }
@@ -279,7 +279,7 @@ func execBitCount(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []
 	case dtypes.Uint64:
 		execBitCountGeneric64[uint64](input.flat.([]uint64), output.flat.([]uint64))
 	default:
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	return output, nil
 }
@@ -329,7 +329,7 @@ func execClz(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 	case dtypes.Uint64:
 		execClzGeneric64[uint64](input.flat.([]uint64), output.flat.([]uint64))
 	default:
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	return output, nil
 }
@@ -363,13 +363,13 @@ func execExp(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 	input, output := unaryOperandAndOutput(backend, inputs, inputsOwned)
 	switch input.shape.DType {
 	case dtypes.Float32:
-		expFloat32(output.flat.([]float32), input.flat.([]float32))
+		expFloat32(output.flat.([]float32), input.flat.([]float32)) // gotrain: inlined exp (fastmath.go); was execExpGeneric[float32].
 	case dtypes.Float64:
 		execExpGeneric[float64](input.flat.([]float64), output.flat.([]float64))
 	case dtypes.BFloat16:
 		execExpBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
 	default:
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	return output, nil
 }
@@ -397,7 +397,7 @@ func execExpm1(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []boo
 	case dtypes.BFloat16:
 		execExpm1BF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
 	default:
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	return output, nil
 }
@@ -425,7 +425,7 @@ func execLog(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 	case dtypes.BFloat16:
 		execLogBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
 	default:
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	return output, nil
 }
@@ -453,7 +453,7 @@ func execLog1p(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []boo
 	case dtypes.BFloat16:
 		execLog1pBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
 	default:
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	return output, nil
 }
@@ -481,7 +481,7 @@ func execCeil(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool
 	case dtypes.BFloat16:
 		execCeilBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
 	default:
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	return output, nil
 }
@@ -509,7 +509,7 @@ func execFloor(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []boo
 	case dtypes.BFloat16:
 		execFloorBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
 	default:
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	return output, nil
 }
@@ -537,7 +537,7 @@ func execRound(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []boo
 	case dtypes.BFloat16:
 		execRoundBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
 	default:
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	return output, nil
 }
@@ -565,7 +565,7 @@ func execRsqrt(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []boo
 	case dtypes.BFloat16:
 		execRsqrtBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
 	default:
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	return output, nil
 }
@@ -593,7 +593,7 @@ func execSqrt(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool
 	case dtypes.BFloat16:
 		execSqrtBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
 	default:
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	return output, nil
 }
@@ -621,7 +621,7 @@ func execCos(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 	case dtypes.BFloat16:
 		execCosBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
 	default:
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	return output, nil
 }
@@ -649,7 +649,7 @@ func execSin(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 	case dtypes.BFloat16:
 		execSinBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
 	default:
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	return output, nil
 }
@@ -671,13 +671,13 @@ func execLogistic(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []
 	input, output := unaryOperandAndOutput(backend, inputs, inputsOwned)
 	switch input.shape.DType {
 	case dtypes.Float32:
-		logisticFloat32(output.flat.([]float32), input.flat.([]float32))
+		logisticFloat32(output.flat.([]float32), input.flat.([]float32)) // gotrain: inlined exp (fastmath.go); was execLogisticGeneric[float32].
 	case dtypes.Float64:
 		execLogisticGeneric[float64](input.flat.([]float64), output.flat.([]float64))
 	case dtypes.BFloat16:
 		execLogisticBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
 	default:
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	return output, nil
 }
@@ -712,13 +712,13 @@ func execTanh(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool
 	input, output := unaryOperandAndOutput(backend, inputs, inputsOwned)
 	switch input.shape.DType {
 	case dtypes.Float32:
-		tanhFloat32(output.flat.([]float32), input.flat.([]float32))
+		tanhFloat32(output.flat.([]float32), input.flat.([]float32)) // gotrain: inlined exp (fastmath.go); was execTanhGeneric[float32].
 	case dtypes.Float64:
 		execTanhGeneric[float64](input.flat.([]float64), output.flat.([]float64))
 	case dtypes.BFloat16:
 		execTanhBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
 	default:
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	return output, nil
 }
@@ -749,7 +749,7 @@ func execIsFinite(backend *Backend, node *Node, inputs []*Buffer, _ []bool) (*Bu
 	case dtypes.BFloat16:
 		execIsFiniteBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bool))
 	default:
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	return output, nil
 }
@@ -778,7 +778,7 @@ func execErf(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 	case dtypes.BFloat16:
 		execErfBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
 	default:
-		panicf("unsupported data type %s for %s", input.shape.DType, node.opType)
+		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
 	return output, nil
 }
@@ -793,7 +793,7 @@ func execErfGeneric[T float32 | float64](backend *Backend, inputs, outputs []T) 
 		for ii := 0; ii < lenInputs; ii += unaryMinParallelizeChunk {
 			iiEnd := min(ii+unaryMinParallelizeChunk, lenInputs)
 			wg.Add(1)
-			backend.workers.RunNowOrInline(func() {
+			backend.workers.RunNowOrInline(func() { // gotrain: was WaitToStart, which can deadlock (see workerspool.go).
 				for jj := ii; jj < iiEnd; jj++ {
 					outputs[jj] = T(math.Erf(float64(inputs[jj])))
 				}

@@ -1,12 +1,14 @@
+// gotrain: simplego's package comment is replaced by this one.
+
 // Package cpubackend is gotrain's CPU backend for GoMLX: a fork of GoMLX
 // v0.26.0's pure-Go backend "simplego" (Apache License 2.0, see LICENSE in
 // this directory; copyright the GoMLX authors) whose heavy operations run
 // on gotrain's own kernels. It registers itself as the GoMLX backend "cpu".
-//
-// Changes from simplego are listed in doc.go.
+// UPSTREAM.md lists the fork's files and changes; doc.go summarises them.
 package cpubackend
 
 import (
+	// gotrain: no "fmt" (the parallelism option no longer prints).
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -18,10 +20,13 @@ import (
 	"sync"
 )
 
-// BackendName to be used in GOMLX_BACKEND to specify this backend.
-const BackendName = "cpu"
+// gotrain: simplego's go:generate lines (running its generators from GoMLX's
+// repository) are in generate.go, running this repository's copies.
 
-// Registers New() as the constructor of the "cpu" backend.
+// BackendName to be used in GOMLX_BACKEND to specify this backend.
+const BackendName = "cpu" // gotrain: simplego's is "go".
+
+// Registers New() as the constructor of the "cpu" backend (gotrain: simplego's comment said "xla").
 func init() {
 	backends.Register(BackendName, New)
 }
@@ -42,6 +47,7 @@ var GetBackend = sync.OnceValue(func() backends.Backend {
 // There are no configurations, the string is simply ignored.
 func New(config string) (backends.Backend, error) {
 	b := newDefaultBackend()
+	// gotrain: SGEMM, element-wise fusion and graph rewrites are on by default.
 	b.useGEMM = true
 	b.fuse = true
 	b.rewrite = true
@@ -59,19 +65,21 @@ func New(config string) (backends.Backend, error) {
 				return nil, errors.Wrapf(err, "invalid value for %q in SimpleGo backend config: needs an int, got %q", key, value)
 			}
 			b.workers.SetMaxParallelism(vInt)
+			// gotrain: no longer prints "SimpleGo backend: parallelism set to N".
 		case "dotgeneral_small":
 			// This will force DotGeneral operation to use the version designed for smaller matrices.
 			b.dotGeneralForceProblemSize = smallProblemSize
-			b.useGEMM = false
+			b.useGEMM = false // gotrain: forcing a simplego DotGeneral version turns SGEMM off.
 		case "dotgeneral_large":
 			// This will force DotGeneral operation to use the version designed for large matrices.
 			b.dotGeneralForceProblemSize = largeProblemSize
-			b.useGEMM = false
+			b.useGEMM = false // gotrain: forcing a simplego DotGeneral version turns SGEMM off.
 		case "dotgeneral_check":
 			// This will force every DotGeneral operation to be executed with both versions and the outputs compared.
 			// This is used exclusively for debugging purposes.
 			b.dotGeneralForceProblemSize = checkProblemSize
-			b.useGEMM = false
+			b.useGEMM = false // gotrain: forcing a simplego DotGeneral version turns SGEMM off.
+		// gotrain: the fork's options no_gemm, no_fusion and no_rewrite.
 		case "no_gemm":
 			// Keep simplego's own DotGeneral (for comparisons).
 			b.useGEMM = false
@@ -92,6 +100,7 @@ func New(config string) (backends.Backend, error) {
 		case "":
 			// No-op, just skip.
 		default:
+			// gotrain: the fork's name and options in the message.
 			return nil, errors.Errorf("unknown configuration option %q for the cpu backend -- valid configuration options are: "+
 				"parallelism=#workers, no_gemm, no_fusion, no_rewrite, dotgeneral_small, dotgeneral_large, dotgeneral_check, ops_sequential, ops_parallel", key)
 		}
@@ -110,7 +119,7 @@ type Backend struct {
 	// bufferPools are a map to pools of buffers that can be reused.
 	// The underlying type is map[bufferPoolKey]*sync.Pool.
 	bufferPools sync.Map
-	// pooledBytes is the memory held by released buffers in bufferPools.
+	// gotrain: pooledBytes is the memory held by released buffers in bufferPools.
 	pooledBytes atomic.Int64
 	workers     workersPool
 
@@ -125,7 +134,7 @@ type Backend struct {
 	// isFinalized is true if the backend has been isFinalized.
 	isFinalized bool
 
-	// useGEMM runs float32 DotGenerals with gotrain's SGEMM (package gemm)
+	// gotrain: useGEMM runs float32 DotGenerals with gotrain's SGEMM (package gemm)
 	// where the operand layout allows (the default; config "no_gemm"
 	// turns it off, and so does forcing a simplego DotGeneral version).
 	useGEMM bool
@@ -147,7 +156,7 @@ var _ backends.Backend = &Backend{}
 
 // Name returns the short name of the backend. E.g.: "xla" for the Xla/PJRT plugin.
 func (b *Backend) Name() string {
-	return "gotrain CPU (cpu)"
+	return "gotrain CPU (cpu)" // gotrain: simplego's is "SimpleGo (go)".
 }
 
 // String implement backends.Backend.
@@ -194,7 +203,7 @@ func notImplementedError(opType backends.OpType) error {
 func (b *Backend) Finalize() {
 	b.isFinalized = true
 	b.bufferPools.Clear()
-	b.pooledBytes.Store(0)
+	b.pooledBytes.Store(0) // gotrain: the free lists are emptied.
 }
 
 // IsFinalized returns true if the backend has been isFinalized.

@@ -106,6 +106,8 @@ func (w *workersPool) lockedRunTaskInGoroutine(task func()) {
 // for their sub-tasks: unlike WaitToStart it never blocks a caller that
 // holds a worker slot itself (in simplego v0.26 ops waited for slots while
 // holding theirs, which deadlocked graphs with several such ops running).
+//
+// gotrain: new in the fork; TestParallelOpsDoNotDeadlock reproduces the deadlock.
 func (w *workersPool) RunNowOrInline(task func()) {
 	if !w.StartIfAvailable(task) {
 		task()

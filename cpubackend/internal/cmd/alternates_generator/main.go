@@ -6,11 +6,11 @@
 package main
 
 import (
-	"bytes"
+	"bytes" // gotrain: output built in memory, formatted with go/format.
 	"flag"
 	"fmt"
-	"go/format"
-	"log"
+	"go/format" // gotrain: see above.
+	"log"       // gotrain: see below.
 	"os"
 	"path"
 	"path/filepath"

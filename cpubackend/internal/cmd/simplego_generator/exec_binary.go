@@ -6,10 +6,10 @@
 package main
 
 import (
-	"bytes"
+	"bytes" // gotrain: output built in memory, formatted with go/format.
 	"fmt"
-	"go/format"
-	"log"
+	"go/format" // gotrain: see above.
+	"log"       // gotrain: see below.
 	"os"
 	"path"
 	"text/template"

@@ -16,6 +16,6 @@ import (
 )
 
 func main() {
-	flag.Parse()
+	flag.Parse() // gotrain: without klog.InitFlags and klog's log line.
 	GenerateExecBinary()
 }
