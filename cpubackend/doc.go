@@ -2,12 +2,16 @@ package cpubackend
 
 // Provenance and changes.
 //
-// The files of this package, other than doc.go, dotgeneral_gemm.go,
+// The files of this package, other than doc.go, generate.go, dotgeneral_gemm.go,
 // fusion.go, fastmath*.go, reduce_fast.go, broadcast_fast.go, opstats.go,
 // rewrite*.go, vecops*.go, gen_vecops.go, dotgeneral_packed.go,
-// dotgeneral_transpose.go, slice_fast.go, panicf.go and the tests, are GoMLX v0.26.0's
+// dotgeneral_transpose.go, slice_fast.go, panicf.go and gotrain's tests, are GoMLX v0.26.0's
 // backends/simplego (github.com/gomlx/gomlx, Apache License 2.0; the
-// license is in LICENSE beside this file), with these changes:
+// license is in LICENSE beside this file), and its tests; the gen_*.go
+// files are written by forks of its generators (internal/cmd, run by
+// go generate). UPSTREAM.md lists every file, the upstream commit and how
+// to regenerate; scripts/forkdiff.sh shows the diff, in which every changed
+// region carries a "gotrain:" comment. The changes:
 //
 //   - package name cpubackend, backend name "cpu", Name() "gotrain CPU (cpu)";
 //   - float32 DotGenerals whose operands are batches of row-major matrices
