@@ -61,7 +61,8 @@ type Workload interface {
 	// Runner prepares the workload on a device and returns the call to time.
 	// It returns ErrUnsupported (wrapped, with the reason) when the device
 	// cannot run it. close releases what Runner allocated.
-	Runner(d device.Device) (call func() (Output, error), close func(), err error)
+	// The engine owns the backend: close releases only what Runner made.
+	Runner(e *device.Engine) (call func() (Output, error), close func(), err error)
 }
 
 // Result is one workload on one device.
@@ -90,9 +91,9 @@ type Result struct {
 type Options struct {
 	// Repeats is the number of timed calls after the first (at least 1).
 	Repeats int
-	// Devices are the devices to run on; the first must be the native CPU,
-	// the reference for speed-ups and parity.
-	Devices []device.Device
+	// Engines are where to run (package device selects them); the first
+	// must be the native CPU, the reference for speed-ups and parity.
+	Engines []*device.Engine
 	// Tolerance is the largest relative error reported as matching (default 1e-4).
 	Tolerance float64
 	// Progress, when set, is called before each measurement.
@@ -104,7 +105,7 @@ func Run(workloads []Workload, opts Options) ([]Result, error) {
 	if opts.Repeats < 1 {
 		return nil, fmt.Errorf("bench: repeats = %d, want >= 1", opts.Repeats)
 	}
-	if len(opts.Devices) == 0 || opts.Devices[0].Kind != device.Native {
+	if len(opts.Engines) == 0 || !opts.Engines[0].Native() {
 		return nil, errors.New("bench: the first device must be the native CPU (the reference)")
 	}
 	if opts.Tolerance == 0 {
@@ -114,11 +115,11 @@ func Run(workloads []Workload, opts Options) ([]Result, error) {
 	for _, w := range workloads {
 		var ref *Result
 		var refValues []float64
-		for _, d := range opts.Devices {
+		for _, e := range opts.Engines {
 			if opts.Progress != nil {
-				opts.Progress(w.Name(), d.Name)
+				opts.Progress(w.Name(), e.Name())
 			}
-			r, values := measure(w, d, opts.Repeats)
+			r, values := measure(w, e, opts.Repeats)
 			if ref == nil {
 				if !r.Available {
 					return nil, fmt.Errorf("bench: %s failed on the CPU: %s", w.Name(), r.Reason)
@@ -139,9 +140,9 @@ func Run(workloads []Workload, opts Options) ([]Result, error) {
 	return out, nil
 }
 
-func measure(w Workload, d device.Device, repeats int) (Result, []float64) {
-	r := Result{Workload: w.Name(), Description: w.Describe(), Device: d.Name, Engine: string(d.Kind), Unit: w.Unit(), Repeats: repeats}
-	call, closeFn, err := w.Runner(d)
+func measure(w Workload, e *device.Engine, repeats int) (Result, []float64) {
+	r := Result{Workload: w.Name(), Description: w.Describe(), Device: e.Name(), Engine: string(e.Device().Kind), Unit: w.Unit(), Repeats: repeats}
+	call, closeFn, err := w.Runner(e)
 	if err != nil {
 		r.Reason = err.Error()
 		return r, nil

@@ -22,23 +22,29 @@ type fake struct {
 func (f *fake) Name() string     { return "fake" }
 func (f *fake) Describe() string { return "a fake workload" }
 func (f *fake) Unit() string     { return "items/s" }
-func (f *fake) Runner(d device.Device) (func() (Output, error), func(), error) {
-	if f.unsup[d.Name] {
+func (f *fake) Runner(e *device.Engine) (func() (Output, error), func(), error) {
+	if f.unsup[e.Name()] {
 		return nil, nil, fmt.Errorf("%w: fake says no", ErrUnsupported)
 	}
 	return func() (Output, error) {
-		f.calls[d.Name]++
-		return Output{Values: f.out[d.Name], Items: 10}, nil
+		f.calls[e.Name()]++
+		return Output{Values: f.out[e.Name()], Items: 10}, nil
 	}, func() {}, nil
 }
 
-func devs() []device.Device {
-	return []device.Device{
-		{Name: "cpu", Kind: device.Native, Class: "cpu"},
-		{Name: "go", Kind: device.SimpleGo, Class: "cpu"},
-		{Name: "xla:cuda:0", Kind: device.XLAKind, Class: "gpu"},
-		{Name: "xla:cuda:1", Kind: device.XLAKind, Class: "gpu"},
+// devs selects cpu, go and the two GPUs of a machine that discovery
+// describes as having a CUDA plugin with two devices (nothing is opened).
+func devs(t *testing.T) []*device.Engine {
+	t.Helper()
+	inv := device.Inventory{XLACompiled: true, Plugins: []device.Plugin{{
+		Name: "cuda", Path: "/usr/local/lib/go-xla/nvidia/pjrt_c_api_cuda_plugin.so", Probed: true,
+		Devices: []device.XLADevice{{Index: 0, Description: "gpu 0"}, {Index: 1, Description: "gpu 1"}},
+	}}}
+	es, err := device.SelectEach([]string{"cpu", "go", "gpu:0", "gpu:1"}, device.Request{Inventory: &inv})
+	if err != nil {
+		t.Fatal(err)
 	}
+	return es
 }
 
 func TestRunParityAndAvailability(t *testing.T) {
@@ -52,7 +58,7 @@ func TestRunParityAndAvailability(t *testing.T) {
 		calls: map[string]int{},
 	}
 	f.out["xla:cuda:1"] = nil
-	res, err := Run([]Workload{f}, Options{Repeats: 3, Devices: devs()})
+	res, err := Run([]Workload{f}, Options{Repeats: 3, Engines: devs(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +89,7 @@ func TestRunParityAndAvailability(t *testing.T) {
 
 func TestRunDetectsMismatch(t *testing.T) {
 	f := &fake{out: map[string][]float64{"cpu": {1, 2}, "go": {1, 2.5}}, calls: map[string]int{}}
-	res, err := Run([]Workload{f}, Options{Repeats: 1, Devices: devs()[:2]})
+	res, err := Run([]Workload{f}, Options{Repeats: 1, Engines: devs(t)[:2]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +97,7 @@ func TestRunDetectsMismatch(t *testing.T) {
 		t.Errorf("mismatch not reported: %+v", res[1])
 	}
 	f.out["go"] = []float64{1}
-	res, _ = Run([]Workload{f}, Options{Repeats: 1, Devices: devs()[:2]})
+	res, _ = Run([]Workload{f}, Options{Repeats: 1, Engines: devs(t)[:2]})
 	if !strings.Contains(res[1].Parity, "1 values") {
 		t.Errorf("length mismatch not reported: %+v", res[1])
 	}
@@ -99,13 +105,13 @@ func TestRunDetectsMismatch(t *testing.T) {
 
 func TestRunErrors(t *testing.T) {
 	f := &fake{calls: map[string]int{}, unsup: map[string]bool{"cpu": true}}
-	if _, err := Run([]Workload{f}, Options{Repeats: 0, Devices: devs()}); err == nil {
+	if _, err := Run([]Workload{f}, Options{Repeats: 0, Engines: devs(t)}); err == nil {
 		t.Error("repeats 0 accepted")
 	}
-	if _, err := Run([]Workload{f}, Options{Repeats: 1, Devices: devs()[1:]}); err == nil {
+	if _, err := Run([]Workload{f}, Options{Repeats: 1, Engines: devs(t)[1:]}); err == nil {
 		t.Error("a non-CPU reference accepted")
 	}
-	if _, err := Run([]Workload{f}, Options{Repeats: 1, Devices: devs()}); err == nil || !strings.Contains(err.Error(), "failed on the CPU") {
+	if _, err := Run([]Workload{f}, Options{Repeats: 1, Engines: devs(t)}); err == nil || !strings.Contains(err.Error(), "failed on the CPU") {
 		t.Errorf("CPU failure: err = %v", err)
 	}
 	if _, err := ParseSize("huge"); err == nil {
@@ -120,7 +126,7 @@ func TestSmallPresetOnCPUAndSimpleGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(ws, Options{Repeats: 1, Devices: devs()[:2]})
+	res, err := Run(ws, Options{Repeats: 1, Engines: devs(t)[:2]})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,11 +59,11 @@ func (m *MatMul) inputs() (a, b []float32) {
 }
 
 // Runner implements Workload.
-func (m *MatMul) Runner(d device.Device) (func() (Output, error), func(), error) {
+func (m *MatMul) Runner(e *device.Engine) (func() (Output, error), func(), error) {
 	n := m.N
 	a, b := m.inputs()
 	flops := 2 * float64(n) * float64(n) * float64(n)
-	if d.Kind == device.Native {
+	if e.Native() {
 		c := make([]float32, n*n)
 		return func() (Output, error) {
 			if err := gemm.Sgemm(false, false, n, n, n, 1, a, n, b, n, 0, c, n); err != nil {
@@ -72,13 +72,12 @@ func (m *MatMul) Runner(d device.Device) (func() (Output, error), func(), error)
 			return Output{Values: toF64(c), Items: flops / 1e9}, nil
 		}, func() {}, nil
 	}
-	backend, err := device.Open(d)
+	backend, err := e.Backend()
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
 	exec, err := graph.NewExec(backend, graph.MatMul)
 	if err != nil {
-		backend.Finalize()
 		return nil, nil, err
 	}
 	ta := tensors.FromFlatDataAndDimensions(a, n, n)
@@ -86,10 +85,10 @@ func (m *MatMul) Runner(d device.Device) (func() (Output, error), func(), error)
 	call := func() (out Output, err error) {
 		defer func() {
 			if r := recover(); r != nil {
-				err = fmt.Errorf("matmul on %s: %v", d.Name, r)
+				err = fmt.Errorf("matmul on %s: %v", e.Name(), r)
 			}
 		}()
-		outs, _, err := exec.ExecWithGraphOnDevice(backends.DeviceNum(d.Index), ta, tb) // ExecOnDevice ignores its device in GoMLX v0.26
+		outs, _, err := exec.ExecWithGraphOnDevice(backends.DeviceNum(e.DeviceNum()), ta, tb) // ExecOnDevice ignores its device in GoMLX v0.26
 		if err != nil {
 			return Output{}, err
 		}
@@ -100,7 +99,7 @@ func (m *MatMul) Runner(d device.Device) (func() (Output, error), func(), error)
 		}
 		return Output{Values: toF64(c), Items: flops / 1e9}, nil
 	}
-	return call, func() { exec.Finalize(); backend.Finalize() }, nil
+	return call, exec.Finalize, nil
 }
 
 func toF64(x []float32) []float64 {
@@ -158,16 +157,16 @@ func (w *forestWorkload) Unit() string {
 	return "trees/s"
 }
 
-func (w *forestWorkload) Runner(d device.Device) (func() (Output, error), func(), error) {
-	if d.Kind != device.Native && !w.predict {
-		// The graph learner (forest/forestgraph) grows the same trees on d;
-		// the output is the fitted forest's predictions, as on the CPU.
-		backend, err := device.Open(d)
+func (w *forestWorkload) Runner(e *device.Engine) (func() (Output, error), func(), error) {
+	if !e.Native() && !w.predict {
+		// The graph learner (forest/forestgraph) grows the same trees on the
+		// device; the output is the fitted forest's predictions, as on the CPU.
+		backend, err := e.Backend()
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 		}
 		return func() (Output, error) {
-			f, _, err := forestgraph.Fit(backend, w.train, w.opt, forestgraph.GrowOptions{DeviceNum: d.Index})
+			f, _, err := forestgraph.Fit(backend, w.train, w.opt, forestgraph.GrowOptions{DeviceNum: e.DeviceNum()})
 			if err != nil {
 				return Output{}, err
 			}
@@ -176,7 +175,7 @@ func (w *forestWorkload) Runner(d device.Device) (func() (Output, error), func()
 				return Output{}, err
 			}
 			return Output{Values: p, Items: float64(len(f.Trees))}, nil
-		}, backend.Finalize, nil
+		}, func() {}, nil
 	}
 	if w.predict && w.model == nil {
 		m, err := forest.Fit(w.train, w.opt)
@@ -185,27 +184,23 @@ func (w *forestWorkload) Runner(d device.Device) (func() (Output, error), func()
 		}
 		w.model = m
 	}
-	if d.Kind != device.Native {
-		// The trained forest as GoMLX graphs (forest/forestgraph) on d.
-		backend, err := device.Open(d)
+	if !e.Native() {
+		// The trained forest as GoMLX graphs (forest/forestgraph) on the device.
+		backend, err := e.Backend()
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 		}
-		p, err := forestgraph.NewPredictorWithOptions(backend, w.model, w.test.Rows, forestgraph.Options{DeviceNum: d.Index})
+		p, err := forestgraph.NewPredictorWithOptions(backend, w.model, w.test.Rows, forestgraph.Options{DeviceNum: e.DeviceNum()})
 		if err != nil {
-			backend.Finalize()
 			return nil, nil, err
 		}
 		return func() (Output, error) {
-				v, err := p.Predict(w.test.X, w.test.Rows)
-				if err != nil {
-					return Output{}, err
-				}
-				return Output{Values: v, Items: float64(w.test.Rows)}, nil
-			}, func() {
-				p.Close()
-				backend.Finalize()
-			}, nil
+			v, err := p.Predict(w.test.X, w.test.Rows)
+			if err != nil {
+				return Output{}, err
+			}
+			return Output{Values: v, Items: float64(w.test.Rows)}, nil
+		}, p.Close, nil
 	}
 	return func() (Output, error) {
 		f := w.model
@@ -248,37 +243,30 @@ func (s *SignalFeatures) Describe() string {
 func (s *SignalFeatures) Unit() string { return "records/s" }
 
 // Runner implements Workload.
-func (s *SignalFeatures) Runner(d device.Device) (func() (Output, error), func(), error) {
+func (s *SignalFeatures) Runner(e *device.Engine) (func() (Output, error), func(), error) {
 	const rate = 200000
 	opts := signal.SynthOptions{Mod: signal.QPSK, SampleRate: rate, Samples: int(s.Seconds * rate), SNRdB: 10, CarrierOffset: 25000, Seed: 1}
 	cfg := signal.Config{SampleRate: rate}
 	var ex signal.FeatureExtractor
 	closeFn := func() {}
-	if d.Kind == device.Native {
-		e, err := signal.NewExtractor(cfg)
+	if e.Native() {
+		ce, err := signal.NewExtractor(cfg)
 		if err != nil {
 			return nil, nil, err
 		}
-		ex = e
+		ex = ce
 	} else {
 		// The graph extractor (signal/sigraph) on simplego or an XLA device.
-		var backend backends.Backend
-		var err error
-		if d.Kind == device.SimpleGo {
-			backend, err = sigraph.OpenSimpleGo() // ops_sequential: avoids simplego's DotGeneral deadlock
-		} else {
-			backend, err = device.Open(d)
-		}
+		backend, err := e.Backend()
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
 		}
-		g, err := sigraph.NewWithOptions(backend, cfg, 1, sigraph.Options{DeviceNum: d.Index})
+		g, err := sigraph.NewWithOptions(backend, cfg, 1, sigraph.Options{DeviceNum: e.DeviceNum()})
 		if err != nil {
-			backend.Finalize()
 			return nil, nil, err
 		}
 		ex = g
-		closeFn = func() { g.Close(); backend.Finalize() }
+		closeFn = g.Close
 	}
 	var syn signal.Synthesizer
 	x := make([]complex64, opts.Samples)

@@ -38,13 +38,17 @@ type Device struct {
 // Accelerator tells whether the device is a GPU or TPU.
 func (d Device) Accelerator() bool { return d.Class == "gpu" || d.Class == "tpu" }
 
-// BackendConfig is the GoMLX backend configuration ("go" or "xla:<plugin>")
-// that runs graph workloads for this device.
+// BackendConfig is the GoMLX backend configuration an Engine opens for
+// this device: CPUConfig for the native CPU, SimpleGoConfig for "go" and
+// "xla:<plugin path>[,options]" for an XLA device.
 func (d Device) BackendConfig() string {
-	if d.Kind == XLAKind && d.Plugin != nil {
+	switch {
+	case d.Kind == XLAKind && d.Plugin != nil:
 		return xlaConfig(*d.Plugin)
+	case d.Kind == SimpleGo:
+		return SimpleGoConfig
 	}
-	return "go"
+	return CPUConfig
 }
 
 // Attempt records one candidate considered by Resolve.
@@ -100,14 +104,20 @@ type Options struct {
 // ErrUnavailable is wrapped by the error Resolve returns when a request cannot be met.
 var ErrUnavailable = errors.New("requested device is not available")
 
-// Resolve chooses the device for spec among what inv offers. An explicit
+// resolve chooses the device for spec among what inv offers. An explicit
 // request that cannot be met is an error naming every reason, unless
 // opts.Fallback is set, in which case the next best device is returned with
-// FellBack and Warning set.
-func Resolve(spec Spec, inv Inventory, opts Options) (Resolution, error) {
+// FellBack and Warning set. accept, when not nil, may reject a device that
+// is available, with the workload's reason.
+func resolve(spec Spec, inv Inventory, opts Options, accept func(Device) error) (Resolution, error) {
 	res := Resolution{Requested: spec, RequestedText: spec.String()}
 	try := func(c Spec) (Device, bool) {
 		d, reason := check(c, inv)
+		if reason == "" && accept != nil {
+			if err := accept(d); err != nil {
+				reason = err.Error()
+			}
+		}
 		res.Attempts = append(res.Attempts, Attempt{Candidate: c.String(), OK: reason == "", Reason: reason})
 		return d, reason == ""
 	}

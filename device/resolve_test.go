@@ -85,7 +85,7 @@ func TestResolve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := Resolve(mustSpec(t, tt.spec), tt.inv, tt.opts)
+			res, err := resolve(mustSpec(t, tt.spec), tt.inv, tt.opts, nil)
 			if tt.want == "" {
 				if err == nil {
 					t.Fatalf("Resolve(%s) chose %s, want error", tt.spec, res.Device.Name)
@@ -129,7 +129,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestAutoRecordsRejections(t *testing.T) {
-	res, err := Resolve(mustSpec(t, "auto"), invEmpty(), Options{})
+	res, err := resolve(mustSpec(t, "auto"), invEmpty(), Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestAutoRecordsRejections(t *testing.T) {
 }
 
 func TestBackendConfig(t *testing.T) {
-	res, err := Resolve(mustSpec(t, "gpu"), invGPU(1), Options{})
+	res, err := resolve(mustSpec(t, "gpu"), invGPU(1), Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,8 +152,8 @@ func TestBackendConfig(t *testing.T) {
 	if !res.Device.Accelerator() {
 		t.Error("a CUDA device is an accelerator")
 	}
-	cpu, _ := Resolve(mustSpec(t, "cpu"), invEmpty(), Options{})
-	if cpu.Device.BackendConfig() != "go" || cpu.Device.Accelerator() {
+	cpu, _ := resolve(mustSpec(t, "cpu"), invEmpty(), Options{}, nil)
+	if cpu.Device.BackendConfig() != CPUConfig || cpu.Device.Accelerator() {
 		t.Errorf("cpu device: config %q accelerator %v", cpu.Device.BackendConfig(), cpu.Device.Accelerator())
 	}
 }

@@ -8,11 +8,8 @@ import (
 	"time"
 
 	"github.com/gomlx/gomlx/backends"
-	_ "github.com/gomlx/gomlx/backends/simplego" // registers the "go" backend
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
-
-	"github.com/gotrain/gotrain/cpubackend" // registers the "cpu" backend
 )
 
 // VerifyResult is the outcome of Verify on one device.
@@ -88,7 +85,7 @@ func Verify(d Device, repeats int) VerifyResult {
 	{
 		// Native runs the graph on gotrain's cpu backend, which is what
 		// graph workloads use on that device.
-		backend, err := Open(d)
+		backend, err := open(d)
 		if err != nil {
 			res.Err = err.Error()
 			return res
@@ -142,42 +139,6 @@ func Verify(d Device, repeats int) VerifyResult {
 		res.Err = fmt.Sprintf("relative error %.3g exceeds %.0g", res.RelError, verifyTolerance)
 	}
 	return res
-}
-
-// Open creates the GoMLX backend that runs graph workloads for d.
-func Open(d Device) (backends.Backend, error) {
-	switch d.Kind {
-	case Native:
-		return newBackend(cpubackend.BackendName)
-	case SimpleGo:
-		// ops_sequential: GoMLX v0.26's simplego can deadlock its worker
-		// pool when several operations are ready at once.
-		return newBackend(SimpleGoConfig)
-	case XLAKind:
-		if d.Plugin == nil {
-			return nil, fmt.Errorf("device %s: no plugin", d.Name)
-		}
-		b, err := openXLA(*d.Plugin)
-		if err != nil {
-			return nil, fmt.Errorf("device %s: %w", d.Name, err)
-		}
-		return b, nil
-	}
-	return nil, fmt.Errorf("device %s: unknown kind %q", d.Name, d.Kind)
-}
-
-// SimpleGoConfig is the GoMLX configuration Open uses for device kind "go":
-// simplego with its operations run one at a time (each still uses the
-// cores), which avoids simplego v0.26's worker-pool deadlock.
-const SimpleGoConfig = "go:ops_sequential"
-
-func newBackend(config string) (b backends.Backend, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			b, err = nil, fmt.Errorf("creating GoMLX backend %q: %v", config, r)
-		}
-	}()
-	return backends.NewWithConfig(config)
 }
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }

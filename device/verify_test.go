@@ -5,7 +5,7 @@ import "testing"
 func TestVerifyCPUAndSimpleGo(t *testing.T) {
 	inv := Discover(DiscoverOptions{SkipNVIDIA: true})
 	for _, spec := range []string{"cpu", "go"} {
-		res, err := Resolve(mustSpec(t, spec), inv, Options{})
+		res, err := resolve(mustSpec(t, spec), inv, Options{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

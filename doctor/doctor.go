@@ -10,6 +10,7 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -137,7 +138,7 @@ func DefaultProbes() Probes {
 		},
 		SampleUtilization: SampleUtilization,
 		Verify:            func(d device.Device) device.VerifyResult { return device.Verify(d, 5) },
-		Burst:             Burst,
+		Burst:             device.Burst,
 	}
 }
 
@@ -174,17 +175,27 @@ func Run(ctx context.Context, opts Options, probes Probes) (Report, error) {
 	if opts.Device == "" {
 		opts.Device = "auto"
 	}
-	spec, err := device.ParseSpec(opts.Device)
-	if err != nil {
-		return Report{}, fmt.Errorf("doctor: %w", err)
-	}
-	c := &checker{opts: opts, spec: spec, p: probes.withDefaults(), env: map[string]envValue{}}
+	c := &checker{opts: opts, p: probes.withDefaults(), env: map[string]envValue{}}
 	// Read the environment before discovery: loading a CUDA plugin sets XLA_FLAGS.
 	for _, name := range device.EnvVars {
 		v, ok := c.p.Env(name)
 		c.env[name] = envValue{v, ok}
 	}
 	c.inv = c.p.Discover()
+	// The device is chosen as every command chooses it (device.Select),
+	// against the inventory just discovered; nothing is opened here.
+	eng, err := device.Select(device.Request{Device: opts.Device, Fallback: opts.Fallback, Inventory: &c.inv})
+	var unavailable *device.UnavailableError
+	switch {
+	case err == nil:
+		c.res = eng.Resolution
+	case errors.As(err, &unavailable):
+		c.res, c.resErr = unavailable.Resolution, err
+	default:
+		return Report{}, fmt.Errorf("doctor: %w", err)
+	}
+	spec := c.res.Requested
+	c.spec = spec
 	c.want = requestedClass(spec)
 	rep := Report{Requested: spec.String()}
 	rep.Findings = []Finding{
@@ -217,11 +228,13 @@ type envValue struct {
 
 // checker holds what every check needs.
 type checker struct {
-	opts Options
-	spec device.Spec
-	p    Probes
-	env  map[string]envValue
-	inv  device.Inventory
+	opts   Options
+	spec   device.Spec
+	res    device.Resolution // what device.Select chose, or the attempts when resErr is set
+	resErr error
+	p      Probes
+	env    map[string]envValue
+	inv    device.Inventory
 	// want is "gpu", "tpu" or "xla" for an explicit XLA request, "" otherwise.
 	want string
 }

@@ -671,11 +671,3 @@ func TestLiveRealCPU(t *testing.T) {
 		t.Errorf("--device gpu on a machine without plugins: ok %v, failed %v, error %q", rep.OK, rep.Failed(), rep.ResolveError)
 	}
 }
-
-func TestBurstReal(t *testing.T) {
-	d := device.Device{Name: "go", Kind: device.SimpleGo, Class: "cpu"}
-	rate, err := Burst(d, time.Millisecond)
-	if err != nil || rate <= 0 {
-		t.Errorf("Burst on go = %v, %v", rate, err)
-	}
-}

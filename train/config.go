@@ -8,8 +8,10 @@
 // builds on GoMLX's train package (Trainer, optimizers,
 // AccumulateGradients).
 //
-// On simplego, open the backend with OpenBackend: it avoids a worker-pool
-// deadlock and installs fast Dot gradients.
+// The harness takes a GoMLX backend; package device opens it (an Engine's
+// Backend), with the one configuration of each kind: on the pure-Go
+// backends operations run one at a time (which avoids a worker-pool
+// deadlock of simplego) and Dot gradients are written as DotGenerals.
 package train
 
 import (

@@ -19,7 +19,7 @@ func TestCPUBackendTrainsLikeSimpleGo(t *testing.T) {
 		{Name: "cpu", Kind: device.Native, Class: "cpu"},
 		{Name: "go", Kind: device.SimpleGo, Class: "cpu"},
 	} {
-		be, err := OpenBackend(d)
+		_, be, err := device.Open(d.Name)
 		if err != nil {
 			t.Fatal(err)
 		}

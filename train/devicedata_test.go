@@ -311,7 +311,7 @@ func benchmarkNext(b *testing.B, onDevice bool) {
 		b.Fatal(err)
 	}
 	if onDevice {
-		be, err := OpenBackend(device.Device{Name: "go", Kind: device.SimpleGo, Class: "cpu"})
+		_, be, err := device.Open("go")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -5,13 +5,13 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/gotrain/gotrain/device"
+	"github.com/gotrain/gotrain/internal/nvsmi"
 )
 
 // gpuSampler adds GPU utilisation and memory, read with nvidia-smi
-// (device.QueryNVIDIA), to metrics records at most once per interval.
+// (nvsmi.Query), to metrics records at most once per interval.
 type gpuSampler struct {
-	query    func(stdcontext.Context) device.NVIDIAInfo
+	query    func(stdcontext.Context) nvsmi.Info
 	interval time.Duration
 	now      func() time.Time
 	last     time.Time
@@ -27,7 +27,7 @@ func newGPUSampler(interval time.Duration) *gpuSampler {
 	if _, err := exec.LookPath("nvidia-smi"); err != nil {
 		return nil
 	}
-	return &gpuSampler{query: device.QueryNVIDIA, interval: interval, now: time.Now}
+	return &gpuSampler{query: nvsmi.Query, interval: interval, now: time.Now}
 }
 
 // sample adds, when due and readable, "gpus" (one object per GPU: index,

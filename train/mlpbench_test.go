@@ -62,7 +62,7 @@ func BenchmarkMLPTrainStep(b *testing.B) {
 	} {
 		d := c.d
 		b.Run(c.name, func(b *testing.B) {
-			be, err := OpenBackend(d)
+			_, be, err := device.Open(d.Name)
 			if err != nil {
 				b.Fatal(err)
 			}

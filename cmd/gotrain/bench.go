@@ -29,15 +29,20 @@ and host memory. A workload a device cannot run is listed with the reason.`,
 			if err != nil {
 				return err
 			}
-			devs, err := benchDevices(devices)
+			engines, err := benchEngines(cmd, g, devices)
 			if err != nil {
 				return err
 			}
+			defer func() {
+				for _, e := range engines {
+					e.Close()
+				}
+			}()
 			ws, err := bench.Workloads(sz)
 			if err != nil {
 				return err
 			}
-			results, err := bench.Run(ws, bench.Options{Repeats: repeats, Devices: devs, Progress: func(w, d string) {
+			results, err := bench.Run(ws, bench.Options{Repeats: repeats, Engines: engines, Progress: func(w, d string) {
 				slog.Info("bench: measuring", "workload", w, "device", d)
 			}})
 			if err != nil {
@@ -61,44 +66,36 @@ and host memory. A workload a device cannot run is listed with the reason.`,
 		},
 	}
 	cmd.Flags().StringVar(&size, "size", "small", "workload sizes: small (seconds) or seed (the seed systems' sizes)")
-	cmd.Flags().StringVar(&devices, "devices", "all", "devices to run on: all (every available one) or a comma list of --device forms; cpu always runs first as the reference")
+	cmd.Flags().StringVar(&devices, "devices", "all", "devices to run on when --device is not given: all (every available one) or a comma list of --device forms; cpu always runs first as the reference")
 	cmd.Flags().IntVar(&repeats, "repeats", 5, "timed calls after the first")
 	cmd.Flags().StringVar(&mdFile, "md", "", "also write the table as Markdown to this file")
 	cmd.Flags().StringVar(&pngFile, "png", "", "also write a bar chart of speed-ups to this PNG file")
 	return cmd
 }
 
-// benchDevices returns the native CPU followed by the requested devices. An
-// explicit device that is not available is an error with the reason.
-func benchDevices(list string) ([]device.Device, error) {
-	inv := device.Discover(device.DiscoverOptions{Probe: true})
-	cpu, err := device.Resolve(device.Spec{Kind: device.CPU, Index: device.AnyIndex}, inv, device.Options{})
+// benchEngines returns the native CPU (the reference) followed by the
+// devices to time: the global --device when it is given (auto aside),
+// else --devices. A device that is not available is an error with the
+// reason (unless --fallback).
+func benchEngines(cmd *cobra.Command, g *globals, list string) ([]*device.Engine, error) {
+	specs := []string{"cpu"}
+	deviceSet := cmd.Flags().Changed("device") && !strings.EqualFold(strings.TrimSpace(g.device), "auto")
+	switch {
+	case deviceSet && cmd.Flags().Changed("devices"):
+		return nil, fmt.Errorf("bench: give --device or --devices, not both (--device %s, --devices %s)", g.device, list)
+	case deviceSet:
+		specs = append(specs, g.device)
+	default:
+		specs = append(specs, strings.Split(list, ",")...)
+	}
+	engines, err := device.SelectEach(specs, device.Request{Fallback: g.fallback})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("bench: %w", err)
 	}
-	out := []device.Device{cpu.Device}
-	if list == "all" {
-		for _, e := range device.List(inv) {
-			if e.Available && e.Device.Kind != device.Native {
-				out = append(out, *e.Device)
-			}
-		}
-		return out, nil
-	}
-	seen := map[string]bool{"cpu": true}
-	for _, s := range strings.Split(list, ",") {
-		spec, err := device.ParseSpec(strings.TrimSpace(s))
-		if err != nil {
-			return nil, err
-		}
-		res, err := device.Resolve(spec, inv, device.Options{})
-		if err != nil {
-			return nil, err
-		}
-		if !seen[res.Device.Name] {
-			seen[res.Device.Name] = true
-			out = append(out, res.Device)
+	for _, e := range engines {
+		if w := e.Warning(); w != "" {
+			fmt.Fprintln(cmd.ErrOrStderr(), w)
 		}
 	}
-	return out, nil
+	return engines, nil
 }

@@ -34,12 +34,12 @@ float64 CPU reference and times it, the first call (compilation) apart.`,
 			rep := devicesReport{Host: device.HostInfo(), Inventory: inv, Devices: device.List(inv)}
 			var targets []device.Device
 			if cmd.Flags().Changed("device") {
-				res, err := g.resolveDevice(cmd, device.Options{})
+				e, err := g.engine(cmd, device.Request{Inventory: &inv})
 				if err != nil {
 					return err
 				}
-				rep.Selected = &res
-				targets = []device.Device{res.Device}
+				rep.Selected = &e.Resolution
+				targets = []device.Device{e.Device()}
 			} else {
 				for _, e := range rep.Devices {
 					if e.Available {

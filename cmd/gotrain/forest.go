@@ -220,11 +220,11 @@ func toForestData(d *data.Dataset) forest.Dataset {
 }
 
 func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error {
-	tgt, err := forestDeviceTarget(cmd, g, "forest train")
+	eng, err := forestEngine(cmd, g, "forest train")
 	if err != nil {
 		return err
 	}
-	defer tgt.close()
+	defer eng.Close()
 	task := forest.Task(fl.task)
 	if task == "" {
 		task = forest.Regression
@@ -249,21 +249,25 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 		return fmt.Errorf("forest train: --trees %d must be >= 1", fl.trees)
 	}
 	engine := "native"
-	if tgt.backend != nil {
+	var backend backends.Backend
+	if !eng.Native() {
 		engine = "graph"
+		if backend, err = eng.Backend(); err != nil {
+			return fmt.Errorf("forest train: %w", err)
+		}
 	}
-	slog.Info("forest: training", "data", name, "rows", train.Rows, "features", train.Cols, "task", task, "trees", fl.trees, "device", tgt.name, "engine", engine)
+	slog.Info("forest: training", "data", name, "rows", train.Rows, "features", train.Cols, "task", task, "trees", fl.trees, "device", eng.Name(), "engine", engine)
 	var f *forest.Forest
 	var runs, compiles []float64
 	var grow *forestgraph.GrowReport
 	for range fl.repeats {
 		start := time.Now()
-		if tgt.backend != nil {
+		if backend != nil {
 			// The graph learner: the same trees as the native one, grown as
 			// GoMLX graphs on the device; compile time is reported apart.
-			f, grow, err = forestgraph.Fit(tgt.backend, toForestData(train), opt, forestgraph.GrowOptions{DeviceNum: tgt.dev.Index})
+			f, grow, err = forestgraph.Fit(backend, toForestData(train), opt, forestgraph.GrowOptions{DeviceNum: eng.DeviceNum()})
 			if err != nil {
-				return fmt.Errorf("forest train on %s: %w", tgt.name, err)
+				return fmt.Errorf("forest train on %s: %w", eng.Name(), err)
 			}
 			runs = append(runs, grow.RunSeconds)
 			compiles = append(compiles, grow.CompileSeconds)
@@ -276,9 +280,9 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 		runs = append(runs, time.Since(start).Seconds())
 	}
 	rep := forestReport{
-		Device: tgt.name, Engine: engine, Task: string(task), Data: name, TrainRows: train.Rows,
+		Device: eng.Name(), Engine: engine, Task: string(task), Data: name, TrainRows: train.Rows,
 		Features: train.Cols, Trees: len(f.Trees), Seed: fl.seed, Threads: f.Options.Threads,
-		FitSeconds: device.Median(runs), Options: f.Options, FallbackNotes: tgt.note,
+		FitSeconds: device.Median(runs), Options: f.Options, FallbackNotes: eng.Warning(),
 	}
 	if grow != nil {
 		rep.CompileSecs = ptr(device.Median(compiles))
@@ -433,11 +437,11 @@ the compile time apart from the prediction time.`,
 			if batchRows < 1 {
 				return fmt.Errorf("forest predict: --batch-rows %d must be >= 1", batchRows)
 			}
-			tgt, err := forestDeviceTarget(cmd, g, "forest predict")
+			eng, err := forestEngine(cmd, g, "forest predict")
 			if err != nil {
 				return err
 			}
-			defer tgt.close()
+			defer eng.Close()
 			f, err := forest.LoadFile(modelFile)
 			if err != nil {
 				return err
@@ -453,11 +457,15 @@ the compile time apart from the prediction time.`,
 			if err != nil {
 				return err
 			}
-			rep := forestPredictReport{Device: tgt.name, Engine: "native", Model: modelFile, Data: dataFile, Out: outFile, Rows: in.Rows, Trees: len(f.Trees)}
+			rep := forestPredictReport{Device: eng.Name(), Engine: "native", Model: modelFile, Data: dataFile, Out: outFile, Rows: in.Rows, Trees: len(f.Trees)}
 			var pred forestPredictor = f
-			if tgt.backend != nil {
+			if !eng.Native() {
 				start := time.Now()
-				gp, err := forestgraph.NewPredictorWithOptions(tgt.backend, f, min(batchRows, max(1, in.Rows)), forestgraph.Options{DeviceNum: tgt.dev.Index})
+				backend, err := eng.Backend()
+				if err != nil {
+					return fmt.Errorf("forest predict: %w", err)
+				}
+				gp, err := forestgraph.NewPredictorWithOptions(backend, f, min(batchRows, max(1, in.Rows)), forestgraph.Options{DeviceNum: eng.DeviceNum()})
 				if err != nil {
 					return fmt.Errorf("forest predict: %w", err)
 				}
@@ -470,7 +478,7 @@ the compile time apart from the prediction time.`,
 				rep.TableBytes, rep.BatchBytes = gp.TableBytes(), gp.BatchBytes()
 				pred = gp
 			}
-			slog.Info("forest: predicting", "rows", in.Rows, "device", tgt.name, "engine", rep.Engine)
+			slog.Info("forest: predicting", "rows", in.Rows, "device", eng.Name(), "engine", rep.Engine)
 			start := time.Now()
 			v, err := predictRows(pred, x, in.Rows, proba)
 			if err != nil {
@@ -621,59 +629,16 @@ type forestPredictReport struct {
 	PredictSecs float64  `json:"predict_seconds"`
 }
 
-// forestTarget is where `forest train` or `forest predict` runs: the native
-// learner and predictor (backend nil) or graphs on a GoMLX backend.
-type forestTarget struct {
-	name    string           // the device actually used: "cpu", "go", "xla:cuda:0", ...
-	dev     device.Device    // the resolved device (graph path)
-	backend backends.Backend // nil for the native code
-	note    string           // the --fallback warning, if the device fell back
-}
-
-// close releases the backend, if any.
-func (t forestTarget) close() {
-	if t.backend != nil {
-		t.backend.Finalize()
-	}
-}
-
-// forestDeviceTarget resolves --device for `forest train` and `forest
-// predict` (what names the command in errors): cpu runs the native learner
-// and predictor; go (simplego), gpu, tpu and xla:... grow the trees / run
-// the inference graph on that device; auto uses an accelerator when there
-// is one and the native code otherwise (on a CPU the native code is the
+// forestEngine selects the engine for `forest train` and `forest predict`
+// (what names the command in errors): cpu runs the native learner and
+// predictor; go (simplego), gpu, tpu and xla:... grow the trees / run the
+// inference graph on that device; auto uses an accelerator when there is
+// one and the native code otherwise (on a CPU the native code is the
 // faster). --fallback applies as for every command.
-func forestDeviceTarget(cmd *cobra.Command, g *globals, what string) (forestTarget, error) {
-	spec, err := device.ParseSpec(g.device)
+func forestEngine(cmd *cobra.Command, g *globals, what string) (*device.Engine, error) {
+	e, err := g.engine(cmd, device.Request{PreferNative: true})
 	if err != nil {
-		return forestTarget{}, err
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	if spec.Kind == device.CPU {
-		return forestTarget{name: "cpu"}, nil
-	}
-	res, err := g.resolveDevice(cmd, device.Options{PreferNative: true})
-	if err != nil {
-		return forestTarget{}, fmt.Errorf("%s: %w", what, err)
-	}
-	d := res.Device
-	note := ""
-	if res.FellBack {
-		note = res.Warning
-	}
-	if d.Kind == device.Native || (spec.Kind == device.Auto && !d.Accelerator()) {
-		if spec.Kind == device.Auto {
-			slog.Debug("forest: device auto chose the native code: no accelerator", "command", what)
-		}
-		return forestTarget{name: "cpu", note: note}, nil
-	}
-	var b backends.Backend
-	if d.Kind == device.SimpleGo {
-		b, err = forestgraph.OpenSimpleGo()
-	} else {
-		b, err = device.Open(d)
-	}
-	if err != nil {
-		return forestTarget{}, fmt.Errorf("%s: %w", what, err)
-	}
-	return forestTarget{name: d.Name, dev: d, backend: b, note: note}, nil
+	return e, nil
 }

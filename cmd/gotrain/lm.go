@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/gotrain/gotrain/device"
 	"github.com/gotrain/gotrain/models/charlstm"
 	"github.com/gotrain/gotrain/train"
 )
@@ -130,11 +129,11 @@ func runLMTrain(cmd *cobra.Command, g *globals, fl *lmTrainFlags, cfg *train.Con
 		}
 		c.CheckpointDir, c.Resume = dir, true
 	}
-	res, backend, err := g.openTrainBackend(cmd)
+	eng, backend, err := g.trainEngine(cmd)
 	if err != nil {
 		return fmt.Errorf("lm lstm train: %w", err)
 	}
-	defer backend.Finalize()
+	defer eng.Close()
 	opts := charlstm.Options{Path: path, Text: text, Hidden: fl.hidden, Layers: fl.layers, SeqLength: fl.seqLen,
 		Step: fl.step, ValFraction: fl.valFraction, Train: c,
 		Logf:     func(format string, args ...any) { slog.Info(fmt.Sprintf(format, args...)) },
@@ -152,7 +151,7 @@ func runLMTrain(cmd *cobra.Command, g *globals, fl *lmTrainFlags, cfg *train.Con
 	if err != nil {
 		return fmt.Errorf("lm lstm train: %w", err)
 	}
-	rep := lmTrainReport{Device: res.Device.Name, Fallback: res.Warning, Result: out, BatchSize: opts.Train.BatchSize,
+	rep := lmTrainReport{Device: eng.Name(), Fallback: eng.Warning(), Result: out, BatchSize: opts.Train.BatchSize,
 		FirstStepSec: out.Perf.First.Seconds(), StepSec: out.Perf.SteadyMedian().Seconds(), Config: opts.Train}
 	if !math.IsNaN(out.ValLoss) {
 		rep.ValLoss, rep.ValPerplexity = &out.ValLoss, &out.ValPerplexity
@@ -269,15 +268,11 @@ checkpoint file written by lm lstm train, or its directory (the newest).`,
 			if model == "" {
 				return errors.New("lm lstm sample: --model is required (a checkpoint file or directory written by lm lstm train)")
 			}
-			res, err := g.resolveDevice(cmd, device.Options{})
+			eng, backend, err := g.trainEngine(cmd)
 			if err != nil {
 				return fmt.Errorf("lm lstm sample: %w", err)
 			}
-			backend, err := train.OpenBackend(res.Device)
-			if err != nil {
-				return fmt.Errorf("lm lstm sample: %w", err)
-			}
-			defer backend.Finalize()
+			defer eng.Close()
 			m, err := charlstm.Load(backend, model)
 			if err != nil {
 				return fmt.Errorf("lm lstm sample: %w", err)
@@ -287,7 +282,7 @@ checkpoint file written by lm lstm train, or its directory (the newest).`,
 				return fmt.Errorf("lm lstm sample: %w", err)
 			}
 			if g.json {
-				return printJSON(cmd.OutOrStdout(), lmSampleReport{Device: res.Device.Name, Model: model, Step: m.Step,
+				return printJSON(cmd.OutOrStdout(), lmSampleReport{Device: eng.Name(), Model: model, Step: m.Step,
 					Prompt: so.Prompt, Text: text, Length: so.Length, Temperature: so.Temperature, Seed: so.Seed})
 			}
 			_, err = fmt.Fprintln(cmd.OutOrStdout(), so.Prompt+text)

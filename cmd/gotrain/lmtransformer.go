@@ -170,34 +170,46 @@ func runLMTransformerTrain(cmd *cobra.Command, g *globals, fl *lmTransformerFlag
 	if err := probe.Validate(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	res, backend, err := g.openTrainBackend(cmd)
+	eng, backend, err := g.trainEngine(cmd)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	defer func() { eng.Close() }() // eng may be replaced by the fallback below
 	prec, err := train.ResolvePrecision(cfg.Precision, backend, train.IsAccelerator(backend))
 	if err != nil {
-		backend.Finalize()
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	devName := res.Device.Name
+	devName := eng.Name()
+	var goEngine *device.Engine
 	checked, warning, err := transformer.PrepareBackend(backend, fl.arch, prec, g.fallback, func() (backends.Backend, error) {
-		devName = string(device.SimpleGo)
-		return train.OpenBackend(device.Device{Name: devName, Kind: device.SimpleGo, Class: "cpu"})
+		// The device lacks an operation the model uses: continue on
+		// simplego (only with --fallback), selected like any device.
+		e, b, err := device.Open(string(device.SimpleGo))
+		if err != nil {
+			return nil, err
+		}
+		goEngine, devName = e, e.Name()
+		return b, nil
 	})
 	if err != nil {
-		backend.Finalize()
-		return fmt.Errorf("%s: device %s: %w", name, res.Device.Name, err)
+		if goEngine != nil {
+			goEngine.Close()
+		}
+		return fmt.Errorf("%s: device %s: %w", name, eng.Name(), err)
 	}
-	fallback := res.Warning
+	fallback := eng.Warning()
 	if checked != backend {
-		backend.Finalize()
+		eng.Close()
+		eng = goEngine
 		fmt.Fprintln(cmd.ErrOrStderr(), warning)
 		fallback = warning
 	} else {
+		if goEngine != nil {
+			goEngine.Close()
+		}
 		slog.Info(name+": device check passed: the backend has every operation the model uses", "device", devName, "backend", backend.Name())
 	}
 	backend = checked
-	defer backend.Finalize()
 	ctx, stop := train.NotifyContext(cmd.Context())
 	defer stop()
 	opts.Context = ctx
@@ -298,15 +310,11 @@ its newest pretrained one).`,
 			if model == "" {
 				return errors.New(name + ": --model is required (a checkpoint file or directory written by lm transformer train)")
 			}
-			res, err := g.resolveDevice(cmd, device.Options{})
+			eng, backend, err := g.trainEngine(cmd)
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
-			backend, err := train.OpenBackend(res.Device)
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			defer backend.Finalize()
+			defer eng.Close()
 			m, err := transformer.Load(backend, model)
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
@@ -316,7 +324,7 @@ its newest pretrained one).`,
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			if g.json {
-				return printJSON(cmd.OutOrStdout(), lmTransformerSampleReport{Device: res.Device.Name, Model: model, Step: m.Step,
+				return printJSON(cmd.OutOrStdout(), lmTransformerSampleReport{Device: eng.Name(), Model: model, Step: m.Step,
 					Prompt: so.Prompt, Text: text, Length: so.Length, Temperature: so.Temperature, TopK: so.TopK, Seed: so.Seed})
 			}
 			_, err = fmt.Fprintln(cmd.OutOrStdout(), so.Prompt+text)

@@ -184,11 +184,11 @@ func runMoETrain(cmd *cobra.Command, g *globals, fl *moeTrainFlags, cfg *train.C
 		return fmt.Errorf("moe train: %w", err)
 	}
 	mc.Inputs, mc.Classes = d.Inputs, d.Classes
-	res, backend, err := g.openTrainBackend(cmd)
+	eng, backend, err := g.trainEngine(cmd)
 	if err != nil {
 		return fmt.Errorf("moe train: %w", err)
 	}
-	defer backend.Finalize()
+	defer eng.Close()
 	nDev, err := train.ParseDevices(c.Devices, backend.NumDevices())
 	if err != nil {
 		return fmt.Errorf("moe train: %w", err)
@@ -207,7 +207,7 @@ func runMoETrain(cmd *cobra.Command, g *globals, fl *moeTrainFlags, cfg *train.C
 	if err != nil && (out == nil || !errors.Is(err, train.ErrInterrupted)) {
 		return fmt.Errorf("moe train: %w", err)
 	}
-	rep := moeTrainReport{Device: res.Device.Name, Fallback: res.Warning, Devices: nDev, Parallel: fl.parallel,
+	rep := moeTrainReport{Device: eng.Name(), Fallback: eng.Warning(), Devices: nDev, Parallel: fl.parallel,
 		Data: out.Data, TestAccuracy: out.TestAccuracy, TestLoss: out.TestLoss, Epochs: out.Epochs, Steps: out.Steps,
 		StepsPerSecond: out.StepsPerSecond, MedianStepMS: out.MedianStepMS, FirstStepMS: out.FirstStepMS,
 		BatchSize: c.BatchSize, Experts: out.Experts, ExpertLoad: map[string]float64{}, DroppedShare: out.DroppedShare,

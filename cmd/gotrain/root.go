@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gotrain/gotrain/device"
-	"github.com/gotrain/gotrain/train"
 )
 
 // globals are the flags every command shares.
@@ -51,37 +50,37 @@ reason, unless --fallback is given.`,
 	return root
 }
 
-// resolveDevice parses --device, discovers devices and resolves the request.
-// A fallback prints its one warning line on stderr; an auto choice is logged.
-func (g *globals) resolveDevice(cmd *cobra.Command, opts device.Options) (device.Resolution, error) {
-	spec, err := device.ParseSpec(g.device)
+// engine turns --device (and --fallback) into an engine with device.Select,
+// the one place that parses a device spec and resolves it. A fallback
+// prints its one warning line on stderr; the choice is logged at debug level.
+func (g *globals) engine(cmd *cobra.Command, req device.Request) (*device.Engine, error) {
+	req.Device = g.device
+	req.Fallback = req.Fallback || g.fallback
+	e, err := device.Select(req)
 	if err != nil {
-		return device.Resolution{}, err
+		return nil, err
 	}
-	opts.Fallback = opts.Fallback || g.fallback
-	needXLA := spec.Kind != device.CPU && spec.Kind != device.Go
-	inv := device.Discover(device.DiscoverOptions{Probe: needXLA, SkipNVIDIA: !needXLA})
-	res, err := device.Resolve(spec, inv, opts)
-	if err != nil {
-		return res, err
-	}
-	if res.FellBack {
-		fmt.Fprintln(cmd.ErrOrStderr(), res.Warning)
+	if w := e.Warning(); w != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), w)
 	} else {
-		slog.Debug(res.Summary())
+		slog.Debug(e.Resolution.Summary())
 	}
-	return res, nil
+	return e, nil
 }
 
-// openTrainBackend resolves --device and opens the backend the training
-// harness uses on it (simplego with its safe, fast defaults, or XLA).
-func (g *globals) openTrainBackend(cmd *cobra.Command) (device.Resolution, backends.Backend, error) {
-	res, err := g.resolveDevice(cmd, device.Options{})
+// trainEngine selects the engine for a neural command and opens its
+// backend (on the CPU: gotrain's cpu backend).
+func (g *globals) trainEngine(cmd *cobra.Command) (*device.Engine, backends.Backend, error) {
+	e, err := g.engine(cmd, device.Request{})
 	if err != nil {
-		return res, nil, err
+		return nil, nil, err
 	}
-	backend, err := train.OpenBackend(res.Device)
-	return res, backend, err
+	b, err := e.Backend()
+	if err != nil {
+		e.Close()
+		return nil, nil, err
+	}
+	return e, b, nil
 }
 
 // printJSON writes v as indented JSON.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"math"
 	"os"
 	"runtime"
@@ -15,7 +14,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/gomlx/gomlx/backends"
 	"github.com/spf13/cobra"
 
 	"github.com/gotrain/gotrain/data"
@@ -32,85 +30,48 @@ func newSignalCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-// signalDevice resolves --device for the signal commands that run only on
+// signalDevice selects the engine for the signal commands that run only on
 // the CPU path (synthesis, datasets, the classifier): any other device is
-// refused with the reason, or replaced with --fallback. `signal features`
-// and `signal bench` use signalGraphTarget, which runs the graph extractor.
-func signalDevice(cmd *cobra.Command, g *globals) (string, error) {
-	spec, err := device.ParseSpec(g.device)
-	if err != nil {
-		return "", err
-	}
-	if spec.Kind == device.Auto || spec.Kind == device.CPU {
-		if spec.Kind == device.Auto {
-			slog.Debug("signal: device auto chose cpu: this command runs on the CPU path only")
+// rejected with the reason, or replaced with --fallback. `signal features`
+// and `signal bench` use signalGraphEngine, which runs the graph extractor.
+func signalDevice(cmd *cobra.Command, g *globals) (*device.Engine, error) {
+	cpuOnly := func(d device.Device) error {
+		if d.Kind == device.Native {
+			return nil
 		}
-		return "cpu", nil
+		return fmt.Errorf("`signal %s` runs on the CPU path only (the graph extractor serves `signal features` and `signal bench`; use --device cpu)", cmd.Name())
 	}
-	reason := fmt.Sprintf("device %s: `signal %s` runs on the CPU path only (the graph extractor serves `signal features` and `signal bench`)", spec, cmd.Name())
-	if !g.fallback {
-		return "", fmt.Errorf("signal: %w: %s (hint: use --device cpu, or --fallback)", device.ErrUnavailable, reason)
+	e, err := g.engine(cmd, device.Request{PreferNative: true, Accept: cpuOnly})
+	if err != nil {
+		return nil, fmt.Errorf("signal: %w", err)
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s; falling back to cpu\n", reason)
-	return "cpu", nil
+	return e, nil
 }
 
-// signalTarget is where `signal features` and `signal bench` extract: the
-// CPU path (backend nil) or the graph extractor (package signal/sigraph)
-// on a GoMLX backend.
-type signalTarget struct {
-	name    string           // the device actually used: "cpu", "go", "xla:cuda:0", ...
-	dev     device.Device    // the resolved device (graph path)
-	backend backends.Backend // nil for the CPU path
-}
-
-// close releases the backend, if any.
-func (t signalTarget) close() {
-	if t.backend != nil {
-		t.backend.Finalize()
-	}
-}
-
-// signalGraphTarget resolves --device for feature extraction: cpu runs the
+// signalGraphEngine selects the engine for feature extraction: cpu runs the
 // CPU path; go (simplego), gpu, tpu and xla:... run the graph extractor on
 // that device; auto runs it on an accelerator when there is one and the
 // CPU path otherwise (on a CPU the native path is faster than XLA's CPU
 // plugin and simplego). --fallback applies as for every command.
-func signalGraphTarget(cmd *cobra.Command, g *globals) (signalTarget, error) {
-	spec, err := device.ParseSpec(g.device)
+func signalGraphEngine(cmd *cobra.Command, g *globals) (*device.Engine, error) {
+	e, err := g.engine(cmd, device.Request{PreferNative: true})
 	if err != nil {
-		return signalTarget{}, err
+		return nil, fmt.Errorf("signal: %w", err)
 	}
-	if spec.Kind == device.CPU {
-		return signalTarget{name: "cpu"}, nil
-	}
-	res, err := g.resolveDevice(cmd, device.Options{PreferNative: true})
-	if err != nil {
-		return signalTarget{}, fmt.Errorf("signal: %w", err)
-	}
-	d := res.Device
-	if d.Kind == device.Native || (spec.Kind == device.Auto && !d.Accelerator()) {
-		return signalTarget{name: "cpu"}, nil
-	}
-	var b backends.Backend
-	if d.Kind == device.SimpleGo {
-		b, err = sigraph.OpenSimpleGo()
-	} else {
-		b, err = device.Open(d)
-	}
-	if err != nil {
-		return signalTarget{}, fmt.Errorf("signal: %w", err)
-	}
-	return signalTarget{name: d.Name, dev: d, backend: b}, nil
+	return e, nil
 }
 
-// extractor returns the extractor of t for cfg, batching up to
+// signalExtractor returns the extractor of e for cfg, batching up to
 // records records per graph execution on graph devices.
-func (t signalTarget) extractor(cfg signal.Config, records int) (signal.FeatureExtractor, error) {
-	if t.backend == nil {
+func signalExtractor(e *device.Engine, cfg signal.Config, records int) (signal.FeatureExtractor, error) {
+	if e.Native() {
 		return signal.NewExtractor(cfg)
 	}
-	return sigraph.NewWithOptions(t.backend, cfg, records, sigraph.Options{DeviceNum: t.dev.Index})
+	b, err := e.Backend()
+	if err != nil {
+		return nil, err
+	}
+	return sigraph.NewWithOptions(b, cfg, records, sigraph.Options{DeviceNum: e.DeviceNum()})
 }
 
 // synthFlags are the flags of `signal synth` (and the record of `signal bench`).
@@ -202,9 +163,11 @@ noise total power 10^(-snr/10); with --esn0 it is Es/N0 instead.`,
 }
 
 func runSignalSynth(cmd *cobra.Command, g *globals, fl *synthFlags) error {
-	if _, err := signalDevice(cmd, g); err != nil {
+	eng, err := signalDevice(cmd, g)
+	if err != nil {
 		return err
 	}
+	eng.Close() // the CPU path opens no backend
 	if fl.out == "" {
 		return errors.New("signal synth: --out is required")
 	}
@@ -330,18 +293,18 @@ func runSignalFeatures(cmd *cobra.Command, g *globals, fl *featuresFlags) error 
 	if fl.in == "" {
 		return errors.New("signal features: --in is required")
 	}
-	tgt, err := signalGraphTarget(cmd, g)
+	tgt, err := signalGraphEngine(cmd, g)
 	if err != nil {
 		return err
 	}
-	defer tgt.close()
-	dev := tgt.name
+	defer tgt.Close()
+	dev := tgt.Name()
 	rec, err := signal.Load(fl.in, fl.format, fl.rate)
 	if err != nil {
 		return err
 	}
 	cfg := signal.Config{SampleRate: rec.Meta.SampleRate, Impedance: fl.impedance}
-	e, err := tgt.extractor(cfg, 1)
+	e, err := signalExtractor(tgt, cfg, 1)
 	if err != nil {
 		return err
 	}
@@ -500,16 +463,16 @@ func runSignalBench(cmd *cobra.Command, g *globals, fl *benchFlags) error {
 	if fl.runs < 1 || fl.records < 1 || fl.threads < 1 {
 		return errors.New("signal bench: --runs, --records and --threads must be positive")
 	}
-	tgt, err := signalGraphTarget(cmd, g)
+	tgt, err := signalGraphEngine(cmd, g)
 	if err != nil {
 		return err
 	}
-	defer tgt.close()
-	dev := tgt.name
+	defer tgt.Close()
+	dev := tgt.Name()
 	cfg := signal.Config{SampleRate: o.SampleRate}
 	ecfg := cfg
 	ecfg.Threads = fl.threads
-	e, err := tgt.extractor(ecfg, 1)
+	e, err := signalExtractor(tgt, ecfg, 1)
 	if err != nil {
 		return err
 	}
@@ -542,7 +505,7 @@ func runSignalBench(cmd *cobra.Command, g *globals, fl *benchFlags) error {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	var rps float64
-	if tgt.backend != nil {
+	if !tgt.Native() {
 		workers = 1 // graph executions, one at a time
 		rps, err = batchThroughputGraph(tgt, o, cfg, fl.records)
 	} else {
@@ -569,7 +532,7 @@ func runSignalBench(cmd *cobra.Command, g *globals, fl *benchFlags) error {
 	fmt.Fprintf(tw, "synthesis + features\t%.3f\t%.3f\n", rep.TotalMS, rep.TotalMinMS)
 	tw.Flush()
 	fmt.Fprintf(w, "%d goroutine(s) per record, median of %d runs after a warm-up; %.0fx faster than real time\n", fl.threads, fl.runs, rep.RealTimeFactor)
-	if tgt.backend != nil {
+	if !tgt.Native() {
 		fmt.Fprintf(w, "batched: %d records in graph executions of up to %d on %s: %.1f records/s\n", fl.records, min(fl.records, signalGraphBatch), dev, rps)
 	} else {
 		fmt.Fprintf(w, "batched: %d records on %d goroutines: %.1f records/s\n", fl.records, workers, rps)
@@ -644,8 +607,12 @@ const signalGraphBatch = 8
 // batchThroughputGraph synthesizes n records and extracts them in graph
 // executions of up to signalGraphBatch records (after a warm-up that
 // compiles the graphs) and returns records per second, synthesis included.
-func batchThroughputGraph(tgt signalTarget, o signal.SynthOptions, cfg signal.Config, n int) (float64, error) {
-	e, err := sigraph.NewWithOptions(tgt.backend, cfg, min(n, signalGraphBatch), sigraph.Options{DeviceNum: tgt.dev.Index})
+func batchThroughputGraph(tgt *device.Engine, o signal.SynthOptions, cfg signal.Config, n int) (float64, error) {
+	b, err := tgt.Backend()
+	if err != nil {
+		return 0, err
+	}
+	e, err := sigraph.NewWithOptions(b, cfg, min(n, signalGraphBatch), sigraph.Options{DeviceNum: tgt.DeviceNum()})
 	if err != nil {
 		return 0, err
 	}

@@ -112,9 +112,11 @@ type classifyReport struct {
 }
 
 func runClassifyTrain(cmd *cobra.Command, g *globals, fl *classifyFlags) error {
-	if _, err := signalDevice(cmd, g); err != nil {
+	eng, err := signalDevice(cmd, g)
+	if err != nil {
 		return err
 	}
+	eng.Close() // the CPU path opens no backend
 	if fl.dataDir == "" {
 		return errors.New("signal classify train: --data is required")
 	}
@@ -222,9 +224,11 @@ func evalInto(rep *classifyReport, f *forest.Forest, test *modclass.Data, fl *cl
 }
 
 func runClassifyEval(cmd *cobra.Command, g *globals, fl *classifyFlags) error {
-	if _, err := signalDevice(cmd, g); err != nil {
+	eng, err := signalDevice(cmd, g)
+	if err != nil {
 		return err
 	}
+	eng.Close() // the CPU path opens no backend
 	if fl.model == "" || fl.dataDir == "" {
 		return errors.New("signal classify eval: --model and --data are required")
 	}
@@ -337,9 +341,11 @@ docs/SIGNAL.md come from larger runs of "signal dataset" and "classify train".`,
 }
 
 func runClassifyDemo(cmd *cobra.Command, g *globals, fl *classifyFlags, dfl *datasetFlags) error {
-	if _, err := signalDevice(cmd, g); err != nil {
+	eng, err := signalDevice(cmd, g)
+	if err != nil {
 		return err
 	}
+	eng.Close() // the CPU path opens no backend
 	if _, _, _, err := parseSNRRange(fl.band); err != nil {
 		return fmt.Errorf("signal classify demo: --band: %w", err)
 	}

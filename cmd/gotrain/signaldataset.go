@@ -138,9 +138,11 @@ func (fl *datasetFlags) options() (modclass.DatasetOptions, error) {
 }
 
 func runSignalDataset(cmd *cobra.Command, g *globals, fl *datasetFlags) error {
-	if _, err := signalDevice(cmd, g); err != nil {
+	eng, err := signalDevice(cmd, g)
+	if err != nil {
 		return err
 	}
+	eng.Close() // the CPU path opens no backend
 	if fl.out == "" {
 		return errors.New("signal dataset: --out is required")
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 
+	"github.com/gotrain/gotrain/device"
 	"github.com/gotrain/gotrain/forest"
 )
 
@@ -13,7 +14,7 @@ import (
 // avoids a worker-pool deadlock of GoMLX v0.26's simplego).
 func openSimpleGo(t testing.TB) backends.Backend {
 	t.Helper()
-	b, err := OpenSimpleGo()
+	_, b, err := device.Open("go")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 //	go test -run XXX -bench LSTMTrainStep -benchtime 5x ./models/charlstm/
 func BenchmarkLSTMTrainStep(b *testing.B) {
 	const vocab, seq, batch = 91, 100, 64
-	be, err := train.OpenBackend(device.Device{Kind: device.Native, Name: "cpu"})
+	_, be, err := device.Open("cpu")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -30,7 +30,7 @@ var (
 func testBackend(t testing.TB) backends.Backend {
 	t.Helper()
 	backendOnce.Do(func() {
-		backend, backendErr = train.OpenBackend(device.Device{Kind: device.SimpleGo, Name: "go"})
+		_, backend, backendErr = device.Open("go")
 	})
 	if backendErr != nil {
 		t.Fatal(backendErr)

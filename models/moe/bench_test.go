@@ -20,7 +20,7 @@ func BenchmarkTrainStep(b *testing.B) {
 			name = "dense/cpu"
 		}
 		b.Run(name, func(b *testing.B) {
-			be, err := train.OpenBackend(device.Device{Kind: device.Native, Name: "cpu"})
+			_, be, err := device.Open("cpu")
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -18,7 +18,7 @@ import (
 // testBackend opens simplego the way training does.
 func testBackend(t *testing.T) backends.Backend {
 	t.Helper()
-	b, err := train.OpenBackend(device.Device{Name: "go", Kind: device.SimpleGo})
+	_, b, err := device.Open("go")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func BenchmarkTrainStep(b *testing.B) {
 }
 
 func benchStep(b *testing.B, d device.Device, arch Arch, batch int) {
-	be, err := train.OpenBackend(d)
+	_, be, err := device.Open(d.Name)
 	if err != nil {
 		b.Fatal(err)
 	}

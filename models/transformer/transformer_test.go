@@ -9,12 +9,13 @@ import (
 	"sync"
 	"testing"
 
+	"slices"
+
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
-	"slices"
 
 	"github.com/gotrain/gotrain/device"
 	"github.com/gotrain/gotrain/models/charlstm"
@@ -31,7 +32,7 @@ var (
 func goBackend(t *testing.T) backends.Backend {
 	t.Helper()
 	backendOnce.Do(func() {
-		testBackend, backendErr = train.OpenBackend(device.Device{Kind: device.SimpleGo, Name: "go"})
+		_, testBackend, backendErr = device.Open("go")
 	})
 	if backendErr != nil {
 		t.Fatal(backendErr)

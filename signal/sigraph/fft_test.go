@@ -12,6 +12,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 
+	"github.com/gotrain/gotrain/device"
 	"github.com/gotrain/gotrain/signal/fft"
 )
 
@@ -27,7 +28,7 @@ var (
 func goBackend(t testing.TB) backends.Backend {
 	t.Helper()
 	testBackendOnce.Do(func() {
-		testBackend, testBackendErr = OpenSimpleGo()
+		_, testBackend, testBackendErr = device.Open("go")
 	})
 	if testBackendErr != nil {
 		t.Fatalf("opening simplego: %v", testBackendErr)

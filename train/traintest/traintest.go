@@ -24,7 +24,7 @@ func BackendCurves(tb testing.TB, steps int, newHarness func(be backends.Backend
 		{Name: "cpu", Kind: device.Native, Class: "cpu"},
 		{Name: "go", Kind: device.SimpleGo, Class: "cpu"},
 	} {
-		be, err := train.OpenBackend(d)
+		_, be, err := device.Open(d.Name)
 		if err != nil {
 			tb.Fatal(err)
 		}
