@@ -1,8 +1,10 @@
 package data
 
 import (
+	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -99,5 +101,28 @@ func TestNumClasses(t *testing.T) {
 				t.Errorf("NumClasses() = %d, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestMNISTDir(t *testing.T) {
+	if got, err := MNISTDir("/x/mnist"); err != nil || got != "/x/mnist" {
+		t.Errorf("MNISTDir(flag) = %q, %v", got, err)
+	}
+	t.Setenv(DataDirEnv, "/data/gt")
+	if got, err := MNISTDir(""); err != nil || got != "/data/gt/mnist" {
+		t.Errorf("MNISTDir with $%s = %q, %v", DataDirEnv, got, err)
+	}
+	t.Setenv(DataDirEnv, "")
+	t.Setenv("XDG_DATA_HOME", "/xdg")
+	if got, err := MNISTDir(""); err != nil || got != "/xdg/gotrain/mnist" {
+		t.Errorf("MNISTDir with XDG_DATA_HOME = %q, %v", got, err)
+	}
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("HOME", "/home/u")
+	if got, err := MNISTDir(""); err != nil || got != "/home/u/.local/share/gotrain/mnist" {
+		t.Errorf("MNISTDir default = %q, %v", got, err)
+	}
+	if err := MNISTMissingError("/d"); !errors.Is(err, ErrMNISTMissing) || !strings.Contains(err.Error(), "--download") {
+		t.Errorf("MNISTMissingError = %v", err)
 	}
 }
