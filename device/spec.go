@@ -1,11 +1,20 @@
-// Package device discovers the compute devices gotrain can use, parses the
-// --device grammar, resolves a request against what was discovered and checks
-// each device with a small computation compared against a float64 reference.
+// Package device owns the choice of where gotrain's work runs. It discovers
+// the compute devices of the machine, parses the --device grammar, resolves
+// a request against what was discovered, and opens the GoMLX backend of the
+// device chosen; it also checks each device with a small computation
+// compared against a float64 reference (Verify, Burst).
 //
-// The package never falls back silently: Resolve either returns the device that
-// was asked for, or an error that lists every candidate tried and why it was
-// rejected. With fallback enabled it continues on the next best device and
-// reports the reason in Resolution.Warning, which callers must print.
+// Select is the one entry point: it turns a --device value into an Engine,
+// which records the resolution (every candidate tried and why each was
+// rejected) and is the only thing in gotrain that opens a GoMLX backend,
+// with one configuration per kind of device (CPUConfig, SimpleGoConfig, or
+// the XLA plugin's path). The learners and models never see a device spec:
+// they receive the engine's backend and device number.
+//
+// The package never falls back silently: Select either returns the device
+// that was asked for, or an *UnavailableError that lists every candidate
+// tried and why it was rejected. With Request.Fallback it continues on the
+// next best device and Engine.Warning says why; callers must print it.
 package device
 
 import (
