@@ -113,20 +113,19 @@ func toF64(x []float32) []float64 {
 // ForestFit fits a random forest; ForestPredict predicts with one.
 type forestWorkload struct {
 	name, desc string
-	train      forest.Dataset
-	test       forest.Dataset
+	train      *data.Dataset
+	test       *data.Dataset
 	opt        forest.Options
 	predict    bool
 	model      *forest.Forest
 }
 
 func forestWorkloads(size Size) (fit, pred Workload, err error) {
-	var train, test forest.Dataset
+	var train, test *data.Dataset
 	var opt forest.Options
 	var what string
 	if size == Seed {
-		d := data.MakeRegression(100000, 20, 1)
-		train = forest.Dataset{X: d.X, Y: d.Y, Rows: d.Rows, Cols: d.Cols}
+		train = data.MakeRegression(100000, 20, 1)
 		test = train
 		opt = forest.Options{Trees: 100, MaxDepth: 16}
 		what = "100k x 20 synthetic regression, 100 trees, depth 16"
@@ -136,10 +135,7 @@ func forestWorkloads(size Size) (fit, pred Workload, err error) {
 			return nil, nil, err
 		}
 		tr, te := data.TrainTestSplit(d.Rows, 0.2, 42)
-		conv := func(s *data.Dataset) forest.Dataset {
-			return forest.Dataset{X: s.X, Y: s.Y, Rows: s.Rows, Cols: s.Cols}
-		}
-		train, test = conv(d.Subset(tr)), conv(d.Subset(te))
+		train, test = d.Subset(tr), d.Subset(te)
 		opt = forest.Options{Trees: 200, MaxDepth: 16}
 		what = "diabetes 353 x 10, 200 trees, depth 16"
 	}

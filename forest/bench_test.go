@@ -6,12 +6,6 @@ import (
 	"github.com/gotrain/gotrain/data"
 )
 
-// makeRegression is data.MakeRegression as a forest.Dataset.
-func makeRegression(n, p int, seed uint64) Dataset {
-	d := data.MakeRegression(n, p, seed)
-	return Dataset{X: d.X, Y: d.Y, Rows: d.Rows, Cols: d.Cols}
-}
-
 func BenchmarkFitDiabetes(b *testing.B) {
 	d, err := data.Diabetes()
 	if err != nil {
@@ -41,8 +35,8 @@ func BenchmarkFitDigits(b *testing.B) {
 	}
 }
 
-func benchLarge(b *testing.B, n int) (Dataset, *Forest) {
-	ds := makeRegression(n, 20, 0)
+func benchLarge(b *testing.B, n int) (*data.Dataset, *Forest) {
+	ds := data.MakeRegression(n, 20, 0)
 	f, err := Fit(ds, Options{Trees: 100, MaxDepth: 16})
 	if err != nil {
 		b.Fatal(err)
@@ -51,7 +45,7 @@ func benchLarge(b *testing.B, n int) (Dataset, *Forest) {
 }
 
 func BenchmarkFitRegression100k(b *testing.B) {
-	ds := makeRegression(100000, 20, 0)
+	ds := data.MakeRegression(100000, 20, 0)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := Fit(ds, Options{Trees: 100, MaxDepth: 16}); err != nil {

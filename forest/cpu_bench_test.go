@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gotrain/gotrain/data"
 )
 
 func cpuTime() time.Duration {
@@ -18,7 +20,7 @@ func TestCPUTimeLarge(t *testing.T) {
 	if testing.Short() || !testing.Verbose() {
 		t.Skip("timing probe; run with -v -run CPUTimeLarge")
 	}
-	ds := makeRegression(100000, 20, 0)
+	ds := data.MakeRegression(100000, 20, 0)
 	c0, w0 := cpuTime(), time.Now()
 	f, err := Fit(ds, Options{Trees: 100, MaxDepth: 16})
 	if err != nil {

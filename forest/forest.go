@@ -7,6 +7,9 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/gotrain/gotrain/data"
+	"github.com/gotrain/gotrain/forest/internal/core"
 )
 
 // Forest is a fitted random forest.
@@ -42,30 +45,16 @@ func (f *Forest) Outputs() int {
 	return 1
 }
 
-// Dataset is the training input of Fit.
-type Dataset struct {
-	// X is the row-major feature matrix, Rows x Cols; NaN marks a missing value.
-	X []float64
-	// Y is the target: real values, or class indices 0..len(Classes)-1.
-	Y []float64
-	// Rows and Cols are X's dimensions.
-	Rows, Cols int
-	// Features and Target name the columns (optional).
-	Features []string
-	Target   string
-	// Classes names the classes for classification; when nil, the classes are
-	// "0".."K-1" with K = max(Y)+1.
-	Classes []string
-}
-
 // pathOverride forces every node through one split-search path ("dense",
 // "rows" or "sorted"); tests use it to check that all paths agree.
 var pathOverride = ""
 
-// Fit trains a forest. The result depends only on the data and the options
-// (Seed included), not on Options.Threads.
-func Fit(ds Dataset, opt Options) (*Forest, error) {
-	pr, err := Prepare(ds, opt)
+// Fit trains a forest on d: its X and Y, its FeatureNames and TargetName
+// (kept in the forest) and, for classification, its Classes (when nil, the
+// classes are "0".."K-1" with K = max(Y)+1). The result depends only on the
+// data and the options (Seed included), not on Options.Threads.
+func Fit(d *data.Dataset, opt Options) (*Forest, error) {
+	pr, err := prepare(d, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -136,10 +125,10 @@ func Fit(ds Dataset, opt Options) (*Forest, error) {
 						wb.counts[i] = 1
 					}
 				} else {
-					BootstrapCounts(opt.Seed, t, draws, wb.counts)
+					core.BootstrapCounts(opt.Seed, t, draws, wb.counts)
 				}
 				if inbag != nil {
-					inbag[t] = InBagMask(wb.counts)
+					inbag[t] = core.InBagMask(wb.counts)
 				}
 				wb.buildTree(t, &f.Trees[t])
 			}

@@ -1,19 +1,17 @@
 package forest
 
 import (
-	"github.com/gotrain/gotrain/rng"
 	"math"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/gotrain/gotrain/rng"
+
 	"github.com/gotrain/gotrain/data"
 )
 
-func toDS(d *data.Dataset, idx []int) Dataset {
-	s := d.Subset(idx)
-	return Dataset{X: s.X, Y: s.Y, Rows: s.Rows, Cols: s.Cols, Features: s.FeatureNames, Target: s.TargetName}
-}
+func toDS(d *data.Dataset, idx []int) *data.Dataset { return d.Subset(idx) }
 
 func loadEmbedded(t testing.TB, name string) *data.Dataset {
 	t.Helper()
@@ -33,7 +31,7 @@ func all(n int) []int {
 }
 
 // cols builds a row-major matrix from columns.
-func cols(c ...[]float64) Dataset {
+func cols(c ...[]float64) *data.Dataset {
 	n, p := len(c[0]), len(c)
 	x := make([]float64, n*p)
 	for j, col := range c {
@@ -41,13 +39,13 @@ func cols(c ...[]float64) Dataset {
 			x[i*p+j] = v
 		}
 	}
-	return Dataset{X: x, Rows: n, Cols: p}
+	return &data.Dataset{X: x, Rows: n, Cols: p}
 }
 
 var nan = math.NaN()
 
 // stump fits a single unbootstrapped depth-1 tree.
-func stump(t *testing.T, ds Dataset, opt Options) *Tree {
+func stump(t *testing.T, ds *data.Dataset, opt Options) *Tree {
 	t.Helper()
 	opt.Trees, opt.NoBootstrap, opt.MaxDepth = 1, true, 1
 	if opt.MaxFeatures == "" {
@@ -63,7 +61,7 @@ func stump(t *testing.T, ds Dataset, opt Options) *Tree {
 func TestExactSplits(t *testing.T) {
 	tests := []struct {
 		name        string
-		ds          Dataset
+		ds          *data.Dataset
 		y           []float64
 		opt         Options
 		feature     int32
@@ -139,7 +137,7 @@ func TestMissingAtPredictionGoesToHeavierSide(t *testing.T) {
 	}
 }
 
-func fitOrFail(t testing.TB, ds Dataset, opt Options) *Forest {
+func fitOrFail(t testing.TB, ds *data.Dataset, opt Options) *Forest {
 	t.Helper()
 	f, err := Fit(ds, opt)
 	if err != nil {
@@ -148,12 +146,11 @@ func fitOrFail(t testing.TB, ds Dataset, opt Options) *Forest {
 	return f
 }
 
-func withNaNs(ds Dataset, every int) Dataset {
-	x := append([]float64(nil), ds.X...)
-	for i := 0; i < len(x); i += every {
-		x[i] = math.NaN()
+func withNaNs(ds *data.Dataset, every int) *data.Dataset {
+	ds = ds.Clone()
+	for i := 0; i < len(ds.X); i += every {
+		ds.X[i] = math.NaN()
 	}
-	ds.X = x
 	return ds
 }
 
@@ -162,7 +159,7 @@ func TestDeterministicAcrossThreads(t *testing.T) {
 	dig := loadEmbedded(t, "digits")
 	cases := []struct {
 		name string
-		ds   Dataset
+		ds   *data.Dataset
 		opt  Options
 	}{
 		{"diabetes", toDS(diab, all(diab.Rows)), Options{Trees: 12, MaxDepth: 8, Seed: 3, OOB: true}},
@@ -205,7 +202,7 @@ func TestSplitPathsAgree(t *testing.T) {
 	dig := loadEmbedded(t, "digits")
 	cases := []struct {
 		name string
-		ds   Dataset
+		ds   *data.Dataset
 		opt  Options
 	}{
 		{"regression", toDS(diab, all(diab.Rows)), Options{Trees: 6, Seed: 11}},
@@ -335,21 +332,21 @@ func TestOptionErrors(t *testing.T) {
 		}
 	}
 	bad := []struct {
-		ds   Dataset
+		ds   *data.Dataset
 		want string
 	}{
-		{Dataset{X: []float64{1, 2}, Y: []float64{1}, Rows: 1, Cols: 3}, "X has 2 values"},
-		{Dataset{X: []float64{1, 2}, Y: []float64{1}, Rows: 2, Cols: 1}, "Y has 1 values"},
-		{Dataset{X: []float64{1, 2}, Y: []float64{1, math.Inf(1)}, Rows: 2, Cols: 1}, "not a finite number"},
-		{Dataset{X: []float64{1, math.Inf(-1)}, Y: []float64{1, 2}, Rows: 2, Cols: 1}, "infinite value"},
-		{Dataset{Rows: 0, Cols: 1}, "at least one row"},
+		{&data.Dataset{X: []float64{1, 2}, Y: []float64{1}, Rows: 1, Cols: 3}, "X has 2 values"},
+		{&data.Dataset{X: []float64{1, 2}, Y: []float64{1}, Rows: 2, Cols: 1}, "Y has 1 values"},
+		{&data.Dataset{X: []float64{1, 2}, Y: []float64{1, math.Inf(1)}, Rows: 2, Cols: 1}, "not a finite number"},
+		{&data.Dataset{X: []float64{1, math.Inf(-1)}, Y: []float64{1, 2}, Rows: 2, Cols: 1}, "infinite value"},
+		{&data.Dataset{Rows: 0, Cols: 1}, "at least one row"},
 	}
 	for _, tt := range bad {
 		if _, err := Fit(tt.ds, Options{}); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Fit(%+v): err = %v, want %q", tt.ds, err, tt.want)
 		}
 	}
-	if _, err := Fit(Dataset{X: []float64{1, 2}, Y: []float64{0, 1.5}, Rows: 2, Cols: 1}, Options{Task: Classification}); err == nil || !strings.Contains(err.Error(), "class label") {
+	if _, err := Fit(&data.Dataset{X: []float64{1, 2}, Y: []float64{0, 1.5}, Rows: 2, Cols: 1}, Options{Task: Classification}); err == nil || !strings.Contains(err.Error(), "class label") {
 		t.Errorf("fractional class label: err = %v", err)
 	}
 }
@@ -413,38 +410,11 @@ func TestBinnerThresholdsMatchCodes(t *testing.T) {
 	}
 }
 
-func TestBootstrapCounts(t *testing.T) {
-	counts := make([]int32, 1000)
-	BootstrapCounts(42, 3, 1000, counts)
-	var sum, zeros int
-	for _, c := range counts {
-		sum += int(c)
-		if c == 0 {
-			zeros++
-		}
-	}
-	if sum != 1000 {
-		t.Errorf("counts sum to %d, want 1000", sum)
-	}
-	if zeros < 330 || zeros > 410 { // about 1000/e out of bag
-		t.Errorf("%d rows out of bag, want about 368", zeros)
-	}
-	again := make([]int32, 1000)
-	BootstrapCounts(42, 3, 1000, again)
-	if !reflect.DeepEqual(counts, again) {
-		t.Error("same seed and tree gave different counts")
-	}
-	BootstrapCounts(42, 4, 1000, again)
-	if reflect.DeepEqual(counts, again) {
-		t.Error("different trees gave the same counts")
-	}
-}
-
 func TestVectorWalkMatchesScalar(t *testing.T) {
 	if !useAVX512 {
 		t.Skip("no AVX-512 on this CPU: only the scalar walk runs")
 	}
-	ds := withNaNs(makeRegression(3000, 7, 1), 9)
+	ds := withNaNs(data.MakeRegression(3000, 7, 1), 9)
 	f := fitOrFail(t, ds, Options{Trees: 5, Seed: 2})
 	vec, err := f.PredictValues(ds.X, ds.Rows)
 	if err != nil {

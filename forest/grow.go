@@ -3,6 +3,8 @@ package forest
 import (
 	"math"
 	"slices"
+
+	"github.com/gotrain/gotrain/forest/internal/core"
 )
 
 // Split rules, shared with the accelerator learner.
@@ -53,7 +55,7 @@ type builder struct {
 	sortAt   int  // nodes with at most this many rows (and no histogram) use the sorted path
 	seed     uint64
 	edges    [][]float64
-	prep     *Prepared // node values (LeafValue), shared with the graph learner
+	prep     *prepared // node values (LeafValue), shared with the graph learner
 	maxDepth int
 	minLeaf  int
 	minSplit int
@@ -228,7 +230,7 @@ func (b *builder) buildTree(t int, tr *Tree) {
 		hist = b.getHist()
 		b.accumulate(hist, b.rows)
 	}
-	b.grow(0, len(b.rows), 0, RootKey, hist, -1, tot)
+	b.grow(0, len(b.rows), 0, core.RootKey, hist, -1, tot)
 	b.emit(tr)
 }
 
@@ -294,7 +296,7 @@ func (b *builder) featureOrder(key uint64) (order []uint64, sorted int) {
 	}
 	lo, hi := 0, b.p
 	for j := 0; j < b.p; j++ {
-		k := FeaturePriority(b.seed, b.tree, key, j)>>16<<16 | uint64(j)
+		k := core.FeaturePriority(b.seed, b.tree, key, j)>>16<<16 | uint64(j)
 		if k < limit {
 			keys[lo] = k
 			lo++
@@ -710,8 +712,8 @@ func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, buf int, tot
 	b.nodes[id].bin = bin
 	b.nodes[id].missingLeft = ml
 	b.nodes[id].gain = sp.gain
-	l := b.grow(lo, mid, depth+1, ChildKey(key, 0), lh, cbuf, ltot)
-	r := b.grow(mid, hi, depth+1, ChildKey(key, 1), rh, cbuf, rtot)
+	l := b.grow(lo, mid, depth+1, core.ChildKey(key, 0), lh, cbuf, ltot)
+	r := b.grow(mid, hi, depth+1, core.ChildKey(key, 1), rh, cbuf, rtot)
 	b.nodes[id].left, b.nodes[id].right = l, r
 	b.arena = b.arena[:mark]
 	return id

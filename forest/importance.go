@@ -2,8 +2,10 @@ package forest
 
 import (
 	"fmt"
-	"github.com/gotrain/gotrain/rng"
 	"math"
+
+	"github.com/gotrain/gotrain/forest/internal/core"
+	"github.com/gotrain/gotrain/rng"
 )
 
 // ImpurityImportance returns the mean decrease in impurity of each feature:
@@ -118,7 +120,7 @@ func (f *Forest) PermutationImportance(x []float64, rows int, y []float64, repea
 			for i := range perm {
 				perm[i] = i
 			}
-			key := StreamKey(seed, j*repeats+rep, purposePermute)
+			key := core.StreamKey(seed, j*repeats+rep, core.PurposePermute)
 			for i := rows - 1; i > 0; i-- {
 				k := rng.Below(rng.At(key, uint64(i)), i+1)
 				perm[i], perm[k] = perm[k], perm[i]

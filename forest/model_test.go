@@ -31,9 +31,9 @@ type modelCase struct {
 
 // synthDataset returns a small data set with a missing-value column, a
 // constant column (no bin edges) and an all-missing column (nil edges).
-func synthDataset(rows int, task Task) Dataset {
+func synthDataset(rows int, task Task) *data.Dataset {
 	const cols = 4
-	ds := Dataset{X: make([]float64, rows*cols), Y: make([]float64, rows), Rows: rows, Cols: cols}
+	ds := &data.Dataset{X: make([]float64, rows*cols), Y: make([]float64, rows), Rows: rows, Cols: cols}
 	for i := 0; i < rows; i++ {
 		x := ds.X[i*cols : (i+1)*cols]
 		x[0] = float64((i*7)%11) + 0.5*float64(i%3)

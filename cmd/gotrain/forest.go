@@ -215,10 +215,6 @@ func alignClasses(train, test *data.Dataset) error {
 	return nil
 }
 
-func toForestData(d *data.Dataset) forest.Dataset {
-	return forest.Dataset{X: d.X, Y: d.Y, Rows: d.Rows, Cols: d.Cols, Features: d.FeatureNames, Target: d.TargetName, Classes: d.Classes}
-}
-
 func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error {
 	eng, err := forestEngine(cmd, g, "forest train")
 	if err != nil {
@@ -265,7 +261,7 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 		if backend != nil {
 			// The graph learner: the same trees as the native one, grown as
 			// GoMLX graphs on the device; compile time is reported apart.
-			f, grow, err = forestgraph.Fit(backend, toForestData(train), opt, forestgraph.GrowOptions{DeviceNum: eng.DeviceNum()})
+			f, grow, err = forestgraph.Fit(backend, train, opt, forestgraph.GrowOptions{DeviceNum: eng.DeviceNum()})
 			if err != nil {
 				return fmt.Errorf("forest train on %s: %w", eng.Name(), err)
 			}
@@ -273,7 +269,7 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 			compiles = append(compiles, grow.CompileSeconds)
 			continue
 		}
-		f, err = forest.Fit(toForestData(train), opt)
+		f, err = forest.Fit(train, opt)
 		if err != nil {
 			return err
 		}

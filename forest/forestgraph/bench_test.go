@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/gotrain/gotrain/data"
 	"github.com/gotrain/gotrain/forest"
 )
 
@@ -67,7 +68,7 @@ func BenchmarkFit(b *testing.B) {
 	deep := synthetic(4000, 8, false, 21)
 	for _, set := range []struct {
 		name     string
-		ds       forest.Dataset
+		ds       *data.Dataset
 		task     forest.Task
 		trees    int
 		variants []string

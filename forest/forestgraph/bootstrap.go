@@ -12,18 +12,19 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 
+	"github.com/gotrain/gotrain/forest/internal/core"
 	"github.com/gotrain/gotrain/rng"
 	"github.com/gotrain/gotrain/rng/rnggraph"
 )
 
-// purposeBootstrap is the stream purpose forest.BootstrapCounts draws rows
-// with (forest.StreamKey(seed, t, 1)); the two must change together.
-const purposeBootstrap = 1
+// purposeBootstrap is the stream purpose the native learner draws rows
+// with (core.PurposeBootstrap); the two must change together.
+const purposeBootstrap = core.PurposeBootstrap
 
 // Bootstrap computes the bootstrap sample counts of a batch of trees as one
 // GoMLX graph: for tree t, draw i (0 ≤ i < draws) picks row
 // ((At(Key(seed, t, 1), i) >> 32) · n) >> 32, exactly as
-// forest.BootstrapCounts, and the counts are summed with an integer
+// the native learner (forest.Fit) draws them, and the counts are summed with an integer
 // scatter-add, whose result does not depend on the order of the additions.
 // The graph is compiled once (on first use) for its number of rows, draws and
 // trees; the seed and the tree indices are inputs, so one compiled graph

@@ -7,7 +7,7 @@ import (
 	"github.com/gomlx/gomlx/backends"
 
 	"github.com/gotrain/gotrain/device"
-	"github.com/gotrain/gotrain/forest"
+	"github.com/gotrain/gotrain/forest/internal/core"
 )
 
 // openSimpleGo opens simplego as package signal/sigraph does (ops_sequential
@@ -56,7 +56,7 @@ func TestBootstrapMatchesCPU(t *testing.T) {
 			}
 			want := make([]int32, tc.n)
 			for k, tree := range tc.trees {
-				forest.BootstrapCounts(seed, tree, tc.draws, want)
+				core.BootstrapCounts(seed, tree, tc.draws, want)
 				sum := 0
 				for i, w := range want {
 					sum += int(got[k*tc.n+i])
@@ -82,7 +82,7 @@ func TestBootstrapCountsHelperAndErrors(t *testing.T) {
 	}
 	want := make([]int32, 50)
 	for k, tree := range []int{2, 3} {
-		forest.BootstrapCounts(7, tree, 50, want)
+		core.BootstrapCounts(7, tree, 50, want)
 		for i := range want {
 			if got[k*50+i] != want[i] {
 				t.Fatalf("tree %d row %d: %d, want %d", tree, i, got[k*50+i], want[i])
@@ -128,7 +128,7 @@ func TestBootstrapDevice(t *testing.T) {
 	}
 	want := make([]int32, 7)
 	for ti := range 2 {
-		forest.BootstrapCounts(3, ti, 7, want)
+		core.BootstrapCounts(3, ti, 7, want)
 		for i, c := range want {
 			if got[ti*7+i] != c {
 				t.Fatalf("tree %d row %d: %d, want %d", ti, i, got[ti*7+i], c)

@@ -14,8 +14,13 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 
+	"github.com/gotrain/gotrain/data"
 	"github.com/gotrain/gotrain/forest"
+	"github.com/gotrain/gotrain/forest/internal/core"
 )
+
+// prepared is the host-side preparation forest.Fit shares with Fit.
+type prepared = core.Prepared[forest.Options, *forest.Forest]
 
 // Histogram is how the growth graphs build a level's histograms.
 type Histogram string
@@ -100,16 +105,16 @@ type GrowReport struct {
 // Fit grows a forest as GoMLX graphs on backend: bootstrap counts, then,
 // level by level, the histograms of every frontier node of a batch of trees,
 // their split search and the rows' moves to the children. The forest equals
-// forest.Fit(ds, opt) node for node (see the package documentation for the
+// forest.Fit(d, opt) node for node (see the package documentation for the
 // guarantee). The entropy criterion runs only on simplego, whose Log is Go's
 // math.Log; on other backends it is refused (their Log may differ in the
 // last bit).
-func Fit(backend backends.Backend, ds forest.Dataset, opt forest.Options, gopt GrowOptions) (*forest.Forest, *GrowReport, error) {
+func Fit(backend backends.Backend, d *data.Dataset, opt forest.Options, gopt GrowOptions) (*forest.Forest, *GrowReport, error) {
 	start := time.Now()
 	if backend == nil {
 		return nil, nil, errors.New("forestgraph: fit: nil backend")
 	}
-	pr, err := forest.Prepare(ds, opt)
+	pr, err := core.Prepare[forest.Options, *forest.Forest](d, opt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -151,7 +156,7 @@ func exactLog(b backends.Backend) bool { return b.Name() == simpleGoName }
 // grower holds one fit's graphs and constants.
 type grower struct {
 	backend backends.Backend
-	pr      *forest.Prepared
+	pr      *prepared
 	opt     forest.Options
 	hist    Histogram
 	sub     bool // the parent-minus-sibling trick
@@ -271,7 +276,7 @@ func roundSlots(x int) int {
 	return p
 }
 
-func newGrower(backend backends.Backend, pr *forest.Prepared, gopt GrowOptions) (*grower, error) {
+func newGrower(backend backends.Backend, pr *prepared, gopt GrowOptions) (*grower, error) {
 	g := &grower{backend: backend, pr: pr, opt: pr.Options, hist: gopt.Histogram, device: gopt.DeviceNum, n: pr.Rows, p: pr.Cols, q: pr.Stride(), compiled: map[string]bool{}}
 	for _, nb := range pr.NumBins {
 		g.b = max(g.b, nb+1)
@@ -560,7 +565,7 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 	}
 	if inbag != nil {
 		for k := range out {
-			inbag[t0+k] = forest.InBagMask(counts[k*n : (k+1)*n])
+			inbag[t0+k] = core.InBagMask(counts[k*n : (k+1)*n])
 		}
 	}
 	slot0 := make([]int32, T*n)
@@ -578,7 +583,7 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 	nodes := make([][]gnode, len(out))
 	frontier := make([]frontierNode, len(out))
 	for k := range out {
-		frontier[k] = frontierNode{tree: k, node: 0, depth: 0, key: forest.RootKey, parent: -1, sib: -1}
+		frontier[k] = frontierNode{tree: k, node: 0, depth: 0, key: core.RootKey, parent: -1, sib: -1}
 	}
 	// The subtraction mode keeps each (tree, row)'s slot on the host too
 	// (read back after each move) and the last level's histograms on the
@@ -674,7 +679,7 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 				} else {
 					rslot[s] = sl
 				}
-				next = append(next, frontierNode{tree: fn.tree, node: id, depth: fn.depth + 1, key: forest.ChildKey(fn.key, uint64(side)), parent: -1, sib: -1})
+				next = append(next, frontierNode{tree: fn.tree, node: id, depth: fn.depth + 1, key: core.ChildKey(fn.key, uint64(side)), parent: -1, sib: -1})
 			}
 			if len(next) == first+2 {
 				// Both children split further: the one with more distinct
@@ -732,7 +737,7 @@ func (g *grower) emit(nodes []gnode, tr *forest.Tree) {
 		copy(tr.Value[i*d:(i+1)*d], nd.values)
 		if nd.feature >= 0 {
 			tr.Bin[i], tr.MissingLeft[i], tr.Gain[i] = nd.bin, nd.missingLeft, nd.gain
-			tr.Threshold[i] = g.pr.Binner.Edges[nd.feature][nd.bin]
+			tr.Threshold[i] = g.pr.Edges[nd.feature][nd.bin]
 		}
 	}
 }
@@ -792,7 +797,7 @@ func (g *grower) keysTensor(fr []frontierNode, nc, t0 int) *tensors.Tensor {
 			r := 0 // features in group order, as the graph concatenates them
 			for _, gr := range g.groups {
 				for _, j := range gr.feats {
-					keys[s*p+r] = forest.FeaturePriority(g.opt.Seed, t0+fn.tree, fn.key, j)>>16<<16 | uint64(j)
+					keys[s*p+r] = core.FeaturePriority(g.opt.Seed, t0+fn.tree, fn.key, j)>>16<<16 | uint64(j)
 					r++
 				}
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 
+	"github.com/gotrain/gotrain/data"
 	"github.com/gotrain/gotrain/forest"
 )
 
@@ -53,7 +54,7 @@ func diffTrees(want, got *forest.Forest) string {
 // growCase is one data set and option set.
 type growCase struct {
 	name string
-	ds   forest.Dataset
+	ds   *data.Dataset
 	opt  forest.Options
 	gopt GrowOptions
 }
@@ -62,12 +63,13 @@ func growCases(t testing.TB) []growCase {
 	diab := embedded(t, "diabetes")
 	digits := embedded(t, "digits")
 	// Small subsets keep the unit tests fast.
-	sub := func(ds forest.Dataset, rows int) forest.Dataset {
-		ds.Rows = rows
-		ds.X = ds.X[:rows*ds.Cols]
-		ds.Y = ds.Y[:rows]
-		ds.Classes = nil
-		return ds
+	sub := func(ds *data.Dataset, rows int) *data.Dataset {
+		s := *ds
+		s.Rows = rows
+		s.X = s.X[:rows*s.Cols]
+		s.Y = s.Y[:rows]
+		s.Classes = nil
+		return &s
 	}
 	diabS := sub(diab, 200)
 	digitsS := sub(digits, 300)
@@ -75,7 +77,7 @@ func growCases(t testing.TB) []growCase {
 	synC := synthetic(300, 7, true, 4)
 	reg, cls := forest.Regression, forest.Classification
 	var cases []growCase
-	add := func(name string, ds forest.Dataset, opt forest.Options, gopt GrowOptions) {
+	add := func(name string, ds *data.Dataset, opt forest.Options, gopt GrowOptions) {
 		cases = append(cases, growCase{name, ds, opt, gopt})
 	}
 	for _, seed := range []uint64{1, 7} {
@@ -252,14 +254,14 @@ func TestFitMatchesNativeEdgeCases(t *testing.T) {
 	nan := math.NaN()
 	tests := []struct {
 		name string
-		ds   forest.Dataset
+		ds   *data.Dataset
 		opt  forest.Options
 		gopt GrowOptions
 	}{
-		{"one row", forest.Dataset{X: []float64{1, 2}, Y: []float64{3}, Rows: 1, Cols: 2}, forest.Options{Trees: 2, Seed: 1}, GrowOptions{}},
-		{"constant features", forest.Dataset{X: []float64{1, 1, 1, 1, 1, 1}, Y: []float64{1, 2, 3}, Rows: 3, Cols: 2}, forest.Options{Trees: 2, Seed: 1}, GrowOptions{}},
-		{"constant target", forest.Dataset{X: []float64{1, 2, 3, 4, 5, 6}, Y: []float64{7, 7, 7}, Rows: 3, Cols: 2}, forest.Options{Trees: 2, Seed: 1}, GrowOptions{}},
-		{"missing column", forest.Dataset{X: []float64{nan, 1, nan, 2, nan, 3, nan, 4}, Y: []float64{0, 1, 0, 1}, Rows: 4, Cols: 2}, forest.Options{Task: forest.Classification, Trees: 3, Seed: 2, MaxFeatures: "1"}, GrowOptions{}},
+		{"one row", &data.Dataset{X: []float64{1, 2}, Y: []float64{3}, Rows: 1, Cols: 2}, forest.Options{Trees: 2, Seed: 1}, GrowOptions{}},
+		{"constant features", &data.Dataset{X: []float64{1, 1, 1, 1, 1, 1}, Y: []float64{1, 2, 3}, Rows: 3, Cols: 2}, forest.Options{Trees: 2, Seed: 1}, GrowOptions{}},
+		{"constant target", &data.Dataset{X: []float64{1, 2, 3, 4, 5, 6}, Y: []float64{7, 7, 7}, Rows: 3, Cols: 2}, forest.Options{Trees: 2, Seed: 1}, GrowOptions{}},
+		{"missing column", &data.Dataset{X: []float64{nan, 1, nan, 2, nan, 3, nan, 4}, Y: []float64{0, 1, 0, 1}, Rows: 4, Cols: 2}, forest.Options{Task: forest.Classification, Trees: 3, Seed: 2, MaxFeatures: "1"}, GrowOptions{}},
 		{"batches of 2", synthetic(60, 4, true, 9), forest.Options{Task: forest.Classification, Trees: 5, Seed: 3}, GrowOptions{TreesPerBatch: 2}},
 	}
 	for _, tc := range tests {
@@ -341,7 +343,7 @@ func TestSubtractScattersFewerRows(t *testing.T) {
 	synC := synthetic(300, 7, true, 4)
 	tests := []struct {
 		name string
-		ds   forest.Dataset
+		ds   *data.Dataset
 		opt  forest.Options
 		gopt GrowOptions
 		// most is the largest ScatterRows(on)/ScatterRows(off) accepted.

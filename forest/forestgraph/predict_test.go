@@ -14,24 +14,24 @@ import (
 // testSet is a training set and the rows to predict.
 type testSet struct {
 	name string
-	ds   forest.Dataset
+	ds   *data.Dataset
 	task forest.Task
 }
 
-// embedded returns an embedded data set as a forest.Dataset.
-func embedded(t testing.TB, name string) forest.Dataset {
+// embedded returns an embedded data set.
+func embedded(t testing.TB, name string) *data.Dataset {
 	t.Helper()
 	d, err := data.Embedded(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return forest.Dataset{X: d.X, Y: d.Y, Rows: d.Rows, Cols: d.Cols, Features: d.FeatureNames, Target: d.TargetName, Classes: d.Classes}
+	return d
 }
 
 // synthetic returns rows × cols values with NaNs (about one value in seven),
 // a few columns of repeated small integers, and a target that depends on
 // whether values are missing: regression, or three classes.
-func synthetic(rows, cols int, classify bool, seed uint64) forest.Dataset {
+func synthetic(rows, cols int, classify bool, seed uint64) *data.Dataset {
 	r := rand.New(rand.NewPCG(seed, 99))
 	x := make([]float64, rows*cols)
 	y := make([]float64, rows)
@@ -58,13 +58,13 @@ func synthetic(rows, cols int, classify bool, seed uint64) forest.Dataset {
 			y[i] = float64(min(2, max(0, int(s/2)+1)))
 		}
 	}
-	return forest.Dataset{X: x, Y: y, Rows: rows, Cols: cols}
+	return &data.Dataset{X: x, Y: y, Rows: rows, Cols: cols}
 }
 
 // queryRows returns n rows to predict: training rows, perturbed copies,
 // values outside the training range, exact bin edges (and their neighbours),
 // NaNs, and ±0.
-func queryRows(f *forest.Forest, ds forest.Dataset, n int, seed uint64) []float64 {
+func queryRows(f *forest.Forest, ds *data.Dataset, n int, seed uint64) []float64 {
 	r := rand.New(rand.NewPCG(seed, 7))
 	p := ds.Cols
 	x := make([]float64, n*p)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/gotrain/gotrain/data"
 	"github.com/gotrain/gotrain/forest"
 )
 
@@ -53,7 +54,7 @@ func Train(d *Data, o TrainOptions) (*forest.Forest, error) {
 	if fo.Trees == 0 {
 		fo.Trees = 200
 	}
-	f, err := forest.Fit(forest.Dataset{X: x, Y: y, Rows: d.Rows, Cols: len(names), Features: names, Target: "label", Classes: classes}, fo)
+	f, err := forest.Fit(&data.Dataset{X: x, Y: y, Rows: d.Rows, Cols: len(names), FeatureNames: names, TargetName: "label", Classes: classes}, fo)
 	if err != nil {
 		return nil, fmt.Errorf("modclass: %w", err)
 	}

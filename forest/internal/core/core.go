@@ -1,0 +1,104 @@
+// Package core holds what package forest shares with package forestgraph
+// and with nothing else: the counter-based random streams both learners
+// draw from (stream.go), and the host-side preparation of a training set
+// (Prepared) that both grow trees from. Users call forest.Fit or
+// forestgraph.Fit; nothing here is API.
+//
+// Prepared is generic because core cannot import forest (forest imports
+// core): O is forest.Options and F is *forest.Forest. Package forest
+// registers its preparation with Register when it is initialised, and
+// Prepare calls it.
+package core
+
+import (
+	"fmt"
+
+	"github.com/gotrain/gotrain/data"
+)
+
+// Prepared is the host-side preparation of a training set that every
+// learner shares: validated options, bin codes, the fixed-point target or
+// the class labels, and the feature subsampling size.
+type Prepared[O, F any] struct {
+	// Options are the options with defaults filled in.
+	Options O
+	// Rows and Cols are the training set's dimensions.
+	Rows, Cols int
+	// Codes are the bin codes, row-major Rows x Cols.
+	Codes []uint8
+	// Edges are each feature's bin edges (the forest's Binner.Edges): a
+	// split on bin b of feature j has threshold Edges[j][b].
+	Edges [][]float64
+	// NumBins is each feature's number of real bins; its missing code is NumBins[j].
+	NumBins []int
+	// Offsets is each feature's first histogram entry: feature j owns entries
+	// Offsets[j] .. Offsets[j]+NumBins[j] (the last one for missing values).
+	Offsets []int
+	// Entries is the number of histogram entries of all features, Σ (NumBins[j]+1).
+	Entries int
+	// MissCode is each feature's missing-value code (NumBins[j]).
+	MissCode []uint8
+	// YQ is the regression target in centred fixed point: y ≈ YMean + YQ/Scale.
+	YQ []int64
+	// YMean and Scale define YQ.
+	YMean, Scale float64
+	// Classes are the class names (classification).
+	Classes []string
+	// Class is each row's class index (classification); nil for regression.
+	Class []int32
+	// Outputs is the number of sums per node: 1 (regression) or len(Classes).
+	Outputs int
+	// K is the number of features each node examines.
+	K int
+	// Draws is the number of bootstrap draws per tree.
+	Draws int
+	// Y is the training target, kept for the out-of-bag score.
+	Y []float64
+
+	// NewForest returns the forest the trees are grown into: trees empty
+	// trees and no out-of-bag score yet.
+	NewForest func(trees int) F
+	// Finish completes a forest whose trees are grown: it computes the
+	// out-of-bag score when the options ask for it, from inbag (one bit
+	// mask of drawn rows per tree, as from InBagMask), and builds the
+	// predictor.
+	Finish func(f F, inbag [][]uint64) error
+}
+
+// Stride is the number of int64 statistics per histogram entry: the distinct
+// rows n, the bootstrap weight w, and Outputs sums.
+func (p *Prepared[O, F]) Stride() int { return 2 + p.Outputs }
+
+// LeafValue appends the value of a node with statistics st (n, w, sums) to
+// vals, exactly as forest.Fit computes it: the mean target (regression) or
+// the class probabilities.
+func (p *Prepared[O, F]) LeafValue(vals []float64, st []int64) []float64 {
+	w := float64(st[1])
+	if p.Class == nil {
+		return append(vals, float64(st[2])/w/p.Scale+p.YMean)
+	}
+	for _, s := range st[2:p.Stride()] {
+		vals = append(vals, float64(s)/w)
+	}
+	return vals
+}
+
+// prepare is package forest's preparation function, a
+// func(*data.Dataset, O) (*Prepared[O, F], error).
+var prepare any
+
+// Register records package forest's preparation function; forest calls it
+// when it is initialised.
+func Register[O, F any](fn func(d *data.Dataset, opt O) (*Prepared[O, F], error)) {
+	prepare = fn
+}
+
+// Prepare validates d and opt and prepares d for growing trees, with the
+// function package forest registered.
+func Prepare[O, F any](d *data.Dataset, opt O) (*Prepared[O, F], error) {
+	fn, ok := prepare.(func(*data.Dataset, O) (*Prepared[O, F], error))
+	if !ok {
+		return nil, fmt.Errorf("forest/internal/core: no preparation registered for %T (package forest is not initialised)", opt)
+	}
+	return fn(d, opt)
+}
