@@ -3,6 +3,8 @@ package signal
 import (
 	"math"
 	"slices"
+
+	"github.com/gotrain/gotrain/internal/stats"
 )
 
 // spectral computes the PSD-based features: the SNR estimates, occupied
@@ -45,10 +47,7 @@ func PSDLevels(f *Features, cfg Config, scratch []float64) []float64 {
 	scratch = grow(scratch, m)
 	copy(scratch, p)
 	slices.Sort(scratch)
-	n0 := scratch[m/2]
-	if m%2 == 0 {
-		n0 = 0.5 * (scratch[m/2-1] + scratch[m/2])
-	}
+	n0 := stats.SortedMedian(scratch)
 	thr := n0 * math.Pow(10, cfg.SNRThresholdDB/10)
 	var sig, tot float64
 	occ := 0
