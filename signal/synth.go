@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -250,8 +251,44 @@ func (t *Taps) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// ParseTaps parses a comma-separated list of complex taps, such as
+// "1,0.4-0.2i,0.1i" (each as strconv.ParseComplex reads it).
+func ParseTaps(s string) (Taps, error) {
+	var t Taps
+	for i, p := range strings.Split(s, ",") {
+		v, err := strconv.ParseComplex(strings.TrimSpace(p), 128)
+		if err != nil {
+			return nil, fmt.Errorf("signal: tap %d %q: not a complex number", i+1, p)
+		}
+		t = append(t, v)
+	}
+	return t, nil
+}
+
 // MaxSamples bounds one record's length (2^28 samples, 2 GiB as cf32).
 const MaxSamples = 1 << 28
+
+// SamplesFor returns the samples of a record of the given seconds at
+// rate Hz (rounded to the nearest), or an error outside 1..[MaxSamples].
+func SamplesFor(seconds, rate float64) (int, error) {
+	n := math.Round(seconds * rate)
+	if !(n >= 1 && n <= MaxSamples) {
+		return 0, fmt.Errorf("signal: %v s at %v Hz gives %v samples; want 1..%d", seconds, rate, n, MaxSamples)
+	}
+	return int(n), nil
+}
+
+// SNRString describes the noise of o: "no noise", "Es/N0 10 dB" or
+// "SNR 10 dB (full band)".
+func (o SynthOptions) SNRString() string {
+	switch {
+	case o.NoNoise:
+		return "no noise"
+	case o.EsN0:
+		return fmt.Sprintf("Es/N0 %g dB", o.SNRdB)
+	}
+	return fmt.Sprintf("SNR %g dB (full band)", o.SNRdB)
+}
 
 // Synthesize returns one record of o.Samples samples. It allocates; use a
 // [Synthesizer] to generate many records without allocation.

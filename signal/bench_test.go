@@ -1,0 +1,122 @@
+package signal
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gotrain/gotrain/internal/stats"
+)
+
+// benchRecord is a short QPSK record for the benchmark tests.
+func benchRecord() SynthOptions {
+	return SynthOptions{Mod: QPSK, SampleRate: 200e3, Samples: 4096, SNRdB: 10, CarrierOffset: 25e3, Seed: 5}
+}
+
+func TestBenchmarkCPU(t *testing.T) {
+	for _, threads := range []int{1, 2} {
+		r, err := Benchmark(BenchOptions{Synth: benchRecord(), Runs: 3, Records: 3, Workers: 2, Threads: threads})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Samples != 4096 || r.Runs != 3 || r.Threads != threads || r.Workers != 2 || r.BatchRecords != 3 || r.GoMaxProcs < 1 {
+			t.Errorf("threads %d: counts %+v", threads, r)
+		}
+		if len(r.TotalRunsMS) != 3 || r.TotalMS != stats.Median(r.TotalRunsMS) || r.TotalMinMS != slices.Min(r.TotalRunsMS) {
+			t.Errorf("threads %d: total %v (min %v) is not the median of the runs %v", threads, r.TotalMS, r.TotalMinMS, r.TotalRunsMS)
+		}
+		if !(r.SynthMS > 0 && r.FeaturesMS > 0 && r.SynthMinMS <= r.SynthMS && r.FeaturesMinMS <= r.FeaturesMS && r.RecordsPerSecond > 0) {
+			t.Errorf("threads %d: times %+v", threads, r)
+		}
+		if want := 4096 / 200e3 * 1000 / r.TotalMS; math.Abs(r.RealTimeFactor-want) > 1e-9*want {
+			t.Errorf("real-time factor %v, want %v", r.RealTimeFactor, want)
+		}
+		if want := "qpsk, 4096 samples at 200000 Hz, offset 25000 Hz, SNR 10 dB (full band)"; r.Record != want {
+			t.Errorf("record %q, want %q", r.Record, want)
+		}
+	}
+}
+
+// recorder is a fake single and batch extractor that keeps what it saw.
+type recorder struct {
+	single  [][]complex64
+	batches [][][]complex64
+	fail    error
+}
+
+func (r *recorder) Extract(x []complex64, f *Features) error {
+	r.single = append(r.single, slices.Clone(x))
+	return r.fail
+}
+
+func (r *recorder) ExtractBatch(recs [][]complex64, out []Features) error {
+	if len(out) != len(recs) {
+		return errors.New("slots")
+	}
+	var cp [][]complex64
+	for _, x := range recs {
+		cp = append(cp, slices.Clone(x))
+	}
+	r.batches = append(r.batches, cp)
+	return nil
+}
+
+// TestBenchmarkExtractors checks that Benchmark hands the documented
+// records to given extractors: the warm-up and the timed runs (seeds
+// Seed, Seed+1, ...) to Extractor, and a warm-up batch then the batch of
+// records Seed+1000+j to Batch.
+func TestBenchmarkExtractors(t *testing.T) {
+	o := benchRecord()
+	rec := &recorder{}
+	r, err := Benchmark(BenchOptions{Synth: o, Runs: 2, Records: 3, Workers: 4, Extractor: rec, Batch: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Workers != 1 || r.BatchRecords != 3 || len(r.TotalRunsMS) != 2 {
+		t.Errorf("result %+v", r)
+	}
+	want := func(seed uint64) []complex64 {
+		so := o
+		so.Seed = seed
+		x, err := Synthesize(so)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	if len(rec.single) != 3 {
+		t.Fatalf("Extractor got %d records, want 3 (warm-up + 2 runs)", len(rec.single))
+	}
+	for i, x := range rec.single {
+		if !slices.Equal(x, want(o.Seed+uint64(i))) {
+			t.Errorf("single record %d is not the record of seed %d", i, o.Seed+uint64(i))
+		}
+	}
+	if len(rec.batches) != 2 || len(rec.batches[0]) != 3 || len(rec.batches[1]) != 3 {
+		t.Fatalf("Batch got %d calls, want 2 of 3 records", len(rec.batches))
+	}
+	for j, x := range rec.batches[1] {
+		if !slices.Equal(x, want(o.Seed+1000+uint64(j))) {
+			t.Errorf("batch record %d is not the record of seed %d", j, o.Seed+1000+uint64(j))
+		}
+	}
+	rec.fail = errors.New("boom")
+	if _, err := Benchmark(BenchOptions{Synth: o, Runs: 1, Records: 1, Extractor: rec}); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("extractor error: %v", err)
+	}
+}
+
+func TestBenchmarkErrors(t *testing.T) {
+	for _, o := range []BenchOptions{
+		{Synth: benchRecord(), Runs: -1},
+		{Synth: benchRecord(), Threads: -2},
+		{Synth: SynthOptions{Mod: QPSK, SampleRate: 200e3}},
+		{Synth: benchRecord(), Records: 1, Config: Config{WelchSegment: 3}},
+	} {
+		if _, err := Benchmark(o); err == nil {
+			t.Errorf("%+v: no error", o)
+		}
+	}
+}
