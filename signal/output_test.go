@@ -267,7 +267,7 @@ func TestSynthHelpers(t *testing.T) {
 	for _, c := range []struct {
 		s, r float64
 		n    int
-	}{{1, 200e3, 200000}, {0.05, 200e3, 10000}, {1e-5, 1e5, 1}, {0.0123456, 1000, 12}} {
+	}{{1, 200e3, 200000}, {0.05, 200e3, 10000}, {1e-5, 1e5, 1}, {0.0123456, 1000, 12}, {0.0127, 1000, 13}} {
 		if n, err := SamplesFor(c.s, c.r); err != nil || n != c.n {
 			t.Errorf("SamplesFor(%v, %v) = %d, %v; want %d", c.s, c.r, n, err, c.n)
 		}
