@@ -120,6 +120,9 @@ func (o DatasetOptions) withDefaults() (DatasetOptions, error) {
 		if s < 2 || s > 64 {
 			return o, fmt.Errorf("modclass: samples per symbol %d must be in [2, 64]", s)
 		}
+		if r := o.SampleRate / float64(s); r != math.Trunc(r) {
+			return o, fmt.Errorf("modclass: samples per symbol %d does not divide the sample rate %v into a whole symbol rate", s, o.SampleRate)
+		}
 	}
 	return o, nil
 }

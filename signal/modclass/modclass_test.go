@@ -215,6 +215,7 @@ func TestBadOptions(t *testing.T) {
 		{"short record", func(o *DatasetOptions) { o.Samples = 1000 }, "need 2048"},
 		{"offset", func(o *DatasetOptions) { o.MaxOffsetHz = -1 }, "offset"},
 		{"sps", func(o *DatasetOptions) { o.SPS = []int{1} }, "samples per symbol"},
+		{"sps divides", func(o *DatasetOptions) { o.SPS = []int{4, 3} }, "samples per symbol 3 does not divide"},
 		{"rate", func(o *DatasetOptions) { o.SampleRate = 0 }, "sample rate"},
 	}
 	for _, c := range cases {
