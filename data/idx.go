@@ -160,6 +160,9 @@ func ReadIDXLabels(r io.Reader, name string) ([]uint8, error) {
 // the digit 0..9 (Classes is nil). The data sets are named "mnist-train" and
 // "mnist-test".
 //
+// When a file is missing, the error wraps [MNISTMissingError] of dir (test
+// with errors.Is(err, ErrMNISTMissing)).
+//
 // The full training set takes about 376 MB as float64.
 func LoadMNIST(dir string) (train, test *Dataset, err error) {
 	train, err = loadMNISTPart(dir, "train", "mnist-train")
@@ -244,5 +247,5 @@ func findMNISTFile(dir, prefix, kind, idx string) (string, error) {
 			return "", fmt.Errorf("data: %w", err)
 		}
 	}
-	return "", fmt.Errorf("data: MNIST file %s (or %s.gz) not found in %s", base, base, dir)
+	return "", fmt.Errorf("data: %s (or %s.gz) is missing: %w", base, base, MNISTMissingError(dir))
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -164,12 +165,12 @@ func TestLoadMNISTSynthetic(t *testing.T) {
 
 	// Mismatched counts and a missing file are errors naming the files.
 	write("t10k-labels-idx1-ubyte.gz", gzipBytes(t, idxFile(idxLabelsMagic, []uint32{2}, []byte{5, 6})))
-	if _, _, err := LoadMNIST(dir); err == nil || !strings.Contains(err.Error(), "t10k-labels-idx1-ubyte.gz has 2 labels") {
+	if _, _, err := LoadMNIST(dir); err == nil || !strings.Contains(err.Error(), "t10k-labels-idx1-ubyte.gz has 2 labels") || errors.Is(err, ErrMNISTMissing) {
 		t.Errorf("count mismatch: error %v", err)
 	}
 	os.Remove(filepath.Join(dir, "t10k-labels-idx1-ubyte.gz"))
-	if _, _, err := LoadMNIST(dir); err == nil || !strings.Contains(err.Error(), "t10k-labels-idx1-ubyte") || !strings.Contains(err.Error(), dir) {
-		t.Errorf("missing file: error %v", err)
+	if _, _, err := LoadMNIST(dir); err == nil || !strings.Contains(err.Error(), "t10k-labels-idx1-ubyte") || !strings.Contains(err.Error(), dir) || !errors.Is(err, ErrMNISTMissing) {
+		t.Errorf("missing file: error %v, want one naming the file and the folder and wrapping ErrMNISTMissing", err)
 	}
 }
 

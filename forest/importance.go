@@ -57,46 +57,6 @@ func (f *Forest) Score(x []float64, rows int, y []float64) (float64, error) {
 	return score(f.Options.Task, pred, y), nil
 }
 
-func score(task Task, pred, y []float64) float64 {
-	if task == Classification {
-		ok := 0
-		for i := range y {
-			if pred[i] == y[i] {
-				ok++
-			}
-		}
-		return float64(ok) / float64(len(y))
-	}
-	return R2(pred, y)
-}
-
-// R2 returns the coefficient of determination of pred against y.
-func R2(pred, y []float64) float64 {
-	var mean float64
-	for _, v := range y {
-		mean += v
-	}
-	mean /= float64(len(y))
-	var sse, sst float64
-	for i := range y {
-		sse += (pred[i] - y[i]) * (pred[i] - y[i])
-		sst += (y[i] - mean) * (y[i] - mean)
-	}
-	if sst == 0 {
-		return math.NaN()
-	}
-	return 1 - sse/sst
-}
-
-// MeanSquaredError returns the mean squared error of pred against y.
-func MeanSquaredError(pred, y []float64) float64 {
-	var s float64
-	for i := range y {
-		s += (pred[i] - y[i]) * (pred[i] - y[i])
-	}
-	return s / float64(len(y))
-}
-
 // PermutationImportance returns, for each feature, the mean drop of Score
 // over repeats when that feature's column of x is shuffled (rows fixed
 // otherwise), and its standard deviation. Shuffles come from the forest's

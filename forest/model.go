@@ -83,7 +83,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -384,54 +383,12 @@ func (f *Forest) encode(w io.Writer) error {
 // path. On error, no temporary file is left and an existing file at path is
 // unchanged. A new file gets permissions 0644; a replaced file keeps its
 // permissions. A symbolic link at path is replaced, not followed.
-func (f *Forest) SaveFile(path string) (err error) {
+func (f *Forest) SaveFile(path string) error {
 	if err := f.checkSave(); err != nil {
 		return err
 	}
-	perm := fs.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		if !st.Mode().IsRegular() {
-			return fmt.Errorf("forest: save model %s: not a regular file", path)
-		}
-		perm = st.Mode().Perm()
-	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
+	if err := writeFileAtomic(path, f.encode); err != nil {
 		return fmt.Errorf("forest: save model %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(tmp, ioChunk)
-	if err := f.encode(bw); err != nil {
-		return fmt.Errorf("forest: save model %s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("forest: save model %s: %w", path, err)
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("forest: save model %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("forest: save model %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("forest: save model %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("forest: save model %s: %w", path, err)
-	}
-	// Make the rename durable; not every system can sync a folder.
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }

@@ -47,13 +47,13 @@ func TestForestPredictGraphDevice(t *testing.T) {
 			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 				t.Fatalf("%s on %s: bad JSON: %v\n%s", name, dev, err, stdout)
 			}
-			if rep.Device != dev || rep.Rows != 300 || rep.Trees != 12 || rep.PredictSecs <= 0 {
+			if rep.Device != dev || rep.Predictions == nil || rep.Rows != 300 || rep.Trees != 12 || rep.Predictions.Seconds <= 0 {
 				t.Errorf("%s on %s: report %+v", name, dev, rep)
 			}
-			if dev == "go" && (rep.Engine != "graph" || rep.CompileSecs == nil || *rep.CompileSecs <= 0 || rep.BatchRows != 128 || rep.Strategy == "") {
+			if dev == "go" && (rep.Engine != "graph" || rep.PredictorInfo == nil || rep.PredictorInfo.CompileSeconds <= 0 || rep.BatchRows != 128 || rep.Strategy == "") {
 				t.Errorf("%s on go: report lacks the graph fields: %s", name, stdout)
 			}
-			if dev == "cpu" && (rep.Engine != "native" || rep.CompileSecs != nil) {
+			if dev == "cpu" && (rep.Engine != "native" || rep.PredictorInfo != nil || strings.Contains(stdout, "compile_seconds")) {
 				t.Errorf("%s on cpu: report %s", name, stdout)
 			}
 			b, err := os.ReadFile(out)
@@ -183,9 +183,9 @@ func TestForestTrainGraphDevice(t *testing.T) {
 			switch {
 			case rep.Device != dev || rep.Trees != 3 || rep.FitSeconds <= 0:
 				t.Errorf("%s on %s: report %s", dataset, dev, stdout)
-			case dev == "go" && (rep.Engine != "graph" || rep.CompileSecs == nil || *rep.CompileSecs <= 0 || rep.PeakHistBytes <= 0 || rep.TreesPerBatch < 1):
+			case dev == "go" && (rep.Engine != "graph" || rep.GraphStats == nil || rep.GraphStats.CompileSeconds <= 0 || rep.PeakHistogramBytes <= 0 || rep.TreesPerBatch < 1):
 				t.Errorf("%s on go: report lacks the graph fields: %s", dataset, stdout)
-			case dev == "cpu" && (rep.Engine != "native" || rep.CompileSecs != nil || rep.PeakHistBytes != 0):
+			case dev == "cpu" && (rep.Engine != "native" || rep.GraphStats != nil || strings.Contains(stdout, "compile_seconds")):
 				t.Errorf("%s on cpu: report %s", dataset, stdout)
 			}
 			for _, pdev := range []string{"cpu", "go"} {

@@ -144,6 +144,34 @@ func Fit(backend backends.Backend, d *data.Dataset, opt forest.Options, gopt Gro
 	return f, &g.rep, nil
 }
 
+// Learner is the forest.Learner that grows forests with Fit on Backend
+// (for forest.Train's TrainConfig.Learner).
+type Learner struct {
+	// Backend is the GoMLX backend the graphs run on.
+	Backend backends.Backend
+	// Options tune the growth (GrowOptions.DeviceNum picks the device).
+	Options GrowOptions
+}
+
+// Fit grows a forest with Fit and reports its run time and graph
+// statistics.
+func (l Learner) Fit(d *data.Dataset, opt forest.Options) (*forest.Forest, forest.FitStats, error) {
+	f, rep, err := Fit(l.Backend, d, opt, l.Options)
+	if err != nil {
+		return nil, forest.FitStats{}, err
+	}
+	return f, rep.FitStats(), nil
+}
+
+// FitStats returns the report as forest.FitStats: RunSeconds, and the
+// compile time, trees per batch and peak buffer sizes.
+func (r *GrowReport) FitStats() forest.FitStats {
+	return forest.FitStats{Seconds: r.RunSeconds, Graph: &forest.GraphStats{
+		CompileSeconds: r.CompileSeconds, TreesPerBatch: r.TreesPerBatch,
+		PeakHistogramBytes: r.PeakHistogramBytes, PeakScatterBytes: r.PeakScatterBytes,
+	}}
+}
+
 // simpleGoName is the name of GoMLX's simplego backend, whose float64 Log
 // is Go's math.Log.
 const simpleGoName = "SimpleGo (go)"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -62,7 +63,35 @@ type Predictor struct {
 	nt       *nodeTable
 	tables   []*tensors.Tensor // graph inputs after x, in the order build reads them
 	exec     *graph.Exec
-	stage    []float64 // the staged batch
+	stage    []float64     // the staged batch
+	setup    time.Duration // time spent building the tables and compiling
+}
+
+// PredictorInfo describes a Predictor's graph and its device memory. Its
+// JSON form is part of the report of `gotrain forest predict --json`.
+type PredictorInfo struct {
+	// Strategy is the traversal.
+	Strategy Strategy `json:"strategy,omitempty"`
+	// Depth is the number of levels the graph walks.
+	Depth int `json:"depth,omitempty"`
+	// BatchRows is the number of rows per graph execution.
+	BatchRows int `json:"batch_rows,omitempty"`
+	// TableBytes is the size of the forest's tables on the device.
+	TableBytes int64 `json:"table_bytes,omitempty"`
+	// BatchBytes estimates one batch's intermediate values (BatchBytes).
+	BatchBytes int64 `json:"batch_bytes,omitempty"`
+	// CompileSeconds is the time NewPredictor and Compile took: building
+	// and uploading the tables, and compiling the graph.
+	CompileSeconds float64 `json:"compile_seconds"`
+}
+
+// Info describes the predictor.
+func (p *Predictor) Info() PredictorInfo {
+	p.mu.Lock()
+	setup := p.setup
+	p.mu.Unlock()
+	return PredictorInfo{Strategy: p.strategy, Depth: p.Depth(), BatchRows: p.rows, TableBytes: p.TableBytes(),
+		BatchBytes: p.BatchBytes(), CompileSeconds: setup.Seconds()}
 }
 
 // NewPredictor returns a predictor of f on backend that runs batchRows rows
@@ -73,6 +102,7 @@ func NewPredictor(backend backends.Backend, f *forest.Forest, batchRows int) (*P
 
 // NewPredictorWithOptions is NewPredictor with options.
 func NewPredictorWithOptions(backend backends.Backend, f *forest.Forest, batchRows int, opts Options) (*Predictor, error) {
+	start := time.Now()
 	if backend == nil {
 		return nil, errors.New("forestgraph: nil backend")
 	}
@@ -104,6 +134,7 @@ func NewPredictorWithOptions(backend backends.Backend, f *forest.Forest, batchRo
 		return nil, fmt.Errorf("forestgraph: unknown strategy %q (want gather or perfect)", opts.Strategy)
 	}
 	p.tables = p.makeTables()
+	p.setup = time.Since(start)
 	return p, nil
 }
 
@@ -264,6 +295,8 @@ func (p *Predictor) args() []any {
 func (p *Predictor) Compile() (err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	start := time.Now()
+	defer func() { p.setup += time.Since(start) }()
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("forestgraph: compiling on %s: %v", p.backend.Name(), r)

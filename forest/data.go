@@ -1,0 +1,171 @@
+package forest
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gotrain/gotrain/data"
+)
+
+// NoHoldout is the DataSpec.Holdout that keeps every row for training.
+const NoHoldout = -1.0
+
+// holdoutSeed is the seed of the hold-out split (data.TrainTestSplit).
+const holdoutSeed = 42
+
+// DataSpec names a training set and its test set the way `gotrain forest
+// train` does with its flags (--dataset, --data-dir, --train, --test,
+// --target, --task, --holdout). Give exactly one of Dataset and Train.
+type DataSpec struct {
+	// Dataset is an embedded data set, "diabetes" (regression) or "digits"
+	// (classification), or "mnist" (classification), read from DataDir by
+	// data.LoadMNIST with its own test set.
+	Dataset string
+	// DataDir is MNIST's folder; "" means data.MNISTDir("").
+	DataDir string
+	// Train is a training CSV file with a header row (data.LoadCSV).
+	Train string
+	// Test is a test CSV file with the training data's feature columns, in
+	// the same order; its class labels are re-indexed onto the training
+	// ones. Not with mnist.
+	Test string
+	// Target is the target column of Train; "" means the last column.
+	Target string
+	// Task decides how CSV targets are read (text labels become classes
+	// for classification); "" means DefaultTask.
+	Task Task
+	// Holdout is the fraction of the rows held out as the test set when
+	// there is no Test file, split with seed 42 (data.TrainTestSplit). 0
+	// means the default: 0.2 for Dataset, none for Train; NoHoldout (or any
+	// negative value) means none. It must be below 1.
+	Holdout float64
+}
+
+// DefaultTask returns the task of the data s names when s.Task is empty:
+// classification for the digits and mnist data sets, else regression.
+func (s DataSpec) DefaultTask() Task {
+	if s.Dataset == "digits" || s.Dataset == "mnist" {
+		return Classification
+	}
+	return Regression
+}
+
+// Split is a training set and its test set, as LoadData returns them.
+type Split struct {
+	// Train is the training set.
+	Train *data.Dataset
+	// Test is the test set; nil when there is none.
+	Test *data.Dataset
+	// Name describes the data: the data set's name, the training file, or
+	// "mnist (DIR)".
+	Name string
+	// Task is the DataSpec's task, or its default.
+	Task Task
+}
+
+// LoadData reads the training and test sets s names. Errors name the file
+// (and, for values, the line and column) or the DataSpec field at fault.
+// When MNIST's files are missing, the error wraps data.MNISTMissingError of
+// the folder (test with errors.Is(err, data.ErrMNISTMissing)).
+func LoadData(s DataSpec) (*Split, error) {
+	if (s.Dataset == "") == (s.Train == "") {
+		return nil, errors.New("forest: give exactly one of DataSpec.Dataset and DataSpec.Train")
+	}
+	if s.Holdout >= 1 {
+		return nil, fmt.Errorf("forest: holdout %v must be below 1", s.Holdout)
+	}
+	sp := &Split{Name: s.Dataset, Task: s.Task}
+	if sp.Task == "" {
+		sp.Task = s.DefaultTask()
+	}
+	csvOpt := data.CSVOptions{Target: s.Target, Classification: sp.Task == Classification}
+	holdout := s.Holdout
+	var err error
+	switch {
+	case s.Dataset == "mnist":
+		if s.Test != "" {
+			return nil, errors.New("forest: mnist brings its own test set; DataSpec.Test must be empty")
+		}
+		dir, err := data.MNISTDir(s.DataDir)
+		if err != nil {
+			return nil, fmt.Errorf("forest: %w", err)
+		}
+		if sp.Train, sp.Test, err = data.LoadMNIST(dir); err != nil {
+			return nil, fmt.Errorf("forest: loading mnist: %w", err)
+		}
+		sp.Name = "mnist (" + dir + ")"
+		return sp, nil
+	case s.Dataset != "":
+		sp.Train, err = data.Embedded(s.Dataset)
+		if holdout == 0 {
+			holdout = 0.2
+		}
+	default:
+		sp.Train, err = data.LoadCSV(s.Train, csvOpt)
+		sp.Name = s.Train
+	}
+	if err != nil {
+		return nil, fmt.Errorf("forest: %w", err)
+	}
+	if s.Test != "" {
+		csvOpt.Target = sp.Train.TargetName
+		if sp.Test, err = data.LoadCSV(s.Test, csvOpt); err != nil {
+			return nil, fmt.Errorf("forest: %w", err)
+		}
+		if err := sameColumns(sp.Train, sp.Test, s.Test); err != nil {
+			return nil, err
+		}
+		if sp.Task == Classification {
+			if err := alignClasses(sp.Train, sp.Test); err != nil {
+				return nil, fmt.Errorf("forest: %s: %w", s.Test, err)
+			}
+		}
+		return sp, nil
+	}
+	if holdout > 0 {
+		tr, te := data.TrainTestSplit(sp.Train.Rows, holdout, holdoutSeed)
+		sp.Train, sp.Test = sp.Train.Subset(tr), sp.Train.Subset(te)
+	}
+	return sp, nil
+}
+
+// sameColumns checks that test (read from file) has train's feature columns
+// in the same order.
+func sameColumns(train, test *data.Dataset, file string) error {
+	if len(train.FeatureNames) != len(test.FeatureNames) {
+		return fmt.Errorf("forest: %s has %d feature columns, the training data %d", file, len(test.FeatureNames), len(train.FeatureNames))
+	}
+	for j, n := range train.FeatureNames {
+		if test.FeatureNames[j] != n {
+			return fmt.Errorf("forest: %s: feature column %d is %q, the training data has %q", file, j+1, test.FeatureNames[j], n)
+		}
+	}
+	return nil
+}
+
+// alignClasses re-indexes test's class labels onto train's classes: both
+// must have text labels (Classes) or neither, and every test label must
+// occur in the training data.
+func alignClasses(train, test *data.Dataset) error {
+	if train.Classes == nil && test.Classes == nil {
+		return nil
+	}
+	if train.Classes == nil || test.Classes == nil {
+		return errors.New("class labels are numeric in one file and text in the other")
+	}
+	idx := map[string]int{}
+	for i, c := range train.Classes {
+		idx[c] = i
+	}
+	y := make([]float64, len(test.Y))
+	for i, v := range test.Y {
+		c := test.Classes[int(v)]
+		k, ok := idx[c]
+		if !ok {
+			return fmt.Errorf("row %d: class %q does not occur in the training data", i+1, c)
+		}
+		y[i] = float64(k)
+	}
+	test.Y, test.Classes = y, train.Classes
+	return nil
+}

@@ -1,0 +1,190 @@
+package forest
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/gotrain/gotrain/data"
+)
+
+// A Predictor predicts the rows of a row-major matrix: a *Forest (the
+// native predictor) or package forestgraph's Predictor, which gives the
+// same values bit for bit.
+type Predictor interface {
+	// Predict returns one prediction per row: the value (regression) or
+	// the most probable class's index (classification).
+	Predict(x []float64, rows int) ([]float64, error)
+	// PredictValues returns the value (regression) or the class
+	// probabilities (Outputs per row) of each row.
+	PredictValues(x []float64, rows int) ([]float64, error)
+}
+
+// PredictOptions configure Forest.PredictData.
+type PredictOptions struct {
+	// Predictor runs the trees; nil means the forest itself.
+	Predictor Predictor
+	// Proba asks for the class probabilities (classification only)
+	// instead of one prediction per row.
+	Proba bool
+}
+
+// Predictions are a forest's predictions for the rows of a data set, as
+// Forest.PredictData returns them. Their JSON form is part of the report
+// of `gotrain forest predict --json`.
+type Predictions struct {
+	// Forest is the forest that predicted.
+	Forest *Forest `json:"-"`
+	// Rows is the number of rows predicted.
+	Rows int `json:"rows"`
+	// Trees is the forest's number of trees.
+	Trees int `json:"trees"`
+	// Seconds is the time the predictor took.
+	Seconds float64 `json:"predict_seconds"`
+	// Proba tells whether Values are class probabilities (Forest.Outputs()
+	// per row) rather than one prediction per row.
+	Proba bool `json:"-"`
+	// Values are the predictions: values or class indices, or with Proba
+	// the class probabilities.
+	Values []float64 `json:"-"`
+}
+
+// PredictData predicts the rows of d, whose columns must include the
+// forest's features, found by name (other columns are ignored); a forest
+// without feature names takes d's columns in order. The data's targets, if
+// any, are not used.
+func (f *Forest) PredictData(d *data.Dataset, opt PredictOptions) (*Predictions, error) {
+	if opt.Proba && f.Options.Task != Classification {
+		return nil, fmt.Errorf("forest: class probabilities need a classification model, not %s", f.Options.Task)
+	}
+	x, err := f.FeatureMatrix(d)
+	if err != nil {
+		return nil, err
+	}
+	p := opt.Predictor
+	if p == nil {
+		p = f
+	}
+	start := time.Now()
+	var v []float64
+	if opt.Proba {
+		v, err = p.PredictValues(x, d.Rows)
+	} else {
+		v, err = p.Predict(x, d.Rows)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Predictions{Forest: f, Rows: d.Rows, Trees: len(f.Trees), Seconds: time.Since(start).Seconds(), Proba: opt.Proba, Values: v}, nil
+}
+
+// FeatureMatrix returns the row-major matrix (d.Rows × NumFeatures) of the
+// forest's features, taken from d's columns by name; when the forest has
+// no feature names, d must have NumFeatures columns and FeatureMatrix
+// returns d.X itself. Errors name the data set and the missing column.
+func (f *Forest) FeatureMatrix(d *data.Dataset) ([]float64, error) {
+	if d == nil {
+		return nil, errors.New("forest: nil data set")
+	}
+	name := d.Name
+	if name == "" {
+		name = "the data"
+	}
+	if len(f.Features) == 0 {
+		if d.Cols != f.NumFeatures {
+			return nil, fmt.Errorf("forest: %s has %d columns, the model wants %d", name, d.Cols, f.NumFeatures)
+		}
+		return d.X, nil
+	}
+	col := make(map[string]int, len(d.FeatureNames))
+	for j, n := range d.FeatureNames {
+		col[n] = j
+	}
+	idx := make([]int, len(f.Features))
+	for k, n := range f.Features {
+		j, ok := col[n]
+		if !ok {
+			return nil, fmt.Errorf("forest: %s: column %q, which the model needs, is missing", name, n)
+		}
+		idx[k] = j
+	}
+	p := len(idx)
+	x := make([]float64, d.Rows*p)
+	for i := 0; i < d.Rows; i++ {
+		row := d.Row(i)
+		for k, j := range idx {
+			x[i*p+k] = row[j]
+		}
+	}
+	return x, nil
+}
+
+// WriteCSV writes the predictions as CSV: one column "prediction" (the
+// class label for classification, else the value), or with Proba one
+// column "proba_CLASS" per class. Numbers are written in the shortest form
+// that reads back exactly.
+func (p *Predictions) WriteCSV(w io.Writer) error {
+	if err := p.writeCSV(w); err != nil {
+		return fmt.Errorf("forest: writing predictions: %w", err)
+	}
+	return nil
+}
+
+// writeCSV is WriteCSV with unwrapped errors.
+func (p *Predictions) writeCSV(w io.Writer) error {
+	f := p.Forest
+	cw := csv.NewWriter(w)
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	var err error
+	if p.Proba {
+		d := f.Outputs()
+		if len(p.Values) != p.Rows*d {
+			return fmt.Errorf("%w: %d probabilities for %d rows of %d classes", ErrShape, len(p.Values), p.Rows, d)
+		}
+		rec := make([]string, d)
+		for q, c := range f.Classes {
+			rec[q] = "proba_" + c
+		}
+		err = cw.Write(rec)
+		for i := 0; i < p.Rows && err == nil; i++ {
+			for q := range rec {
+				rec[q] = num(p.Values[i*d+q])
+			}
+			err = cw.Write(rec)
+		}
+	} else {
+		err = cw.Write([]string{"prediction"})
+		for _, v := range p.Values {
+			if err != nil {
+				break
+			}
+			s := num(v)
+			if f.Options.Task == Classification {
+				if v < 0 || int(v) >= len(f.Classes) {
+					return fmt.Errorf("prediction %v is not a class index (%d classes)", v, len(f.Classes))
+				}
+				s = f.Classes[int(v)]
+			}
+			err = cw.Write([]string{s})
+		}
+	}
+	if err != nil {
+		return err
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteFile writes the predictions as WriteCSV does to the named file,
+// atomically: a temporary file in the same folder, synced and renamed over
+// path, so that path never holds half-written predictions; on error an
+// existing file is unchanged.
+func (p *Predictions) WriteFile(path string) error {
+	if err := writeFileAtomic(path, p.writeCSV); err != nil {
+		return fmt.Errorf("forest: writing predictions to %s: %w", path, err)
+	}
+	return nil
+}

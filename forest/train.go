@@ -1,0 +1,248 @@
+package forest
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/gotrain/gotrain/data"
+)
+
+// A Learner grows forests. Native is forest.Fit; package forestgraph's
+// Learner grows the same trees as GoMLX graphs on a device.
+type Learner interface {
+	// Fit fits a forest on d with opt and says how long it took.
+	Fit(d *data.Dataset, opt Options) (*Forest, FitStats, error)
+}
+
+// FitStats is what a Learner reports about one fit.
+type FitStats struct {
+	// Seconds is the fit's time, graph compilation excluded.
+	Seconds float64
+	// Graph describes a graph learner's fit; nil for Native.
+	Graph *GraphStats
+}
+
+// GraphStats describes a fit by a graph learner (package forestgraph).
+// Its JSON form is part of TrainResult's.
+type GraphStats struct {
+	// CompileSeconds is the time spent compiling graphs (in TrainResult,
+	// the median over the repeats).
+	CompileSeconds float64 `json:"compile_seconds"`
+	// TreesPerBatch is the number of trees grown together.
+	TreesPerBatch int `json:"trees_per_batch,omitempty"`
+	// PeakHistogramBytes is the largest histogram of one graph execution.
+	PeakHistogramBytes int64 `json:"peak_histogram_bytes,omitempty"`
+	// PeakScatterBytes is the largest scatter buffer of one graph execution.
+	PeakScatterBytes int64 `json:"peak_scatter_bytes,omitempty"`
+}
+
+// Native is the native learner: Fit, timed by the wall clock.
+var Native Learner = nativeLearner{}
+
+type nativeLearner struct{}
+
+func (nativeLearner) Fit(d *data.Dataset, opt Options) (*Forest, FitStats, error) {
+	start := time.Now()
+	f, err := Fit(d, opt)
+	return f, FitStats{Seconds: time.Since(start).Seconds()}, err
+}
+
+// TrainConfig says what Train does besides fitting: the learner, repeated
+// runs for timing, and feature importances.
+type TrainConfig struct {
+	// Learner grows the forest; nil means Native.
+	Learner Learner
+	// Repeats fits (and predicts the test set) this many times and
+	// reports the median times; 0 means once. The forests are identical.
+	Repeats int
+	// Importance adds the impurity importances (Forest.ImpurityImportance).
+	Importance bool
+	// PermutationRepeats, when positive, adds permutation importances on
+	// the test set (Forest.PermutationImportance with this many shuffles
+	// per feature and the options' Seed); it needs a test set.
+	PermutationRepeats int
+}
+
+// TrainResult is what Train returns: the forest, its timings and scores.
+// Its JSON form is the report of `gotrain forest train --json` (which adds
+// the device, the data's name and the model file).
+type TrainResult struct {
+	// Forest is the fitted forest (of the last repeat).
+	Forest *Forest `json:"-"`
+	// Task is the forest's task.
+	Task Task `json:"task"`
+	// TrainRows and TestRows count the rows (TestRows is 0 without a test set).
+	TrainRows int `json:"train_rows"`
+	TestRows  int `json:"test_rows"`
+	// Features is the number of features.
+	Features int `json:"features"`
+	// Trees is the number of trees.
+	Trees int `json:"trees"`
+	// Seed is the options' seed.
+	Seed uint64 `json:"seed"`
+	// Threads is the number of goroutines the native learner used.
+	Threads int `json:"threads"`
+	// FitSeconds is the median fit time (graph compilation excluded).
+	FitSeconds float64 `json:"fit_seconds"`
+	// FitRuns are the fit times of every repeat (only with Repeats > 1).
+	FitRuns []float64 `json:"fit_seconds_runs,omitempty"`
+	// PredictSeconds is the median time to predict the test set (nil
+	// without one).
+	PredictSeconds *float64 `json:"predict_seconds,omitempty"`
+	// PredictRuns are the prediction times of every repeat (only with Repeats > 1).
+	PredictRuns []float64 `json:"predict_seconds_runs,omitempty"`
+	// TestMSE and TestR2 are the regression metrics on the test set.
+	TestMSE *float64 `json:"test_mse,omitempty"`
+	TestR2  *float64 `json:"test_r2,omitempty"`
+	// TestAccuracy is the classification accuracy on the test set.
+	TestAccuracy *float64 `json:"test_accuracy,omitempty"`
+	// OOBScore is the out-of-bag R² or accuracy, when computed.
+	OOBScore *float64 `json:"oob_score,omitempty"`
+	// Nodes is the number of nodes of all trees.
+	Nodes int `json:"nodes"`
+	// MaxDepth is the depth of the deepest leaf.
+	MaxDepth int `json:"max_depth_reached"`
+	// Importances are the impurity importances by feature name
+	// (Forest.FeatureName), with TrainConfig.Importance.
+	Importances map[string]float64 `json:"impurity_importance,omitempty"`
+	// PermImport and PermImportSD are the permutation importances (mean
+	// and standard deviation of the score drop) by feature name, with
+	// TrainConfig.PermutationRepeats.
+	PermImport   map[string]float64 `json:"permutation_importance,omitempty"`
+	PermImportSD map[string]float64 `json:"permutation_importance_std,omitempty"`
+	// Options are the forest's options, defaults filled in.
+	Options Options `json:"options"`
+	// GraphStats is set by graph learners.
+	*GraphStats
+}
+
+// Train fits a forest on train with opt as `gotrain forest train` does:
+// cfg.Repeats times with cfg.Learner, then predicts test (when not nil) as
+// many times and scores it (MSE and R² for regression, accuracy for
+// classification), and adds the importances cfg asks for.
+func Train(train, test *data.Dataset, opt Options, cfg TrainConfig) (*TrainResult, error) {
+	switch {
+	case train == nil:
+		return nil, errors.New("forest: train: nil training set")
+	case cfg.Repeats < 0:
+		return nil, fmt.Errorf("forest: train: repeats = %d, want >= 0", cfg.Repeats)
+	case cfg.PermutationRepeats > 0 && test == nil:
+		return nil, errors.New("forest: train: permutation importance needs a test set")
+	}
+	learner := cfg.Learner
+	if learner == nil {
+		learner = Native
+	}
+	repeats := max(1, cfg.Repeats)
+	var f *Forest
+	var st FitStats
+	var runs, compiles []float64
+	for range repeats {
+		var err error
+		if f, st, err = learner.Fit(train, opt); err != nil {
+			return nil, err
+		}
+		runs = append(runs, st.Seconds)
+		if st.Graph != nil {
+			compiles = append(compiles, st.Graph.CompileSeconds)
+		}
+	}
+	r := &TrainResult{
+		Forest: f, Task: f.Options.Task, TrainRows: train.Rows, Features: f.NumFeatures, Trees: len(f.Trees),
+		Seed: f.Options.Seed, Threads: f.Options.Threads, FitSeconds: median(runs), Options: f.Options,
+	}
+	if st.Graph != nil {
+		g := *st.Graph
+		g.CompileSeconds = median(compiles)
+		r.GraphStats = &g
+	}
+	if repeats > 1 {
+		r.FitRuns = runs
+	}
+	for i := range f.Trees {
+		r.Nodes += f.Trees[i].NumNodes()
+		r.MaxDepth = max(r.MaxDepth, f.Trees[i].Depth())
+	}
+	if !math.IsNaN(f.OOBScore) {
+		r.OOBScore = ptr(f.OOBScore)
+	}
+	if test != nil {
+		if err := r.evaluate(test, repeats); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Importance {
+		r.Importances = map[string]float64{}
+		for j, v := range f.ImpurityImportance() {
+			r.Importances[f.FeatureName(j)] = v
+		}
+	}
+	if cfg.PermutationRepeats > 0 {
+		mean, sd, err := f.PermutationImportance(test.X, test.Rows, test.Y, cfg.PermutationRepeats, f.Options.Seed)
+		if err != nil {
+			return nil, err
+		}
+		r.PermImport, r.PermImportSD = map[string]float64{}, map[string]float64{}
+		for j := range mean {
+			r.PermImport[f.FeatureName(j)], r.PermImportSD[f.FeatureName(j)] = mean[j], sd[j]
+		}
+	}
+	return r, nil
+}
+
+// evaluate predicts test repeats times and records the times and the scores.
+func (r *TrainResult) evaluate(test *data.Dataset, repeats int) error {
+	f := r.Forest
+	r.TestRows = test.Rows
+	var pred, runs []float64
+	for range repeats {
+		start := time.Now()
+		var err error
+		if pred, err = f.Predict(test.X, test.Rows); err != nil {
+			return fmt.Errorf("forest: predicting the test set: %w", err)
+		}
+		runs = append(runs, time.Since(start).Seconds())
+	}
+	if len(test.Y) != test.Rows {
+		return fmt.Errorf("forest: %w: the test set has %d targets for %d rows", ErrShape, len(test.Y), test.Rows)
+	}
+	r.PredictSeconds = ptr(median(runs))
+	if repeats > 1 {
+		r.PredictRuns = runs
+	}
+	if f.Options.Task == Regression {
+		r.TestMSE = ptr(MeanSquaredError(pred, test.Y))
+		r.TestR2 = ptr(R2(pred, test.Y))
+	} else {
+		r.TestAccuracy = ptr(Accuracy(pred, test.Y))
+	}
+	return nil
+}
+
+// FeatureName returns the name of feature j: Features[j], or "f<j>" when
+// the forest has no feature names.
+func (f *Forest) FeatureName(j int) string {
+	if j < len(f.Features) {
+		return f.Features[j]
+	}
+	return fmt.Sprintf("f%d", j)
+}
+
+// median returns the median of xs (the mean of the middle two for an even
+// count); 0 for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func ptr(v float64) *float64 { return &v }
