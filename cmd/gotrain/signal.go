@@ -3,20 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"math"
-	"os"
-	"runtime"
-	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gotrain/gotrain/data"
 	"github.com/gotrain/gotrain/device"
 	"github.com/gotrain/gotrain/signal"
 	"github.com/gotrain/gotrain/signal/sigraph"
@@ -30,11 +22,11 @@ func newSignalCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-// signalDevice selects the engine for the signal commands that run only on
-// the CPU path (synthesis, datasets, the classifier): any other device is
+// signalCPU checks that a signal command that runs only on the CPU path
+// (synthesis, data sets, the classifier) may run: any other device is
 // rejected with the reason, or replaced with --fallback. `signal features`
 // and `signal bench` use signalGraphEngine, which runs the graph extractor.
-func signalDevice(cmd *cobra.Command, g *globals) (*device.Engine, error) {
+func signalCPU(cmd *cobra.Command, g *globals) error {
 	cpuOnly := func(d device.Device) error {
 		if d.Kind == device.Native {
 			return nil
@@ -43,9 +35,10 @@ func signalDevice(cmd *cobra.Command, g *globals) (*device.Engine, error) {
 	}
 	e, err := g.engine(cmd, device.Request{PreferNative: true, Accept: cpuOnly})
 	if err != nil {
-		return nil, fmt.Errorf("signal: %w", err)
+		return fmt.Errorf("signal: %w", err)
 	}
-	return e, nil
+	e.Close() // the CPU path opens no backend
+	return nil
 }
 
 // signalGraphEngine selects the engine for feature extraction: cpu runs the
@@ -61,17 +54,22 @@ func signalGraphEngine(cmd *cobra.Command, g *globals) (*device.Engine, error) {
 	return e, nil
 }
 
-// signalExtractor returns the extractor of e for cfg, batching up to
-// records records per graph execution on graph devices.
-func signalExtractor(e *device.Engine, cfg signal.Config, records int) (signal.FeatureExtractor, error) {
-	if e.Native() {
-		return signal.NewExtractor(cfg)
+// signalExtractor returns the extractor of eng for cfg (the graph
+// extractor, one record per execution, on graph devices) and its release.
+func signalExtractor(eng *device.Engine, cfg signal.Config) (signal.FeatureExtractor, func(), error) {
+	if eng.Native() {
+		e, err := signal.NewExtractor(cfg)
+		return e, func() {}, err
 	}
-	b, err := e.Backend()
+	b, err := eng.Backend()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return sigraph.NewWithOptions(b, cfg, records, sigraph.Options{DeviceNum: e.DeviceNum()})
+	e, err := sigraph.NewWithOptions(b, cfg, 1, sigraph.Options{DeviceNum: eng.DeviceNum()})
+	if err != nil {
+		return nil, nil, err
+	}
+	return e, e.Close, nil
 }
 
 // synthFlags are the flags of `signal synth` (and the record of `signal bench`).
@@ -114,28 +112,20 @@ func addSynthFlags(cmd *cobra.Command, fl *synthFlags) {
 }
 
 // options turns the flags into synthesis options.
-func (fl *synthFlags) options() (signal.SynthOptions, error) {
-	o := fl.opts
-	m, err := signal.ParseModulation(fl.mod)
-	if err != nil {
+func (fl *synthFlags) options() (o signal.SynthOptions, err error) {
+	o = fl.opts
+	if o.Mod, err = signal.ParseModulation(fl.mod); err != nil {
 		return o, err
 	}
-	o.Mod, o.SampleRate, o.SNRdB, o.EsN0, o.NoNoise, o.Seed = m, fl.rate, fl.snr, fl.esn0, fl.noNoise, fl.seed
-	o.Samples = fl.samples
+	o.SampleRate, o.SNRdB, o.EsN0, o.NoNoise, o.Seed, o.Samples = fl.rate, fl.snr, fl.esn0, fl.noNoise, fl.seed, fl.samples
 	if o.Samples == 0 {
-		n := math.Round(fl.seconds * fl.rate)
-		if !(n >= 1 && n <= signal.MaxSamples) {
-			return o, fmt.Errorf("signal: --seconds %v at --rate %v gives %v samples; want 1..%d", fl.seconds, fl.rate, n, signal.MaxSamples)
+		if o.Samples, err = signal.SamplesFor(fl.seconds, fl.rate); err != nil {
+			return o, fmt.Errorf("--seconds: %w", err)
 		}
-		o.Samples = int(n)
 	}
 	if fl.multipath != "" {
-		for i, s := range strings.Split(fl.multipath, ",") {
-			v, err := strconv.ParseComplex(strings.TrimSpace(s), 128)
-			if err != nil {
-				return o, fmt.Errorf("signal: --multipath tap %d %q: not a complex number", i+1, s)
-			}
-			o.Multipath = append(o.Multipath, v)
+		if o.Multipath, err = signal.ParseTaps(fl.multipath); err != nil {
+			return o, fmt.Errorf("--multipath: %w", err)
 		}
 	}
 	return o, nil
@@ -163,11 +153,9 @@ noise total power 10^(-snr/10); with --esn0 it is Es/N0 instead.`,
 }
 
 func runSignalSynth(cmd *cobra.Command, g *globals, fl *synthFlags) error {
-	eng, err := signalDevice(cmd, g)
-	if err != nil {
+	if err := signalCPU(cmd, g); err != nil {
 		return err
 	}
-	eng.Close() // the CPU path opens no backend
 	if fl.out == "" {
 		return errors.New("signal synth: --out is required")
 	}
@@ -175,62 +163,31 @@ func runSignalSynth(cmd *cobra.Command, g *globals, fl *synthFlags) error {
 	if err != nil {
 		return err
 	}
+	dt, err := signal.ParseFormat(fl.datatype)
+	if err != nil {
+		return fmt.Errorf("--datatype: %w", err)
+	}
 	t0 := time.Now()
 	x, err := signal.Synthesize(o)
 	if err != nil {
 		return err
 	}
-	synthMS := signalMSSince(t0)
-	format := fl.format
-	if format == "" && !signal.IsSigMF(fl.out) {
-		if f := signal.FormatFromExt(fl.out); f != "" {
-			format = string(f)
-		}
+	synthMS := float64(time.Since(t0).Nanoseconds()) / 1e6
+	files, f, err := signal.Save(fl.out, fl.format, &signal.Recording{Samples: x, Meta: signal.Meta{
+		Datatype: dt, SampleRate: o.SampleRate, Label: string(o.Mod), Synth: &o,
+		Description: fmt.Sprintf("gotrain signal synth: %s, %d samples at %g Hz, SNR %g dB, seed %d", o.Mod, o.Samples, o.SampleRate, o.SNRdB, o.Seed),
+	}})
+	if err != nil {
+		return err
 	}
-	written := []string{fl.out}
-	var dt signal.Format
-	if format == "" || strings.EqualFold(format, "sigmf") {
-		if dt, err = signal.ParseFormat(fl.datatype); err != nil {
-			return err
-		}
-		rec := &signal.Recording{Samples: x, Meta: signal.Meta{
-			Datatype: dt, SampleRate: o.SampleRate, Label: string(o.Mod), Synth: &o,
-			Description: fmt.Sprintf("gotrain signal synth: %s, %d samples at %g Hz, SNR %g dB, seed %d", o.Mod, o.Samples, o.SampleRate, o.SNRdB, o.Seed),
-		}}
-		if err := signal.WriteSigMF(fl.out, rec); err != nil {
-			return err
-		}
-		m, d := signal.SigMFPaths(fl.out)
-		written = []string{m, d}
-	} else {
-		if dt, err = signal.ParseFormat(format); err != nil {
-			return err
-		}
-		if err := signal.WriteRaw(fl.out, x, dt); err != nil {
-			return err
-		}
-	}
-	rep := map[string]any{"files": written, "format": string(dt), "mod": o.Mod, "samples": o.Samples,
-		"sample_rate": o.SampleRate, "snr_db": o.SNRdB, "esn0": o.EsN0, "seed": o.Seed, "synth_ms": synthMS}
 	if g.json {
-		return printJSON(cmd.OutOrStdout(), rep)
+		return printJSON(cmd.OutOrStdout(), map[string]any{"files": files, "format": string(f), "mod": o.Mod, "samples": o.Samples,
+			"sample_rate": o.SampleRate, "snr_db": o.SNRdB, "esn0": o.EsN0, "seed": o.Seed, "synth_ms": synthMS})
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %d samples at %g Hz, %s, seed %d (%.1f ms)\n",
-		strings.Join(written, " + "), o.Mod, o.Samples, o.SampleRate, signalSNRText(o), o.Seed, synthMS)
+		strings.Join(files, " + "), o.Mod, o.Samples, o.SampleRate, o.SNRString(), o.Seed, synthMS)
 	return nil
 }
-
-func signalSNRText(o signal.SynthOptions) string {
-	switch {
-	case o.NoNoise:
-		return "no noise"
-	case o.EsN0:
-		return fmt.Sprintf("Es/N0 %g dB", o.SNRdB)
-	}
-	return fmt.Sprintf("SNR %g dB (full band)", o.SNRdB)
-}
-
-func signalMSSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }
 
 type featuresFlags struct {
 	in, format, spectrogram, csv string
@@ -240,24 +197,14 @@ type featuresFlags struct {
 
 // featuresReport is the JSON printed by `signal features --json`.
 type featuresReport struct {
-	File       string     `json:"file"`
-	Format     string     `json:"format"`
-	Device     string     `json:"device"`
-	ExtractMS  float64    `json:"extract_ms"`
-	CompileMS  float64    `json:"compile_ms,omitempty"` // graph path: building and compiling the graph, before extract_ms
-	Label      string     `json:"label,omitempty"`
-	C20        float64    `json:"c20"`
-	C40        float64    `json:"c40"`
-	C41        float64    `json:"c41"`
-	C20Complex [2]float64 `json:"c20_complex"`
-	C40Complex [2]float64 `json:"c40_complex"`
-	C41Complex [2]float64 `json:"c41_complex"`
-	*signal.Features
-	PSD         []float64    `json:"psd,omitempty"`
-	Autocorr    [][2]float64 `json:"autocorr,omitempty"`
-	MFCCFrames  [][]float64  `json:"mfcc_frames,omitempty"`
-	SpecShape   [2]int       `json:"spectrogram_shape"`
-	Spectrogram string       `json:"spectrogram_file,omitempty"`
+	File      string  `json:"file"`
+	Format    string  `json:"format"`
+	Device    string  `json:"device"`
+	ExtractMS float64 `json:"extract_ms"`
+	CompileMS float64 `json:"compile_ms,omitempty"` // graph path: building and compiling the graph, before extract_ms
+	Label     string  `json:"label,omitempty"`
+	signal.FeaturesJSON
+	Spectrogram string `json:"spectrogram_file,omitempty"`
 }
 
 func newSignalFeaturesCmd(g *globals) *cobra.Command {
@@ -293,140 +240,50 @@ func runSignalFeatures(cmd *cobra.Command, g *globals, fl *featuresFlags) error 
 	if fl.in == "" {
 		return errors.New("signal features: --in is required")
 	}
-	tgt, err := signalGraphEngine(cmd, g)
+	eng, err := signalGraphEngine(cmd, g)
 	if err != nil {
 		return err
 	}
-	defer tgt.Close()
-	dev := tgt.Name()
+	defer eng.Close()
 	rec, err := signal.Load(fl.in, fl.format, fl.rate)
 	if err != nil {
 		return err
 	}
 	cfg := signal.Config{SampleRate: rec.Meta.SampleRate, Impedance: fl.impedance}
-	e, err := signalExtractor(tgt, cfg, 1)
+	e, release, err := signalExtractor(eng, cfg)
 	if err != nil {
 		return err
 	}
-	var compileMS float64
-	if ge, ok := e.(*sigraph.Extractor); ok {
-		defer ge.Close()
-		if len(rec.Samples) >= cfg.MinSamples() { // shorter records get Extract's error
-			t0 := time.Now()
-			if err := ge.Compile(1, len(rec.Samples)); err != nil {
-				return fmt.Errorf("signal features: %s: %w", fl.in, err)
-			}
-			compileMS = signalMSSince(t0)
-		}
-	}
+	defer release()
 	var f signal.Features
-	t0 := time.Now()
-	if err := e.Extract(rec.Samples, &f); err != nil {
+	ms, compileMS, err := signal.ExtractTimed(e, rec.Samples, &f)
+	if err == nil && fl.spectrogram != "" {
+		err = signal.WriteSpectrogram(fl.spectrogram, &f)
+	}
+	if err == nil && fl.csv != "" {
+		err = signal.WriteFeaturesCSV(fl.csv, &f)
+	}
+	if err != nil {
 		return fmt.Errorf("signal features: %s: %w", fl.in, err)
 	}
-	ms := signalMSSince(t0)
-	if fl.spectrogram != "" {
-		if err := signalWriteFloat32s(fl.spectrogram, f.Spectrogram); err != nil {
-			return err
-		}
-	}
-	if fl.csv != "" {
-		if err := signalWriteCSV(fl.csv, &f); err != nil {
-			return err
-		}
-	}
-	rep := featuresReport{File: fl.in, Format: string(rec.Meta.Datatype), Device: dev, ExtractMS: ms, CompileMS: compileMS, Label: rec.Meta.Label,
-		C20: signalCAbs(f.C20), C40: signalCAbs(f.C40), C41: signalCAbs(f.C41),
-		C20Complex: [2]float64{real(f.C20), imag(f.C20)}, C40Complex: [2]float64{real(f.C40), imag(f.C40)}, C41Complex: [2]float64{real(f.C41), imag(f.C41)},
-		Features: &f, SpecShape: [2]int{f.SpecBins, f.SpecFrames}, Spectrogram: fl.spectrogram}
-	if fl.arrays {
-		rep.PSD = f.PSD
-		for _, v := range f.Autocorr {
-			rep.Autocorr = append(rep.Autocorr, [2]float64{real(v), imag(v)})
-		}
-		nc := len(f.MFCC)
-		for i := 0; i+nc <= len(f.MFCCFrames); i += nc {
-			rep.MFCCFrames = append(rep.MFCCFrames, f.MFCCFrames[i:i+nc])
-		}
-	}
 	if g.json {
-		return printJSON(cmd.OutOrStdout(), rep)
+		return printJSON(cmd.OutOrStdout(), featuresReport{File: fl.in, Format: string(rec.Meta.Datatype), Device: eng.Name(), ExtractMS: ms,
+			CompileMS: compileMS, Label: rec.Meta.Label, FeaturesJSON: signal.NewFeaturesJSON(&f, fl.arrays), Spectrogram: fl.spectrogram})
 	}
-	signalPrintFeatures(cmd.OutOrStdout(), fl.in, rec, &f, ms, dev)
-	return nil
-}
-
-func signalCAbs(c complex128) float64 { return math.Hypot(real(c), imag(c)) }
-
-func signalPrintFeatures(w io.Writer, name string, rec *signal.Recording, f *signal.Features, ms float64, dev string) {
-	fmt.Fprintf(w, "%s: %d samples at %g Hz (%s), features in %.1f ms on %s\n", name, f.Samples, f.SampleRate, rec.Meta.Datatype, ms, dev)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	names := signal.FeatureNames(len(f.MFCC))
-	vals := f.Vector(nil)
-	for i, n := range names {
-		if strings.HasPrefix(n, "mfcc") {
-			continue
-		}
-		fmt.Fprintf(tw, "%s\t%.6g\n", n, vals[i])
-	}
-	parts := make([]string, len(f.MFCC))
-	for i, v := range f.MFCC {
-		parts[i] = strconv.FormatFloat(v, 'f', 3, 64)
-	}
-	fmt.Fprintf(tw, "mfcc (means)\t%s\n", strings.Join(parts, " "))
-	tw.Flush()
-}
-
-func signalWriteFloat32s(path string, v []float32) error {
-	b := make([]byte, 0, 4*len(v))
-	for _, x := range v {
-		u := math.Float32bits(x)
-		b = append(b, byte(u), byte(u>>8), byte(u>>16), byte(u>>24))
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return fmt.Errorf("signal features: %w", err)
-	}
-	return nil
-}
-
-func signalWriteCSV(path string, f *signal.Features) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("signal features: %w", err)
-	}
-	werr := data.WriteCSV(fh, signal.FeatureNames(len(f.MFCC)), [][]float64{f.Vector(nil)})
-	if err := errors.Join(werr, fh.Close()); err != nil {
-		return fmt.Errorf("signal features: %s: %w", path, err)
-	}
-	return nil
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "%s: %d samples at %g Hz (%s), features in %.1f ms on %s\n", fl.in, f.Samples, f.SampleRate, rec.Meta.Datatype, ms, eng.Name())
+	return signal.WriteFeaturesTable(w, &f)
 }
 
 type benchFlags struct {
-	synth         synthFlags
-	runs, records int
-	workers       int
-	threads       int
+	synth                           synthFlags
+	runs, records, workers, threads int
 }
 
 // benchReport is the JSON printed by `signal bench --json`.
 type benchReport struct {
-	Device           string    `json:"device"`
-	Record           string    `json:"record"`
-	Samples          int       `json:"samples"`
-	Runs             int       `json:"runs"`
-	Threads          int       `json:"threads_per_record"`
-	SynthMS          float64   `json:"synth_ms_per_record"`
-	FeaturesMS       float64   `json:"features_ms_per_record"`
-	TotalMS          float64   `json:"total_ms_per_record"`
-	SynthMinMS       float64   `json:"synth_min_ms"`
-	FeaturesMinMS    float64   `json:"features_min_ms"`
-	TotalMinMS       float64   `json:"total_min_ms"`
-	Workers          int       `json:"workers"`
-	BatchRecords     int       `json:"batch_records"`
-	RecordsPerSecond float64   `json:"records_per_second"`
-	RealTimeFactor   float64   `json:"real_time_factor_single"`
-	TotalRunsMS      []float64 `json:"total_runs_ms"`
-	GoMaxProcs       int       `json:"gomaxprocs"`
+	Device string `json:"device"`
+	signal.BenchResult
 }
 
 func newSignalBenchCmd(g *globals) *cobra.Command {
@@ -463,63 +320,23 @@ func runSignalBench(cmd *cobra.Command, g *globals, fl *benchFlags) error {
 	if fl.runs < 1 || fl.records < 1 || fl.threads < 1 {
 		return errors.New("signal bench: --runs, --records and --threads must be positive")
 	}
-	tgt, err := signalGraphEngine(cmd, g)
+	eng, err := signalGraphEngine(cmd, g)
 	if err != nil {
 		return err
 	}
-	defer tgt.Close()
-	dev := tgt.Name()
-	cfg := signal.Config{SampleRate: o.SampleRate}
-	ecfg := cfg
-	ecfg.Threads = fl.threads
-	e, err := signalExtractor(tgt, ecfg, 1)
-	if err != nil {
-		return err
-	}
-	if ge, ok := e.(*sigraph.Extractor); ok {
-		defer ge.Close()
-	}
-	s := signal.Synthesizer{Threads: fl.threads}
-	x := make([]complex64, o.Samples)
-	var f signal.Features
-	var synth, feat, total []float64
-	for i := -1; i < fl.runs; i++ { // i == -1 is the warm-up
-		o.Seed = fl.synth.seed + uint64(i+1)
-		t0 := time.Now()
-		if err := s.Generate(x, o); err != nil {
-			return err
-		}
-		t1 := time.Now()
-		if err := e.Extract(x, &f); err != nil {
-			return err
-		}
-		t2 := time.Now()
-		if i >= 0 {
-			synth = append(synth, signalMS(t1.Sub(t0)))
-			feat = append(feat, signalMS(t2.Sub(t1)))
-			total = append(total, signalMS(t2.Sub(t0)))
-		}
-	}
-	workers := fl.workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	var rps float64
-	if !tgt.Native() {
-		workers = 1 // graph executions, one at a time
-		rps, err = batchThroughputGraph(tgt, o, cfg, fl.records)
+	defer eng.Close()
+	bo := signal.BenchOptions{Synth: o, Runs: fl.runs, Records: fl.records, Workers: fl.workers, Threads: fl.threads}
+	rep := benchReport{Device: eng.Name()}
+	if eng.Native() {
+		rep.BenchResult, err = signal.Benchmark(bo)
+	} else if b, berr := eng.Backend(); berr != nil {
+		err = berr
 	} else {
-		rps, err = batchThroughput(o, cfg, fl.records, workers)
+		rep.BenchResult, err = sigraph.Benchmark(b, sigraph.Options{DeviceNum: eng.DeviceNum()}, bo)
 	}
 	if err != nil {
 		return err
 	}
-	rep := benchReport{Device: dev, Record: fmt.Sprintf("%s, %d samples at %g Hz, offset %g Hz, %s", o.Mod, o.Samples, o.SampleRate, o.CarrierOffset, signalSNRText(o)),
-		Samples: o.Samples, Runs: fl.runs, Threads: fl.threads,
-		SynthMS: signalMedian(synth), FeaturesMS: signalMedian(feat), TotalMS: signalMedian(total),
-		SynthMinMS: slices.Min(synth), FeaturesMinMS: slices.Min(feat), TotalMinMS: slices.Min(total),
-		Workers: workers, BatchRecords: fl.records, RecordsPerSecond: rps, TotalRunsMS: total, GoMaxProcs: runtime.GOMAXPROCS(0)}
-	rep.RealTimeFactor = float64(o.Samples) / o.SampleRate * 1000 / rep.TotalMS
 	if g.json {
 		return printJSON(cmd.OutOrStdout(), rep)
 	}
@@ -531,131 +348,12 @@ func runSignalBench(cmd *cobra.Command, g *globals, fl *benchFlags) error {
 	fmt.Fprintf(tw, "all features\t%.3f\t%.3f\n", rep.FeaturesMS, rep.FeaturesMinMS)
 	fmt.Fprintf(tw, "synthesis + features\t%.3f\t%.3f\n", rep.TotalMS, rep.TotalMinMS)
 	tw.Flush()
-	fmt.Fprintf(w, "%d goroutine(s) per record, median of %d runs after a warm-up; %.0fx faster than real time\n", fl.threads, fl.runs, rep.RealTimeFactor)
-	if !tgt.Native() {
-		fmt.Fprintf(w, "batched: %d records in graph executions of up to %d on %s: %.1f records/s\n", fl.records, min(fl.records, signalGraphBatch), dev, rps)
+	fmt.Fprintf(w, "%d goroutine(s) per record, median of %d runs after a warm-up; %.0fx faster than real time\n", rep.Threads, rep.Runs, rep.RealTimeFactor)
+	if eng.Native() {
+		fmt.Fprintf(w, "batched: %d records on %d goroutines: %.1f records/s\n", rep.BatchRecords, rep.Workers, rep.RecordsPerSecond)
 	} else {
-		fmt.Fprintf(w, "batched: %d records on %d goroutines: %.1f records/s\n", fl.records, workers, rps)
+		fmt.Fprintf(w, "batched: %d records in graph executions of up to %d on %s: %.1f records/s\n",
+			rep.BatchRecords, min(rep.BatchRecords, sigraph.BenchBatch), rep.Device, rep.RecordsPerSecond)
 	}
 	return nil
-}
-
-// batchThroughput synthesizes and extracts n records on workers
-// goroutines (after one warm-up record each) and returns records per second.
-func batchThroughput(o signal.SynthOptions, cfg signal.Config, n, workers int) (float64, error) {
-	type worker struct {
-		s signal.Synthesizer
-		e *signal.Extractor
-		x []complex64
-		f signal.Features
-	}
-	ws := make([]*worker, workers)
-	for i := range ws {
-		e, err := signal.NewExtractor(cfg)
-		if err != nil {
-			return 0, err
-		}
-		w := &worker{e: e, x: make([]complex64, o.Samples)}
-		if err := w.s.Generate(w.x, o); err != nil {
-			return 0, err
-		}
-		if err := w.e.Extract(w.x, &w.f); err != nil {
-			return 0, err
-		}
-		ws[i] = w
-	}
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-		next  = make(chan int, n)
-	)
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	t0 := time.Now()
-	for _, w := range ws {
-		wg.Go(func() {
-			for i := range next {
-				oo := o
-				oo.Seed = o.Seed + 1000 + uint64(i)
-				err := w.s.Generate(w.x, oo)
-				if err == nil {
-					err = w.e.Extract(w.x, &w.f)
-				}
-				if err != nil {
-					mu.Lock()
-					first = signalFirstErr(first, err)
-					mu.Unlock()
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if first != nil {
-		return 0, first
-	}
-	return float64(n) / time.Since(t0).Seconds(), nil
-}
-
-// signalGraphBatch is the most records `signal bench` extracts per graph
-// execution: a 1-s record's intermediate tensors take tens of MB.
-const signalGraphBatch = 8
-
-// batchThroughputGraph synthesizes n records and extracts them in graph
-// executions of up to signalGraphBatch records (after a warm-up that
-// compiles the graphs) and returns records per second, synthesis included.
-func batchThroughputGraph(tgt *device.Engine, o signal.SynthOptions, cfg signal.Config, n int) (float64, error) {
-	b, err := tgt.Backend()
-	if err != nil {
-		return 0, err
-	}
-	e, err := sigraph.NewWithOptions(b, cfg, min(n, signalGraphBatch), sigraph.Options{DeviceNum: tgt.DeviceNum()})
-	if err != nil {
-		return 0, err
-	}
-	defer e.Close()
-	recs := make([][]complex64, n)
-	for i := range recs {
-		recs[i] = make([]complex64, o.Samples)
-	}
-	out := make([]signal.Features, n)
-	if err := e.ExtractBatch(recs, out); err != nil { // warm-up: compiles, sizes the buffers
-		return 0, err
-	}
-	var s signal.Synthesizer
-	t0 := time.Now()
-	for i, x := range recs {
-		oo := o
-		oo.Seed = o.Seed + 1000 + uint64(i)
-		if err := s.Generate(x, oo); err != nil {
-			return 0, err
-		}
-	}
-	if err := e.ExtractBatch(recs, out); err != nil {
-		return 0, err
-	}
-	return float64(n) / time.Since(t0).Seconds(), nil
-}
-
-// signalFirstErr keeps the first error.
-func signalFirstErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
-}
-
-func signalMS(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
-
-func signalMedian(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }

@@ -20,9 +20,11 @@ func TestSignalDatasetFlagErrors(t *testing.T) {
 		{[]string{"--snr", "a:b"}, []string{"--snr", "not a finite number"}},
 		{[]string{"--snr", "0:10:0"}, []string{"step"}},
 		{[]string{"--mods", "bpsk,qpks"}, []string{"\"qpks\"", "bpsk, qpsk, 8psk, 16qam, 64qam"}},
-		{[]string{"--per-class", "0"}, []string{"--per-class 0"}},
+		{[]string{"--per-class", "0"}, []string{"records per class 0"}},
 		{[]string{"--seconds", "0.001"}, []string{"the features need 2048"}},
-		{[]string{"--sps", "3"}, []string{"--sps 3"}},
+		{[]string{"--sps", "3"}, []string{"samples per symbol 3 does not divide"}},
+		{[]string{"--sps", "4,x"}, []string{"--sps", "\"x\" is not an integer"}},
+		{[]string{"--seconds", "0"}, []string{"--seconds", "0 samples"}},
 	}
 	for _, c := range cases {
 		args := append([]string{"signal", "dataset", "--out", out}, c.args...)

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -70,79 +69,37 @@ func modNames() string {
 	return strings.Join(names, ", ")
 }
 
-// parseSNRRange parses MIN:MAX[:STEP] (or one value).
-func parseSNRRange(s string) (lo, hi, step float64, err error) {
-	parts := strings.Split(strings.TrimSpace(s), ":")
-	if len(parts) > 3 {
-		return 0, 0, 0, fmt.Errorf("--snr %q: want MIN:MAX[:STEP] or one value", s)
-	}
-	v := make([]float64, len(parts))
-	for i, p := range parts {
-		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return 0, 0, 0, fmt.Errorf("--snr %q: %q is not a finite number of dB", s, p)
-		}
-		v[i] = x
-	}
-	lo, hi = v[0], v[0]
-	if len(v) > 1 {
-		hi = v[1]
-	}
-	if len(v) > 2 {
-		step = v[2]
-		if !(step > 0) {
-			return 0, 0, 0, fmt.Errorf("--snr %q: the step %v must be positive", s, step)
-		}
-	}
-	if lo > hi {
-		return 0, 0, 0, fmt.Errorf("--snr %q: the minimum %v is above the maximum %v (write MIN:MAX)", s, lo, hi)
-	}
-	return lo, hi, step, nil
-}
-
-// options turns the flags into data set options.
+// options turns the flags into data set options (modclass.Generate
+// validates them).
 func (fl *datasetFlags) options() (modclass.DatasetOptions, error) {
-	var o modclass.DatasetOptions
-	mods, err := modclass.ParseMods(fl.mods)
-	if err != nil {
+	o := modclass.DatasetOptions{PerClass: fl.perClass, SampleRate: fl.rate, Samples: fl.samples, Seed: fl.seed,
+		MaxOffsetHz: fl.maxOffset, IQ: fl.iq, Workers: fl.workers}
+	var err error
+	if o.Mods, err = modclass.ParseMods(fl.mods); err != nil {
 		return o, err
 	}
-	if fl.perClass < 1 {
-		return o, fmt.Errorf("--per-class %d: need at least one record per modulation", fl.perClass)
+	if o.SNRMinDB, o.SNRMaxDB, o.SNRStepDB, err = modclass.ParseSNRRange(fl.snr); err != nil {
+		return o, fmt.Errorf("--snr: %w", err)
 	}
-	lo, hi, step, err := parseSNRRange(fl.snr)
-	if err != nil {
-		return o, err
-	}
-	n := fl.samples
-	if n == 0 {
-		v := math.Round(fl.seconds * fl.rate)
-		if !(v >= 1 && v <= signal.MaxSamples) {
-			return o, fmt.Errorf("--seconds %v at --rate %v gives %v samples; want 1..%d", fl.seconds, fl.rate, v, signal.MaxSamples)
+	if o.Samples == 0 {
+		if o.Samples, err = signal.SamplesFor(fl.seconds, fl.rate); err != nil {
+			return o, fmt.Errorf("--seconds: %w", err)
 		}
-		n = int(v)
 	}
-	var sps []int
 	for _, p := range strings.Split(fl.sps, ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil {
 			return o, fmt.Errorf("--sps %q: %q is not an integer", fl.sps, p)
 		}
-		if fl.rate/float64(k) != math.Trunc(fl.rate/float64(k)) {
-			return o, fmt.Errorf("--sps %d does not divide --rate %v into a whole symbol rate", k, fl.rate)
-		}
-		sps = append(sps, k)
+		o.SPS = append(o.SPS, k)
 	}
-	return modclass.DatasetOptions{Mods: mods, PerClass: fl.perClass, SNRMinDB: lo, SNRMaxDB: hi, SNRStepDB: step,
-		SampleRate: fl.rate, Samples: n, Seed: fl.seed, MaxOffsetHz: fl.maxOffset, SPS: sps, IQ: fl.iq, Workers: fl.workers}, nil
+	return o, nil
 }
 
 func runSignalDataset(cmd *cobra.Command, g *globals, fl *datasetFlags) error {
-	eng, err := signalDevice(cmd, g)
-	if err != nil {
+	if err := signalCPU(cmd, g); err != nil {
 		return err
 	}
-	eng.Close() // the CPU path opens no backend
 	if fl.out == "" {
 		return errors.New("signal dataset: --out is required")
 	}
