@@ -114,8 +114,8 @@ func (c Config) MinSamples() int {
 // copy them to keep them.
 //
 // A Features value is the common output of every extraction path: the CPU
-// [Extractor] and, later, graph (accelerator) extractors fill the same
-// fields with the same definitions.
+// [Extractor] and the graph extractor of package signal/sigraph fill the
+// same fields with the same definitions.
 type Features struct {
 	Samples    int     `json:"samples"`
 	SampleRate float64 `json:"sample_rate"`
@@ -199,8 +199,8 @@ func (f *Features) Vector(dst []float64) []float64 {
 
 func abs(c complex128) float64 { return math.Hypot(real(c), imag(c)) }
 
-// FeatureExtractor is implemented by every extraction path (the CPU
-// [Extractor] now, graph extractors later).
+// FeatureExtractor is implemented by every extraction path: the CPU
+// [Extractor] and signal/sigraph's graph extractor.
 type FeatureExtractor interface {
 	Extract(x []complex64, f *Features) error
 }

@@ -8,6 +8,12 @@
 // [Train] fits a forest on the columns named by [FeatureSet] (the extracted
 // features plus derived ones, see [DerivedNames]); [Evaluate] reports the
 // overall accuracy, the accuracy per SNR and the confusion matrix; and
-// [WriteConfusionPNG] and [WriteSNRPNG] draw them. The definitions and the
-// measured accuracy are in docs/SIGNAL.md ("Modulation classifier").
+// [WriteConfusionPNG] and [WriteSNRPNG] draw them.
+//
+// [Run] does what `gotrain signal classify train` and `eval` do in one
+// call: train (or take a model), hold out test rows if asked, evaluate
+// over an SNR band, write the model and the plots, and return a [Report]
+// ([Report.WriteText] prints it); [Demo] first generates a small training
+// and test set. The definitions and the measured accuracy are in
+// docs/SIGNAL.md ("Modulation classifier").
 package modclass

@@ -33,3 +33,10 @@ func Benchmark(backend backends.Backend, opts Options, bo signal.BenchOptions) (
 	bo.Extractor, bo.Batch = single, batch
 	return signal.Benchmark(bo)
 }
+
+// The interfaces package signal uses to drive the graph extractor.
+var (
+	_ signal.FeatureExtractor = (*Extractor)(nil)
+	_ signal.BatchExtractor   = (*Extractor)(nil)
+	_ signal.Compiler         = (*Extractor)(nil)
+)

@@ -8,6 +8,11 @@
 // The features and their definitions are those of the CPU
 // [signal.Extractor] (docs/SIGNAL.md); the "Graph path" section there says
 // which steps run on the host and the precision of every stage.
+//
+// [New] returns an [Extractor] for a backend the caller opened and owns;
+// it satisfies [signal.FeatureExtractor] and [signal.BatchExtractor].
+// [Compare] measures a result against the CPU path's, and [Benchmark]
+// runs [signal.Benchmark] with graph extractors.
 package sigraph
 
 import (
