@@ -106,3 +106,18 @@ func StepFits(backend backends.Backend, cfg Config, model ModelFn, loss LossFn, 
 		return err
 	}
 }
+
+// AutoBatchSize resolves an automatic batch size: on an accelerator
+// (IsAccelerator) it returns what find returns, typically FindBatchSize
+// with StepFits; on a host backend, which has no device memory to probe, it
+// returns hostDefault without calling find. note says which, for a log
+// line.
+func AutoBatchSize(backend backends.Backend, hostDefault int, find func() (int, error)) (n int, note string, err error) {
+	if !IsAccelerator(backend) {
+		return hostDefault, fmt.Sprintf("automatic batch size on a host backend: using %d (no device memory to probe)", hostDefault), nil
+	}
+	if n, err = find(); err != nil {
+		return 0, "", fmt.Errorf("train: automatic batch size: %w", err)
+	}
+	return n, fmt.Sprintf("automatic batch size: %d, the largest that fits", n), nil
+}

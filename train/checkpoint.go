@@ -278,8 +278,8 @@ func (c *Checkpointer) Restore(h *Harness) (string, error) {
 func (c *Checkpointer) load(h *Harness, hdr ckptHeader, blob []byte) error {
 	old, cur := hdr.Config, h.cfg
 	if old.BatchSize != cur.BatchSize || old.Accumulate != cur.Accumulate || old.Seed != cur.Seed || old.Optimizer != cur.Optimizer {
-		h.logf(fmt.Sprintf("train: resuming a run saved with --optimizer %s --batch-size %d --accumulate %d --seed %d "+
-			"under --optimizer %s --batch-size %d --accumulate %d --seed %d: it will not match an uninterrupted run",
+		h.logf(fmt.Sprintf("train: resuming a run saved with Optimizer %s, BatchSize %d, Accumulate %d, Seed %d "+
+			"under Optimizer %s, BatchSize %d, Accumulate %d, Seed %d: it will not match an uninterrupted run",
 			old.Optimizer, old.BatchSize, old.Accumulate, old.Seed, cur.Optimizer, cur.BatchSize, cur.Accumulate, cur.Seed))
 	}
 	for _, cv := range hdr.Variables {
@@ -319,4 +319,32 @@ func (c *Checkpointer) load(h *Harness, hdr ckptHeader, blob []byte) error {
 		*h.scaler = *hdr.Scaler
 	}
 	return nil
+}
+
+// ResumeDir returns the checkpoint directory to resume from, given a
+// checkpoint directory or a checkpoint file: the directory itself, or the
+// directory of a file that must be its newest checkpoint (the harness
+// resumes from the newest). A path that does not exist, or an older file,
+// is an error.
+func ResumeDir(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("train: resume from %w", err)
+	}
+	if fi.IsDir() {
+		return path, nil
+	}
+	dir := filepath.Dir(path)
+	files, err := (&Checkpointer{Dir: dir}).List()
+	if err != nil {
+		return "", fmt.Errorf("train: resume from %s: %w", path, err)
+	}
+	if len(files) == 0 || filepath.Clean(files[0]) != filepath.Clean(path) {
+		newest := "none"
+		if len(files) > 0 {
+			newest = files[0]
+		}
+		return "", fmt.Errorf("train: resume from %s: training resumes from the newest checkpoint of %s, which is %s; pass the directory or that file", path, dir, newest)
+	}
+	return dir, nil
 }

@@ -256,7 +256,7 @@ func TestPrecisionOnSimpleGo(t *testing.T) {
 		t.Errorf("no warning that bf16-mixed is slow on %s: %q", b.Name(), logs.String())
 	}
 	_, err := New(b, testConfig(func(c *Config) { c.Precision = Precision16Mixed }), mlp, losses.MeanSquaredError, synthData(t, 64, false))
-	if err == nil || !strings.Contains(err.Error(), "--precision 16-mixed") || !strings.Contains(err.Error(), "no float16") {
+	if err == nil || !strings.Contains(err.Error(), "Precision 16-mixed") || !strings.Contains(err.Error(), "no float16") {
 		t.Errorf("New with 16-mixed on simplego: %v; want a clear error", err)
 	}
 	if IsAccelerator(b) {
@@ -310,5 +310,31 @@ func TestBF16MixedTrains(t *testing.T) {
 	}
 	if ComputeDType(h16.Context()).String() != "BFloat16" {
 		t.Errorf("compute dtype %s", ComputeDType(h16.Context()))
+	}
+}
+
+func TestResumeDir(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(func(c *Config) {
+		c.NoCheckpoint, c.CheckpointDir, c.CheckpointEvery, c.KeepBest, c.Steps = false, dir, 1, 5, 3
+	})
+	h := newHarness(t, cfg, synthData(t, 64, false))
+	if _, err := h.Run(); err != nil {
+		t.Fatal(err)
+	}
+	files, err := (&Checkpointer{Dir: dir}).List()
+	if err != nil || len(files) < 2 {
+		t.Fatalf("checkpoints %v, %v; want at least 2", files, err)
+	}
+	for _, p := range []string{dir, files[0]} {
+		if got, err := ResumeDir(p); err != nil || filepath.Clean(got) != filepath.Clean(dir) {
+			t.Errorf("ResumeDir(%s) = %q, %v; want %s", p, got, err, dir)
+		}
+	}
+	if _, err := ResumeDir(files[1]); err == nil || !strings.Contains(err.Error(), "newest checkpoint") || !strings.Contains(err.Error(), files[0]) {
+		t.Errorf("ResumeDir(an older file) = %v; want an error naming the newest", err)
+	}
+	if _, err := ResumeDir(filepath.Join(dir, "absent")); err == nil || !strings.Contains(err.Error(), "absent") {
+		t.Errorf("ResumeDir(absent) = %v", err)
 	}
 }

@@ -55,8 +55,10 @@ const (
 	ModeMax = "max"
 )
 
-// Config holds the training options; each field is a command-line flag (see
-// docs/TRAINING.md). DefaultConfig returns the defaults.
+// Config holds the training options. DefaultConfig returns the defaults;
+// Validate's errors name the fields. The gotrain command exposes each
+// field as a flag, named in parentheses below (docs/TRAINING.md); package
+// train itself parses no flags.
 type Config struct {
 	// Optimizer is adam, adamw or sgd (--optimizer, default adamw).
 	Optimizer string `json:"optimizer"`
@@ -197,81 +199,81 @@ func (c Config) Validate() error {
 	switch c.Optimizer {
 	case OptimizerAdam, OptimizerAdamW, OptimizerSGD:
 	default:
-		bad("--optimizer %q: want adam, adamw or sgd", c.Optimizer)
+		bad("Optimizer %q: want adam, adamw or sgd", c.Optimizer)
 	}
 	if !(c.LearningRate > 0) || math.IsInf(c.LearningRate, 0) {
-		bad("--lr %g: want a positive number", c.LearningRate)
+		bad("LearningRate %g: want a positive number", c.LearningRate)
 	}
 	if c.MinLearningRate < 0 || c.MinLearningRate > c.LearningRate {
-		bad("--min-lr %g: want 0 <= min-lr <= lr", c.MinLearningRate)
+		bad("MinLearningRate %g: want 0 <= MinLearningRate <= LearningRate", c.MinLearningRate)
 	}
 	if c.WeightDecay < 0 {
-		bad("--weight-decay %g: want >= 0", c.WeightDecay)
+		bad("WeightDecay %g: want >= 0", c.WeightDecay)
 	}
 	if c.WarmupSteps < 0 {
-		bad("--warmup-steps %d: want >= 0", c.WarmupSteps)
+		bad("WarmupSteps %d: want >= 0", c.WarmupSteps)
 	}
 	if c.Accumulate < 1 {
-		bad("--accumulate %d: want >= 1", c.Accumulate)
+		bad("Accumulate %d: want >= 1", c.Accumulate)
 	}
 	if c.ClipNorm < 0 || math.IsNaN(c.ClipNorm) {
-		bad("--clip-norm %g: want >= 0 (0 turns clipping off)", c.ClipNorm)
+		bad("ClipNorm %g: want >= 0 (0 turns clipping off)", c.ClipNorm)
 	}
 	if c.BatchSize < 1 {
-		bad("--batch-size %d: want >= 1", c.BatchSize)
+		bad("BatchSize %d: want >= 1", c.BatchSize)
 	}
 	if c.Steps < 0 || c.Epochs < 0 || (c.Steps == 0 && c.Epochs == 0) {
-		bad("--steps %d / --epochs %d: want one of them positive", c.Steps, c.Epochs)
+		bad("Steps %d / Epochs %d: want one of them positive", c.Steps, c.Epochs)
 	}
 	if _, err := ParsePrecision(string(c.Precision)); err != nil {
 		errs = append(errs, err)
 	}
 	if strings.ContainsAny(c.EarlyStopMonitor, " \t,") {
-		bad("--early-stop-monitor %q: want \"loss\" or the name of an evaluation metric", c.EarlyStopMonitor)
+		bad("EarlyStopMonitor %q: want \"loss\" or the name of an evaluation metric", c.EarlyStopMonitor)
 	}
 	if c.EvalEvery < 0 {
-		bad("--eval-every %d: want >= 0", c.EvalEvery)
+		bad("EvalEvery %d: want >= 0", c.EvalEvery)
 	}
 	if c.EarlyStopPatience < 1 {
-		bad("--early-stop-patience %d: want >= 1", c.EarlyStopPatience)
+		bad("EarlyStopPatience %d: want >= 1", c.EarlyStopPatience)
 	}
 	if c.EarlyStopMinDelta < 0 {
-		bad("--early-stop-min-delta %g: want >= 0", c.EarlyStopMinDelta)
+		bad("EarlyStopMinDelta %g: want >= 0", c.EarlyStopMinDelta)
 	}
 	if c.EarlyStopMode != ModeMin && c.EarlyStopMode != ModeMax {
-		bad("--early-stop-mode %q: want min or max", c.EarlyStopMode)
+		bad("EarlyStopMode %q: want min or max", c.EarlyStopMode)
 	}
 	if c.CheckpointEvery < 0 {
-		bad("--checkpoint-every %d: want >= 0", c.CheckpointEvery)
+		bad("CheckpointEvery %d: want >= 0", c.CheckpointEvery)
 	}
 	if c.KeepBest < 0 {
-		bad("--keep-best %d: want >= 0", c.KeepBest)
+		bad("KeepBest %d: want >= 0", c.KeepBest)
 	}
 	if !c.NoCheckpoint && c.CheckpointDir == "" {
-		bad("--checkpoint-dir is empty: set it or pass --no-checkpoint")
+		bad("CheckpointDir is empty: set it or set NoCheckpoint")
 	}
 	if c.Resume && c.NoCheckpoint {
-		bad("--resume and --no-checkpoint exclude each other")
+		bad("Resume and NoCheckpoint exclude each other")
 	}
 	if c.LogEvery < 1 {
-		bad("--log-every %d: want >= 1", c.LogEvery)
+		bad("LogEvery %d: want >= 1", c.LogEvery)
 	}
 	switch c.Progress {
 	case ProgressAuto, ProgressBar, ProgressPlain, ProgressOff:
 	default:
-		bad("--progress %q: want auto, bar, plain or off", c.Progress)
+		bad("Progress %q: want auto, bar, plain or off", c.Progress)
 	}
 	if c.ProgressInterval < 0 {
-		bad("--progress-interval %v: want >= 0", c.ProgressInterval)
+		bad("ProgressInterval %v: want >= 0", c.ProgressInterval)
 	}
 	if _, err := ParseDevices(c.Devices, math.MaxInt32); err != nil {
 		errs = append(errs, err)
 	}
 	if c.DeviceDataBudgetMiB < 0 {
-		bad("--device-data-budget %d: want >= 0 (MiB; 0 keeps the data on the host)", c.DeviceDataBudgetMiB)
+		bad("DeviceDataBudgetMiB %d: want >= 0 (MiB; 0 keeps the data on the host)", c.DeviceDataBudgetMiB)
 	}
 	if c.GPUSampleInterval < 0 {
-		bad("--gpu-sample-interval %v: want >= 0 (0 turns sampling off)", c.GPUSampleInterval)
+		bad("GPUSampleInterval %v: want >= 0 (0 turns sampling off)", c.GPUSampleInterval)
 	}
 	return errors.Join(errs...)
 }
@@ -284,7 +286,7 @@ func ParsePrecision(s string) (Precision, error) {
 	case "fp32", "float32":
 		return Precision32, nil
 	}
-	return "", fmt.Errorf("--precision %q: want 32, bf16-mixed, 16-mixed or auto", s)
+	return "", fmt.Errorf("Precision %q: want 32, bf16-mixed, 16-mixed or auto", s)
 }
 
 // ComputeDType is the dtype the model computes in under p (p must be
@@ -321,17 +323,17 @@ func ResolvePrecision(p Precision, b backends.Backend, accelerator bool) (Precis
 		return Precision32, nil
 	case Precision16Mixed:
 		if !supports(dtypes.Float16) {
-			return "", fmt.Errorf("--precision 16-mixed: backend %q has no float16 support; use --precision bf16-mixed or 32", name)
+			return "", fmt.Errorf("Precision 16-mixed: backend %q has no float16 support; use Precision bf16-mixed or 32", name)
 		}
 	case PrecisionBF16Mixed:
 		if !supports(dtypes.BFloat16) {
-			return "", fmt.Errorf("--precision bf16-mixed: backend %q has no bfloat16 support; use --precision 32", name)
+			return "", fmt.Errorf("Precision bf16-mixed: backend %q has no bfloat16 support; use Precision 32", name)
 		}
 		if IsPureGo(b) {
 			// Honest about the cost: the pure-Go backends have no bfloat16
 			// kernels (products are widened to float32, element-wise
 			// bfloat16 operations convert per element).
-			slog.Warn("--precision bf16-mixed on a pure-Go CPU backend is slower than float32 here (no bfloat16 kernels: about half the float32 step speed on gotrain's cpu backend); use --precision 32 for speed", "backend", name)
+			slog.Warn("Precision bf16-mixed on a pure-Go CPU backend is slower than float32 here (no bfloat16 kernels: about half the float32 step speed on gotrain's cpu backend); use Precision 32 for speed", "backend", name)
 		}
 	}
 	return p, nil

@@ -23,16 +23,16 @@ func ParseDevices(s string, available int) (int, error) {
 	s = strings.ToLower(strings.TrimSpace(s))
 	if s == "all" {
 		if available < 1 {
-			return 0, fmt.Errorf("--devices all: the backend reports %d devices", available)
+			return 0, fmt.Errorf("Devices all: the backend reports %d devices", available)
 		}
 		return available, nil
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 {
-		return 0, fmt.Errorf("--devices %q: want a positive number or all", s)
+		return 0, fmt.Errorf("Devices %q: want a positive number or all", s)
 	}
 	if n > available {
-		return 0, fmt.Errorf("--devices %d: the backend has only %d device(s)", n, available)
+		return 0, fmt.Errorf("Devices %d: the backend has only %d device(s)", n, available)
 	}
 	return n, nil
 }

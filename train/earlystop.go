@@ -70,7 +70,7 @@ func (e *EarlyStopping) Update(step int64, value float64) (stop bool, reason str
 func CheckFinite(step int64, loss float64) error {
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
 		return fmt.Errorf("train: %w at step %d (loss = %v): training diverged; "+
-			"try a lower --lr, --clip-norm 1.0, a --warmup-steps, or --precision 32", ErrNonFiniteLoss, step, loss)
+			"try a lower LearningRate, ClipNorm 1.0, WarmupSteps, or Precision 32", ErrNonFiniteLoss, step, loss)
 	}
 	return nil
 }

@@ -73,7 +73,7 @@ func New(backend backends.Backend, cfg Config, model ModelFn, loss LossFn, data 
 	}
 	cfg.Precision = prec
 	if cfg.BatchSize > data.Len() {
-		return nil, fmt.Errorf("train: --batch-size %d is larger than the data set (%d examples)", cfg.BatchSize, data.Len())
+		return nil, fmt.Errorf("train: BatchSize %d is larger than the data set (%d examples)", cfg.BatchSize, data.Len())
 	}
 	h := &Harness{cfg: cfg, backend: backend, data: data}
 	var numDevices int
@@ -87,11 +87,11 @@ func New(backend backends.Backend, cfg Config, model ModelFn, loss LossFn, data 
 	if nDev > 1 {
 		switch {
 		case cfg.Accumulate > 1:
-			return nil, fmt.Errorf("train: --devices %d with --accumulate %d: GoMLX v0.26 has no distributed gradient accumulation", nDev, cfg.Accumulate)
+			return nil, fmt.Errorf("train: Devices %d with Accumulate %d: GoMLX v0.26 has no distributed gradient accumulation", nDev, cfg.Accumulate)
 		case cfg.BatchSize%nDev != 0:
-			return nil, fmt.Errorf("train: --batch-size %d is not a multiple of --devices %d", cfg.BatchSize, nDev)
+			return nil, fmt.Errorf("train: BatchSize %d is not a multiple of Devices %d", cfg.BatchSize, nDev)
 		case cfg.DeviceDataBudgetMiB > 0:
-			return nil, fmt.Errorf("train: --device-data-budget works on one device only (--devices %d)", nDev)
+			return nil, fmt.Errorf("train: DeviceDataBudgetMiB works on one device only (Devices %d)", nDev)
 		}
 		if h.dp, err = newDataParallel(nDev); err != nil {
 			return nil, err
@@ -141,7 +141,7 @@ func New(backend backends.Backend, cfg Config, model ModelFn, loss LossFn, data 
 	}
 	if cfg.Accumulate > 1 {
 		if err := h.trainer.AccumulateGradients(cfg.Accumulate); err != nil {
-			return nil, fmt.Errorf("train: --accumulate %d: %w", cfg.Accumulate, err)
+			return nil, fmt.Errorf("train: Accumulate %d: %w", cfg.Accumulate, err)
 		}
 	}
 	if cfg.EarlyStopMonitor != "" {
@@ -154,12 +154,12 @@ func New(backend backends.Backend, cfg Config, model ModelFn, loss LossFn, data 
 	if cfg.DeviceDataBudgetMiB > 0 {
 		onDev, err := data.PlaceOnDevice(backend, int64(cfg.DeviceDataBudgetMiB)<<20)
 		if err != nil {
-			return nil, fmt.Errorf("train: --device-data-budget %d: %w", cfg.DeviceDataBudgetMiB, err)
+			return nil, fmt.Errorf("train: DeviceDataBudgetMiB %d: %w", cfg.DeviceDataBudgetMiB, err)
 		}
 		if onDev {
 			dataPlace = fmt.Sprintf("device-resident (%.1f MiB)", float64(data.Bytes())/(1<<20))
 		} else {
-			dataPlace = fmt.Sprintf("host (streamed per batch: %.1f MiB exceeds --device-data-budget %d)", float64(data.Bytes())/(1<<20), cfg.DeviceDataBudgetMiB)
+			dataPlace = fmt.Sprintf("host (streamed per batch: %.1f MiB exceeds DeviceDataBudgetMiB %d)", float64(data.Bytes())/(1<<20), cfg.DeviceDataBudgetMiB)
 		}
 	}
 	h.progressW = os.Stderr
@@ -487,7 +487,7 @@ func (h *Harness) evaluate(ctx stdcontext.Context) (bool, string, error) {
 			names = append(names, k)
 		}
 		sort.Strings(names)
-		return false, "", fmt.Errorf("train: --early-stop-monitor %q is not among the evaluation metrics %v", mon, names)
+		return false, "", fmt.Errorf("train: EarlyStopMonitor %q is not among the evaluation metrics %v", mon, names)
 	}
 	return h.stopper.Update(h.step, v)
 }
@@ -648,7 +648,7 @@ func (h *Harness) interrupted(ctx stdcontext.Context, res Result) (Result, error
 			return res, fmt.Errorf("train: interrupted after step %d (%s): %w", h.step, where, err)
 		}
 	}
-	return res, fmt.Errorf("train: %w after step %d (%s; continue with --resume): %w",
+	return res, fmt.Errorf("train: %w after step %d (%s; continue with Resume): %w",
 		ErrInterrupted, h.step, where, stdcontext.Cause(ctx))
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -198,8 +199,9 @@ func TestTotalSteps(t *testing.T) {
 			t.Errorf("%+v: %d steps", tc, got)
 		}
 	}
-	if _, err := New(testBackend(t), testConfig(func(c *Config) { c.BatchSize = 100 }), mlp, losses.MeanSquaredError, synthData(t, 64, false)); err == nil {
-		t.Error("a batch larger than the data set was accepted")
+	_, err := New(testBackend(t), testConfig(func(c *Config) { c.BatchSize = 100 }), mlp, losses.MeanSquaredError, synthData(t, 64, false))
+	if err == nil || !strings.Contains(err.Error(), "BatchSize 100 is larger than the data set (64 examples)") {
+		t.Errorf("a batch larger than the data set: %v, want an error naming the BatchSize option", err)
 	}
 }
 
@@ -243,5 +245,17 @@ func TestIsOutOfMemory(t *testing.T) {
 		if got := IsOutOfMemory(tc.err); got != tc.want {
 			t.Errorf("IsOutOfMemory(%v) = %v", tc.err, got)
 		}
+	}
+}
+
+func TestAutoBatchSize(t *testing.T) {
+	called := false
+	find := func() (int, error) { called = true; return 96, nil }
+	n, note, err := AutoBatchSize(testBackend(t), 64, find)
+	if err != nil || n != 64 || called || !strings.Contains(note, "host backend") {
+		t.Errorf("on the host: %d, %q, %v (finder called: %v); want the host default 64 without probing", n, note, err, called)
+	}
+	if n, _, err := AutoBatchSize(nil, 8, find); err != nil || n != 8 || called {
+		t.Errorf("no backend: %d, %v", n, err)
 	}
 }

@@ -20,14 +20,15 @@ func lmCorpus(t *testing.T) string {
 
 // lmTiny are the flags of a tiny, fast model.
 var lmTiny = []string{"--hidden-size", "16", "--layers", "1", "--seq-length", "8", "--step", "1",
-	"--batch-size", "16", "--learning-rate", "0.01"}
+	"--batch-size", "16", "--lr", "0.01"}
 
 func TestLMTrainFlagDefaults(t *testing.T) {
 	cmd := newLMTrainCmd(&globals{})
 	for name, want := range map[string]string{
 		"epochs": "50", "batch-size": "512", "hidden-size": "512", "layers": "2", "seq-length": "100",
-		"step": "3", "learning-rate": "0.001", "clip-norm": "5", "patience": "20", "resume": "",
-		"no-checkpoint": "false", "precision": "32", "max-steps": "0", "data": "",
+		"step": "3", "lr": "0.001", "clip-norm": "5", "early-stop-patience": "20", "early-stop-monitor": "val_loss",
+		"resume": "", "no-checkpoint": "false", "precision": "32", "steps": "0", "data": "", "out": "checkpoints",
+		"seed": "42",
 	} {
 		f := cmd.Flags().Lookup(name)
 		if f == nil {
@@ -38,9 +39,11 @@ func TestLMTrainFlagDefaults(t *testing.T) {
 			t.Errorf("--%s default %q, want %q", name, f.DefValue, want)
 		}
 	}
-	for _, name := range []string{"lr", "steps", "early-stop-patience"} {
-		if cmd.Flags().Lookup(name) != nil {
-			t.Errorf("--%s should be replaced by the seed's flag name", name)
+	// The seed's spellings still work, hidden and deprecated.
+	for old, want := range map[string]string{"learning-rate": "0.001", "patience": "20", "max-steps": "0", "checkpoint-dir": "checkpoints"} {
+		f := cmd.Flags().Lookup(old)
+		if f == nil || !f.Hidden || f.Deprecated == "" || f.DefValue != want {
+			t.Errorf("--%s: %+v; want a hidden, deprecated alias with default %s", old, f, want)
 		}
 	}
 }
@@ -48,8 +51,8 @@ func TestLMTrainFlagDefaults(t *testing.T) {
 func TestLMTrainResumeSample(t *testing.T) {
 	data := lmCorpus(t)
 	dir := filepath.Join(t.TempDir(), "ckpt")
-	args := append([]string{"--json", "--device", "go", "lm", "lstm", "train", "--data", data, "--checkpoint-dir", dir}, lmTiny...)
-	out, _, err := run(t, append(args, "--max-steps", "120")...)
+	args := append([]string{"--json", "--device", "go", "lm", "lstm", "train", "--data", data, "--out", dir}, lmTiny...)
+	out, _, err := run(t, append(args, "--steps", "120")...)
 	if err != nil {
 		t.Fatalf("train: %v\n%s", err, out)
 	}
@@ -76,7 +79,7 @@ func TestLMTrainResumeSample(t *testing.T) {
 	ckpt := rep.Result.Train.Checkpoint
 
 	// Resuming from the directory continues the run.
-	out, _, err = run(t, append(args, "--max-steps", "130", "--resume", dir)...)
+	out, _, err = run(t, append(args, "--steps", "130", "--resume="+dir)...)
 	if err != nil {
 		t.Fatalf("resume: %v\n%s", err, out)
 	}
@@ -87,7 +90,7 @@ func TestLMTrainResumeSample(t *testing.T) {
 		t.Errorf("resumed at %d, ended at %d; want 120, 130", rep.Result.Train.Resumed, rep.Result.Train.Steps)
 	}
 	// An older checkpoint file is refused: the harness resumes from the newest.
-	if _, _, err := run(t, append(args, "--max-steps", "140", "--resume", ckpt)...); err == nil || !strings.Contains(err.Error(), "newest checkpoint") {
+	if _, _, err := run(t, append(args, "--steps", "140", "--resume="+ckpt)...); err == nil || !strings.Contains(err.Error(), "newest checkpoint") {
 		t.Errorf("--resume with an older file: %v", err)
 	}
 
@@ -135,7 +138,7 @@ func TestLMErrors(t *testing.T) {
 		{"too short", train("--data", short), []string{short, "too short for one window"}},
 		{"missing file", train("--data", filepath.Join(dir, "nope.txt")), []string{"nope.txt"}},
 		{"bad batch size", train("--data", lmCorpus(t), "--batch-size", "many"), []string{`--batch-size "many"`}},
-		{"resume without checkpoints", train("--resume", dir), []string{"--resume", "--no-checkpoint"}},
+		{"resume without checkpoints", train("--resume=" + dir), []string{"--resume", "--no-checkpoint"}},
 		{"no model", []string{"--device", "go", "lm", "lstm", "sample"}, []string{"--model is required"}},
 		{"bad model", []string{"--device", "go", "lm", "lstm", "sample", "--model", short}, []string{short}},
 	} {
@@ -155,7 +158,7 @@ func TestLMErrors(t *testing.T) {
 
 func TestLMSampleUnknownPrompt(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "ckpt")
-	args := append([]string{"--device", "go", "lm", "lstm", "train", "--data", lmCorpus(t), "--checkpoint-dir", dir, "--max-steps", "2"}, lmTiny...)
+	args := append([]string{"--device", "go", "lm", "lstm", "train", "--data", lmCorpus(t), "--out", dir, "--steps", "2"}, lmTiny...)
 	if out, _, err := run(t, args...); err != nil {
 		t.Fatalf("train: %v\n%s", err, out)
 	}

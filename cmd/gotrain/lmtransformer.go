@@ -8,10 +8,9 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/gotrain/gotrain/device"
-	"github.com/gotrain/gotrain/models/charlstm"
+	"github.com/gotrain/gotrain/models/text"
 	"github.com/gotrain/gotrain/models/transformer"
 	"github.com/gotrain/gotrain/train"
 )
@@ -25,10 +24,11 @@ func newLMTransformerCmd(g *globals) *cobra.Command {
 // lmTransformerFlags are the flags of `lm transformer train` that the
 // harness's Config does not hold.
 type lmTransformerFlags struct {
+	run                           runFlags
 	pretrainData, instructionData string
 	arch                          transformer.Arch
 	pre, inst                     transformer.Phase
-	maxSteps                      int
+	steps, epochs, accumulate     int
 	stride                        int
 	valFraction                   float64
 }
@@ -46,8 +46,9 @@ type lmTransformerReport struct {
 	Config             train.Config        `json:"config"`
 }
 
-// lmTransformerReplaced are the harness flags that the per-phase flags replace.
-var lmTransformerReplaced = map[string]bool{"batch-size": true, "accumulate": true, "steps": true, "epochs": true}
+// lmTransformerFields maps transformer's option names in its errors to the flags.
+var lmTransformerFields = map[string]string{"Layers": "layers", "Heads": "heads", "Width": "width", "Context": "context",
+	"Hidden": "ffn-hidden", "Attention": "attention", "FFN": "ffn", "Norm": "norm"}
 
 func newLMTransformerTrainCmd(g *globals) *cobra.Command {
 	fl := lmTransformerFlags{}
@@ -64,26 +65,27 @@ then trains in two phases with the training harness: pretraining on windows
 of --context+1 characters of the corpus (its last --val-fraction held out for
 validation), then instruction tuning on the JSONL examples
 {"prompt": ..., "response": ...}, with the loss on the response characters
-only. A phase with 0 epochs (and no --max-steps) is skipped. Checkpoints go to
---checkpoint-dir/pretrain and --checkpoint-dir/instruct; --resume continues
-the phase the run was in. The default corpus is Newton's Opticks from the Go
-source tree.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runLMTransformerTrain(cmd, g, &fl, &cfg) },
+only. --batch-size, --epochs and --accumulate set both phases unless the
+phase's own flag is given; --steps caps each phase. A phase with 0 epochs is
+skipped. Checkpoints go to --out/pretrain and --out/instruct; --resume
+continues the phase the run was in. The default corpus is Newton's Opticks
+from the Go source tree.`,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return flagError(runLMTransformerTrain(cmd, g, &fl, &cfg), lmTransformerFields)
+		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&fl.pretrainData, "pretrain-data", "", "UTF-8 text corpus for pretraining (default: $GOROOT/"+charlstm.DefaultCorpusName+")")
+	f.StringVar(&fl.pretrainData, "pretrain-data", "", "UTF-8 text corpus for pretraining (default: $GOROOT/"+text.DefaultCorpusName+")")
 	f.IntVar(&fl.pre.Epochs, "pretrain-epochs", 1, "passes over the pretraining windows (0: no pretraining)")
 	f.IntVar(&fl.pre.BatchSize, "pretrain-batch-size", 32, "pretraining micro-batch size (windows)")
 	f.IntVar(&fl.pre.Accumulate, "pretrain-accumulate", 1, "pretraining micro-batches per optimizer step")
-	f.IntVar(&fl.pre.Steps, "pretrain-max-steps", 0, "stop pretraining after N optimizer steps (0: --max-steps, else --pretrain-epochs)")
+	f.IntVar(&fl.pre.Steps, "pretrain-max-steps", 0, "stop pretraining after N optimizer steps (0: --steps, else the epochs)")
 	f.StringVar(&fl.instructionData, "instruction-data", "", `JSONL instruction data, one {"prompt": ..., "response": ...} per line (none: no instruction tuning)`)
 	f.IntVar(&fl.inst.Epochs, "instruction-epochs", 3, "passes over the instruction examples (0: no instruction tuning)")
 	f.IntVar(&fl.inst.BatchSize, "instruction-batch-size", 16, "instruction-tuning micro-batch size (examples; at most their number)")
 	f.IntVar(&fl.inst.Accumulate, "instruction-accumulate", 1, "instruction-tuning micro-batches per optimizer step")
-	f.IntVar(&fl.inst.Steps, "instruction-max-steps", 0, "stop instruction tuning after N optimizer steps (0: --max-steps, else --instruction-epochs)")
+	f.IntVar(&fl.inst.Steps, "instruction-max-steps", 0, "stop instruction tuning after N optimizer steps (0: --steps, else the epochs)")
 	f.Float64Var(&fl.inst.LearningRate, "instruction-lr", 0, "peak learning rate of instruction tuning (0: --lr)")
-	f.IntVar(&fl.maxSteps, "max-steps", 0, "cap on the optimizer steps of each phase (0: epochs)")
 	f.IntVar(&fl.arch.Layers, "layers", 4, "transformer blocks")
 	f.IntVar(&fl.arch.Heads, "heads", 4, "attention heads")
 	f.IntVar(&fl.arch.Width, "width", 128, "model width (a multiple of --heads)")
@@ -94,43 +96,71 @@ source tree.`,
 	f.StringVar(&fl.arch.Norm, "norm", transformer.NormRMS, "normalisation: rms (RMSNorm) or layer (LayerNorm)")
 	f.IntVar(&fl.stride, "stride", 4, "distance in characters between the starts of two pretraining windows")
 	f.Float64Var(&fl.valFraction, "val-fraction", 0.1, "fraction of the corpus, at its end, held out for validation (0: none)")
-	var harness pflag.FlagSet
-	cfg.AddFlags(&harness)
-	harness.VisitAll(func(hf *pflag.Flag) {
-		if !lmTransformerReplaced[hf.Name] {
-			f.AddFlag(hf)
-		}
-	})
+	addTrainFlags(cmd, &cfg, &fl.run, trainFlagSpec{
+		batchDefault: "", batchUsage: "batch size of both phases, N or auto (the largest that fits, on an accelerator; 32 on the host), unless the phase's flag is given (default: --pretrain-batch-size, --instruction-batch-size)",
+		outDefault: "checkpoints", outUsage: "output directory of the run: checkpoints in DIR/pretrain and DIR/instruct",
+		omit: []string{"steps", "epochs", "accumulate"}})
+	f.IntVar(&fl.steps, "steps", 0, "cap on the optimizer steps of each phase (0: run the epochs)")
+	f.IntVar(&fl.epochs, "epochs", 0, "passes over the data of both phases, unless the phase's flag is given (0: --pretrain-epochs, --instruction-epochs)")
+	f.IntVar(&fl.accumulate, "accumulate", 0, "micro-batches per optimizer step in both phases, unless the phase's flag is given (0: --pretrain-accumulate, --instruction-accumulate)")
+	deprecatedAlias(f, "steps", func(n string) { f.IntVar(&fl.steps, n, 0, "cap on the optimizer steps of each phase") }, "max-steps")
 	return cmd
 }
 
 func runLMTransformerTrain(cmd *cobra.Command, g *globals, fl *lmTransformerFlags, cfg *train.Config) error {
 	const name = "lm transformer train"
-	opts := transformer.Options{Arch: fl.arch, Pretrain: fl.pre, Instruct: fl.inst, Stride: fl.stride, Train: *cfg,
-		Logf:     func(format string, args ...any) { slog.Info(fmt.Sprintf(format, args...)) },
-		Progress: cmd.ErrOrStderr()}
-	if fl.maxSteps < 0 || fl.pre.Steps < 0 || fl.inst.Steps < 0 {
-		return fmt.Errorf("%s: --max-steps, --pretrain-max-steps and --instruction-max-steps must be >= 0", name)
+	c := *cfg
+	auto, err := fl.run.resolve(&c, fl.run.out, transformer.ResumeDir)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	if opts.Pretrain.Steps == 0 {
-		opts.Pretrain.Steps = fl.maxSteps
+	if fl.steps < 0 || fl.pre.Steps < 0 || fl.inst.Steps < 0 || fl.epochs < 0 || fl.accumulate < 0 {
+		return fmt.Errorf("%s: --steps, --epochs, --accumulate, --pretrain-max-steps and --instruction-max-steps must be >= 0", name)
 	}
-	if opts.Instruct.Steps == 0 {
-		opts.Instruct.Steps = fl.maxSteps
+	// --batch-size, --epochs, --accumulate and --steps set both phases,
+	// unless the phase's own flag is given.
+	batch := 0
+	if fl.run.batchSize != "" && !auto {
+		batch = c.BatchSize
 	}
-	if fl.pre.Epochs == 0 {
-		opts.Pretrain = transformer.Phase{} // skipped, whatever --max-steps says
+	phase := func(p transformer.Phase, prefix string) transformer.Phase {
+		set := cmd.Flags().Changed
+		switch {
+		case set(prefix + "-batch-size"):
+		case auto:
+			p.BatchSize = 0 // picked by transformer.Train (Options.AutoBatchSize)
+		case batch > 0:
+			p.BatchSize = batch
+		}
+		if fl.epochs > 0 && !set(prefix+"-epochs") {
+			p.Epochs = fl.epochs
+		}
+		if fl.accumulate > 0 && !set(prefix+"-accumulate") {
+			p.Accumulate = fl.accumulate
+		}
+		if p.Steps == 0 {
+			p.Steps = fl.steps
+		}
+		if p.Epochs == 0 {
+			return transformer.Phase{} // skipped, whatever --steps says
+		}
+		return p
 	}
-	if fl.inst.Epochs == 0 || fl.instructionData == "" {
+	opts := transformer.Options{Arch: fl.arch, Pretrain: phase(fl.pre, "pretrain"), Instruct: phase(fl.inst, "instruction"),
+		Stride: fl.stride, Train: c, AutoBatchSize: auto, Logf: logf, Progress: cmd.ErrOrStderr()}
+	if fl.instructionData == "" {
 		opts.Instruct = transformer.Phase{}
 	}
 	for _, p := range []struct {
-		flag string
-		v    int
-	}{{"--pretrain-batch-size", fl.pre.BatchSize}, {"--pretrain-accumulate", fl.pre.Accumulate},
-		{"--instruction-batch-size", fl.inst.BatchSize}, {"--instruction-accumulate", fl.inst.Accumulate}} {
-		if p.v < 1 {
-			return fmt.Errorf("%s: %s %d: want >= 1", name, p.flag, p.v)
+		prefix string
+		ph     transformer.Phase
+	}{{"pretrain", opts.Pretrain}, {"instruction", opts.Instruct}} {
+		switch {
+		case p.ph.Epochs == 0: // skipped
+		case p.ph.BatchSize < 1 && !(auto && p.ph.BatchSize == 0):
+			return fmt.Errorf("%s: --%s-batch-size %d: want >= 1", name, p.prefix, p.ph.BatchSize)
+		case p.ph.Accumulate < 1:
+			return fmt.Errorf("%s: --%s-accumulate %d: want >= 1", name, p.prefix, p.ph.Accumulate)
 		}
 	}
 	if fl.valFraction < 0 || fl.valFraction >= 1 {
@@ -141,26 +171,14 @@ func runLMTransformerTrain(cmd *cobra.Command, g *globals, fl *lmTransformerFlag
 		opts.ValFraction = -1
 	}
 	if opts.Pretrain.Epochs > 0 {
-		opts.PretrainPath = fl.pretrainData
-		if opts.PretrainPath == "" {
-			p, err := charlstm.DefaultCorpusPath()
-			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
+		if opts.PretrainPath = fl.pretrainData; opts.PretrainPath == "" {
+			if opts.PretrainPath, err = text.DefaultCorpusPath(); err != nil {
+				return fmt.Errorf("%s: %w (name a corpus with --pretrain-data FILE.txt)", name, err)
 			}
-			opts.PretrainPath = p
 		}
-		text, err := charlstm.LoadText(opts.PretrainPath)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		opts.PretrainText = text
 	}
 	if opts.Instruct.Epochs > 0 {
-		exs, err := transformer.LoadInstructions(fl.instructionData)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		opts.InstructionPath, opts.Instructions = fl.instructionData, exs
+		opts.InstructionPath = fl.instructionData
 	}
 	if opts.Pretrain.Epochs == 0 && opts.Instruct.Epochs == 0 {
 		return fmt.Errorf("%s: nothing to train: --pretrain-epochs is 0 and there is no --instruction-data (with --instruction-epochs > 0)", name)
@@ -175,7 +193,7 @@ func runLMTransformerTrain(cmd *cobra.Command, g *globals, fl *lmTransformerFlag
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	defer func() { eng.Close() }() // eng may be replaced by the fallback below
-	prec, err := train.ResolvePrecision(cfg.Precision, backend, train.IsAccelerator(backend))
+	prec, err := train.ResolvePrecision(c.Precision, backend, train.IsAccelerator(backend))
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -195,6 +213,10 @@ func runLMTransformerTrain(cmd *cobra.Command, g *globals, fl *lmTransformerFlag
 		if goEngine != nil {
 			goEngine.Close()
 		}
+		var miss *transformer.MissingError
+		if errors.As(err, &miss) && !g.fallback {
+			return fmt.Errorf("%s: device %s: %w; pass --fallback to continue on a device that has them", name, eng.Name(), err)
+		}
 		return fmt.Errorf("%s: device %s: %w", name, eng.Name(), err)
 	}
 	fallback := eng.Warning()
@@ -212,8 +234,7 @@ func runLMTransformerTrain(cmd *cobra.Command, g *globals, fl *lmTransformerFlag
 	backend = checked
 	ctx, stop := train.NotifyContext(cmd.Context())
 	defer stop()
-	opts.Context = ctx
-	out, err := transformer.Train(backend, opts)
+	out, err := transformer.Train(ctx, backend, opts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

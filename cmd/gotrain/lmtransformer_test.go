@@ -13,8 +13,9 @@ func TestLMTransformerFlagDefaults(t *testing.T) {
 	for name, want := range map[string]string{
 		"layers": "4", "heads": "4", "width": "128", "context": "64", "attention": "softmax", "ffn": "swiglu", "norm": "rms",
 		"pretrain-epochs": "1", "pretrain-batch-size": "32", "pretrain-accumulate": "1", "instruction-epochs": "3",
-		"instruction-batch-size": "16", "instruction-accumulate": "1", "max-steps": "0", "pretrain-data": "",
-		"instruction-data": "", "precision": "32", "resume": "false", "checkpoint-dir": "checkpoints", "optimizer": "adamw",
+		"instruction-batch-size": "16", "instruction-accumulate": "1", "steps": "0", "pretrain-data": "",
+		"instruction-data": "", "precision": "32", "resume": "", "out": "checkpoints", "optimizer": "adamw",
+		"batch-size": "", "epochs": "0", "accumulate": "0", "lr": "0.001", "seed": "42", "early-stop-patience": "5",
 	} {
 		f := cmd.Flags().Lookup(name)
 		if f == nil {
@@ -25,9 +26,10 @@ func TestLMTransformerFlagDefaults(t *testing.T) {
 			t.Errorf("--%s default %q, want %q", name, f.DefValue, want)
 		}
 	}
-	for _, name := range []string{"batch-size", "accumulate", "steps", "epochs"} {
-		if cmd.Flags().Lookup(name) != nil {
-			t.Errorf("--%s should be replaced by the per-phase flags", name)
+	for old, want := range map[string]string{"max-steps": "0", "checkpoint-dir": "checkpoints"} {
+		f := cmd.Flags().Lookup(old)
+		if f == nil || !f.Hidden || f.Deprecated == "" || f.DefValue != want {
+			t.Errorf("--%s: %+v; want a hidden, deprecated alias with default %s", old, f, want)
 		}
 	}
 }
@@ -81,8 +83,8 @@ func TestLMTransformerTrainResumeSample(t *testing.T) {
 	corpus, inst := transformerFiles(t)
 	dir := filepath.Join(t.TempDir(), "ckpt")
 	args := append([]string{"--json", "--device", "go", "lm", "transformer", "train", "--pretrain-data", corpus,
-		"--instruction-data", inst, "--checkpoint-dir", dir}, transformerTiny...)
-	out, errOut, err := run(t, append(args, "--max-steps", "20")...)
+		"--instruction-data", inst, "--out", dir}, transformerTiny...)
+	out, errOut, err := run(t, append(args, "--steps", "20")...)
 	if err != nil {
 		t.Fatalf("train: %v\n%s\n%s", err, out, errOut)
 	}
@@ -104,7 +106,7 @@ func TestLMTransformerTrainResumeSample(t *testing.T) {
 	}
 
 	// Resuming continues the instruction phase; pretraining is not redone.
-	out, errOut, err = run(t, append(args, "--max-steps", "24", "--resume")...)
+	out, errOut, err = run(t, append(args, "--steps", "24", "--resume")...)
 	if err != nil {
 		t.Fatalf("resume: %v\n%s\n%s", err, out, errOut)
 	}
@@ -163,7 +165,7 @@ func TestLMTransformerErrors(t *testing.T) {
 		{"batch", []string{"--pretrain-data", corpus, "--pretrain-batch-size", "0"}, "--pretrain-batch-size 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"--device", "go", "lm", "transformer", "train", "--no-checkpoint", "--max-steps", "1"}, tc.args...)
+			args := append([]string{"--device", "go", "lm", "transformer", "train", "--no-checkpoint", "--steps", "1"}, tc.args...)
 			_, _, err := run(t, args...)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)

@@ -1,26 +1,19 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"log/slog"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/gomlx/gomlx/backends"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/gotrain/gotrain/data"
 	"github.com/gotrain/gotrain/models/moe"
 	"github.com/gotrain/gotrain/train"
 )
-
-// moeDefaultDataDir is where `moe train` looks for the MNIST IDX files by
-// default (relative to the working directory).
-const moeDefaultDataDir = "../shared/data/mnist"
 
 func newMoECmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "moe", Short: "Mixture-of-experts classifier (docs/MOE.md)"}
@@ -31,17 +24,19 @@ func newMoECmd(g *globals) *cobra.Command {
 // moeTrainFlags are the flags of `moe train` that the harness's Config
 // does not hold.
 type moeTrainFlags struct {
-	dataset, dataDir, batchSize, parallel, hidden, out string
-	valFraction                                        float64
-	model                                              moe.Config
-	grow, monitorMemory, download                      bool
-	growPatience                                       int
-	growMinDelta                                       float64
+	run                           runFlags
+	dataset, dataDir, parallel    string
+	hidden, checkpointDir         string
+	valFraction                   float64
+	model                         moe.Config
+	grow, monitorMemory, download bool
+	growPatience                  int
+	growMinDelta                  float64
 }
 
-// moeFlagsReplaced are the harness flags `moe train` replaces or sets
-// itself.
-var moeFlagsReplaced = map[string]bool{"batch-size": true, "plots-dir": true, "perf-summary": true}
+// moeFields maps moe's option names in its errors to the flags.
+var moeFields = map[string]string{"Experts": "experts", "MaxExperts": "max-experts", "TopK": "top-k",
+	"GateHidden": "gate-hidden", "CapacityFactor": "capacity-factor", "BalanceAlpha": "balance-alpha"}
 
 // moeTrainReport is the JSON printed by `moe train --json`.
 type moeTrainReport struct {
@@ -74,26 +69,30 @@ func newMoETrainCmd(g *globals) *cobra.Command {
 	cfg := train.DefaultConfig()
 	cfg.Optimizer = train.OptimizerAdam
 	cfg.Epochs = 5
-	cfg.CheckpointDir = ""
+	mnist := "$" + data.DataDirEnv + "/mnist, else ~/.local/share/gotrain/mnist"
+	if dir, err := data.MNISTDir(""); err == nil {
+		mnist += "; here " + dir
+	}
 	cmd := &cobra.Command{
 		Use:   "train",
 		Short: "Train a mixture-of-experts classifier on MNIST or the embedded digits",
 		Long: `moe train trains a mixture of experts: a gate routes each image to its
 top-k expert MLPs (renormalised), with a capacity limit per expert and the
 Switch load-balancing loss. MNIST is read from IDX files in --data-dir
-(nothing is downloaded); without them --dataset auto uses the embedded 8x8
-digits. --grow-experts splits the most loaded expert when the validation
-loss plateaus. Plots, the performance summary, the metrics log and
-checkpoints go to --out.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runMoETrain(cmd, g, &fl, &cfg) },
+(default $` + data.DataDirEnv + `/mnist, else ~/.local/share/gotrain/mnist);
+--download fetches them there first; without them --dataset auto uses the
+embedded 8x8 digits. --grow-experts splits the most loaded expert when the
+validation loss plateaus. Plots, the performance summary, the metrics log
+and checkpoints (--out/checkpoints) go to --out.`,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return flagError(runMoETrain(cmd, g, &fl, &cfg), moeFields)
+		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&fl.dataset, "dataset", "auto", "auto (MNIST when --data-dir holds it, else digits), mnist or digits")
-	f.StringVar(&fl.dataDir, "data-dir", moeDefaultDataDir, "directory of the MNIST IDX files (optionally .gz)")
-	f.BoolVar(&fl.download, "download", false, "download MNIST into --data-dir from its canonical mirrors (checksums verified) when the files are not there")
+	f.StringVar(&fl.dataset, "dataset", moe.DatasetAuto, "auto (MNIST when --data-dir holds it, else digits), mnist or digits")
+	f.StringVar(&fl.dataDir, "data-dir", "", "folder of the MNIST IDX files, optionally .gz (default: "+mnist+")")
+	f.BoolVar(&fl.download, "download", false, "download MNIST into --data-dir (default: "+mnist+") from its canonical mirrors, checksums verified, when the files are not there")
 	f.Float64Var(&fl.valFraction, "val-fraction", 0.1, "fraction of the training images held out for validation")
-	f.StringVar(&fl.batchSize, "batch-size", "256", "batch size, or auto (the largest that fits, on an accelerator)")
 	f.StringVar(&fl.parallel, "parallel", "data", "with --devices > 1: data (experts replicated) or expert (experts sharded over the devices)")
 	f.IntVar(&fl.model.Experts, "experts", fl.model.Experts, "number of experts")
 	f.IntVar(&fl.model.MaxExperts, "max-experts", 0, "expert slots for --grow-experts (0: --experts + 4 with --grow-experts, else --experts)")
@@ -107,14 +106,13 @@ checkpoints go to --out.`,
 	f.IntVar(&fl.growPatience, "grow-patience", 1, "epochs without validation improvement before a split")
 	f.Float64Var(&fl.growMinDelta, "grow-min-delta", 0.001, "least validation-loss decrease that counts as improvement")
 	f.BoolVar(&fl.monitorMemory, "monitor-memory", false, "record resident memory every epoch (epochs.jsonl, summary)")
-	f.StringVar(&fl.out, "out", "runs/moe", "output directory: plots, performance_summary.txt, metrics.jsonl, epochs.jsonl, checkpoints/")
-	var harness pflag.FlagSet
-	cfg.AddFlags(&harness)
-	harness.VisitAll(func(hf *pflag.Flag) {
-		if !moeFlagsReplaced[hf.Name] {
-			f.AddFlag(hf)
-		}
-	})
+	addTrainFlags(cmd, &cfg, &fl.run, trainFlagSpec{
+		batchDefault: "256", batchUsage: "batch size, or auto (the largest that fits, on an accelerator; 256 on the host)",
+		outDefault: "runs/moe", outUsage: "output directory of the run: plots, performance_summary.txt, metrics.jsonl, epochs.jsonl, checkpoints/",
+		noCheckpointDirAlias: true, omit: []string{"plots-dir", "perf-summary"}})
+	// Before --out held everything, --checkpoint-dir named the checkpoints' folder; it still does.
+	f.StringVar(&fl.checkpointDir, "checkpoint-dir", "", "checkpoint directory (default: --out/checkpoints)")
+	_ = f.MarkDeprecated("checkpoint-dir", "use --out (checkpoints go to --out/checkpoints)")
 	return cmd
 }
 
@@ -135,83 +133,55 @@ func parseHidden(s string) ([]int, error) {
 	return out, nil
 }
 
-// moeData loads the data set --dataset names.
-func moeData(fl *moeTrainFlags, seed int64) (*moe.Data, error) {
-	if fl.download && fl.dataset != "digits" && !moe.MNISTPresent(fl.dataDir) {
-		slog.Info("moe train: downloading MNIST (--download)", "data_dir", fl.dataDir)
-		if err := data.DownloadMNIST(context.Background(), fl.dataDir, data.MNISTMirrors, data.MNISTChecksums, nil); err != nil {
-			return nil, err
-		}
-	}
-	switch fl.dataset {
-	case "digits":
-		return moe.Digits(fl.valFraction, seed)
-	case "mnist":
-		return moe.MNIST(fl.dataDir, fl.valFraction, seed)
-	case "auto":
-		if moe.MNISTPresent(fl.dataDir) {
-			return moe.MNIST(fl.dataDir, fl.valFraction, seed)
-		}
-		slog.Info("moe train: no MNIST IDX files, using the embedded 8x8 digits", "data_dir", fl.dataDir)
-		return moe.Digits(fl.valFraction, seed)
-	}
-	return nil, fmt.Errorf("--dataset %q: want auto, mnist or digits", fl.dataset)
-}
-
 func runMoETrain(cmd *cobra.Command, g *globals, fl *moeTrainFlags, cfg *train.Config) error {
+	const name = "moe train"
 	if fl.valFraction < 0 || fl.valFraction >= 1 {
-		return fmt.Errorf("moe train: --val-fraction %g: want 0 <= f < 1", fl.valFraction)
+		return fmt.Errorf("%s: --val-fraction %g: want 0 <= f < 1", name, fl.valFraction)
 	}
 	if fl.parallel != "data" && fl.parallel != "expert" {
-		return fmt.Errorf("moe train: --parallel %q: want data or expert", fl.parallel)
+		return fmt.Errorf("%s: --parallel %q: want data or expert", name, fl.parallel)
 	}
 	hidden, err := parseHidden(fl.hidden)
 	if err != nil {
-		return fmt.Errorf("moe train: %w", err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	mc := fl.model
-	mc.Hidden = hidden
-	if fl.grow && mc.MaxExperts == 0 {
-		mc.MaxExperts = mc.Experts + 4
-	}
+	mc.Hidden, mc.ExpertParallel = hidden, fl.parallel == "expert"
+	mc.Inputs, mc.Classes = 0, 0 // the data's (moe.Train)
 	c := *cfg
-	if c.CheckpointDir == "" {
-		c.CheckpointDir = fl.out + "/checkpoints"
+	ckpt := filepath.Join(fl.run.out, "checkpoints")
+	if fl.checkpointDir != "" {
+		ckpt = fl.checkpointDir
 	}
-	c.PlotsDir = fl.out
-	d, err := moeData(fl, c.Seed)
+	auto, err := fl.run.resolve(&c, ckpt, train.ResumeDir)
 	if err != nil {
-		return fmt.Errorf("moe train: %w", err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	mc.Inputs, mc.Classes = d.Inputs, d.Classes
-	eng, backend, err := g.trainEngine(cmd)
-	if err != nil {
-		return fmt.Errorf("moe train: %w", err)
-	}
-	defer eng.Close()
-	nDev, err := train.ParseDevices(c.Devices, backend.NumDevices())
-	if err != nil {
-		return fmt.Errorf("moe train: %w", err)
-	}
-	mc.Devices = nDev
-	mc.ExpertParallel = fl.parallel == "expert" && nDev > 1
-	if c.BatchSize, err = moeBatchSize(fl.batchSize, backend, c, mc, d); err != nil {
-		return fmt.Errorf("moe train: %w", err)
-	}
+	c.PlotsDir = fl.run.out
 	ctx, stop := train.NotifyContext(cmd.Context())
 	defer stop()
-	out, err := moe.Train(ctx, backend, moe.Options{Model: mc, Train: c, Data: d, OutDir: fl.out,
-		GrowExperts: fl.grow, GrowPatience: fl.growPatience, GrowMinDelta: fl.growMinDelta,
-		MonitorMemory: fl.monitorMemory, Progress: cmd.ErrOrStderr(),
-		Logf: func(format string, args ...any) { slog.Info(fmt.Sprintf(format, args...)) }})
-	if err != nil && (out == nil || !errors.Is(err, train.ErrInterrupted)) {
-		return fmt.Errorf("moe train: %w", err)
+	d, err := moe.LoadData(ctx, moe.DataOptions{Dataset: fl.dataset, Dir: fl.dataDir, Download: fl.download,
+		ValFraction: fl.valFraction, Seed: c.Seed, Logf: logf})
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
+	eng, backend, err := g.trainEngine(cmd)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	defer eng.Close()
+	out, err := moe.Train(ctx, backend, moe.Options{Model: mc, Train: c, Data: d, OutDir: fl.run.out, AutoBatchSize: auto,
+		GrowExperts: fl.grow, GrowPatience: fl.growPatience, GrowMinDelta: fl.growMinDelta,
+		MonitorMemory: fl.monitorMemory, Progress: cmd.ErrOrStderr(), Logf: logf})
+	if err != nil && (out == nil || !errors.Is(err, train.ErrInterrupted)) {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	nDev := out.Devices
 	rep := moeTrainReport{Device: eng.Name(), Fallback: eng.Warning(), Devices: nDev, Parallel: fl.parallel,
 		Data: out.Data, TestAccuracy: out.TestAccuracy, TestLoss: out.TestLoss, Epochs: out.Epochs, Steps: out.Steps,
 		StepsPerSecond: out.StepsPerSecond, MedianStepMS: out.MedianStepMS, FirstStepMS: out.FirstStepMS,
-		BatchSize: c.BatchSize, Experts: out.Experts, ExpertLoad: map[string]float64{}, DroppedShare: out.DroppedShare,
-		ExpertsPerDev: out.ExpertsPerDevice, Grown: out.Grown, PeakMemoryMiB: out.PeakMemoryMiB, Out: fl.out,
+		BatchSize: out.BatchSize, Experts: out.Experts, ExpertLoad: map[string]float64{}, DroppedShare: out.DroppedShare,
+		ExpertsPerDev: out.ExpertsPerDevice, Grown: out.Grown, PeakMemoryMiB: out.PeakMemoryMiB, Out: fl.run.out,
 		Files: out.Files, Stopped: out.Train.Stopped}
 	for s, v := range out.Load {
 		rep.ExpertLoad[strconv.Itoa(s)] = v
@@ -246,22 +216,4 @@ func runMoETrain(cmd *cobra.Command, g *globals, fl *moeTrainFlags, cfg *train.C
 	}
 	fmt.Fprintf(w, "outputs:       %s\n", rep.Out)
 	return err
-}
-
-// moeBatchSize parses --batch-size: a number, or auto. auto searches the
-// largest batch that fits on an accelerator; on the host there is no device
-// memory to probe and it picks 256.
-func moeBatchSize(s string, backend backends.Backend, cfg train.Config, mc moe.Config, d *moe.Data) (int, error) {
-	return batchSize("moe train", s, backend, 256, func() (int, error) {
-		mc.Inputs, mc.Classes = d.Inputs, d.Classes
-		m, err := moe.New(mc, cfg.Seed)
-		if err != nil {
-			return 0, err
-		}
-		ds, err := train.NewDataset(d.TrainX, d.Inputs, d.TrainY, 1, cfg.Seed, true)
-		if err != nil {
-			return 0, err
-		}
-		return train.FindBatchSize(32, min(8192, ds.Len()), train.StepFits(backend, cfg, m.ModelFn(), moe.Loss, ds))
-	})
 }

@@ -12,9 +12,10 @@ func TestMoETrainFlagDefaults(t *testing.T) {
 	cmd := newMoETrainCmd(&globals{})
 	for name, want := range map[string]string{
 		"epochs": "5", "batch-size": "256", "experts": "8", "top-k": "2", "hidden": "256", "parallel": "data",
-		"devices": "1", "precision": "32", "accumulate": "1", "dataset": "auto", "data-dir": "../shared/data/mnist",
+		"devices": "1", "precision": "32", "accumulate": "1", "dataset": "auto", "data-dir": "",
 		"capacity-factor": "1.25", "balance-alpha": "0.01", "grow-experts": "false", "monitor-memory": "false",
-		"out": "runs/moe", "optimizer": "adam",
+		"out": "runs/moe", "optimizer": "adam", "lr": "0.001", "steps": "0", "resume": "", "seed": "42",
+		"early-stop-patience": "5", "download": "false",
 	} {
 		f := cmd.Flags().Lookup(name)
 		if f == nil {
@@ -73,7 +74,7 @@ func TestMoETrainErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"mnist missing", []string{"--dataset", "mnist", "--data-dir", "DIR"}, "put the four files"},
+		{"mnist missing", []string{"--dataset", "mnist", "--data-dir", "DIR"}, "MNIST not found in DIR"},
 		{"bad parallel", []string{"--parallel", "tensor"}, "--parallel"},
 		{"bad top-k", []string{"--dataset", "digits", "--top-k", "3"}, "--top-k 3"},
 		{"bad hidden", []string{"--hidden", "256,x"}, "--hidden"},
@@ -82,6 +83,7 @@ func TestMoETrainErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			args := []string{"--device", "go", "moe", "train", "--out", filepath.Join(dir, "out"), "--progress", "off"}
+			tc.want = strings.ReplaceAll(tc.want, "DIR", dir)
 			for _, a := range tc.args {
 				args = append(args, strings.ReplaceAll(a, "DIR", dir))
 			}

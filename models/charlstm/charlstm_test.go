@@ -16,6 +16,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 
 	"github.com/gotrain/gotrain/device"
+	"github.com/gotrain/gotrain/models/text"
 	"github.com/gotrain/gotrain/train"
 )
 
@@ -53,107 +54,6 @@ func quickConfig(steps, batch int) train.Config {
 // alphabet is a text in which each character determines the next one.
 const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789 "
 
-func TestVocabRoundTrip(t *testing.T) {
-	for _, tc := range []struct{ name, text string }{
-		{"ascii", "hello, world\n"},
-		{"unicode", "naïve café — 東京 🚂\ttab"},
-		{"one rune", "aaaa"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			v, err := NewVocab(tc.text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids, err := v.Encode(tc.text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(ids) != len([]rune(tc.text)) {
-				t.Errorf("%d ids for %d runes", len(ids), len([]rune(tc.text)))
-			}
-			got, err := v.Decode(ids)
-			if err != nil || got != tc.text {
-				t.Errorf("Decode(Encode(%q)) = %q, %v", tc.text, got, err)
-			}
-			w, err := VocabFromRunes(v.Runes())
-			if err != nil || !w.Equal(v) {
-				t.Errorf("VocabFromRunes(Runes()) differs: %v", err)
-			}
-		})
-	}
-}
-
-func TestVocabErrors(t *testing.T) {
-	v, err := NewVocab("abc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = v.Encode("abxyzx")
-	if err == nil || !strings.Contains(err.Error(), `'x', 'y', 'z'`) || !strings.Contains(err.Error(), "3 character(s)") {
-		t.Errorf("Encode with unknown runes: %v, want them listed once each", err)
-	}
-	if _, err := v.Decode([]int{0, 3}); err == nil {
-		t.Error("Decode of an id outside the vocabulary: no error")
-	}
-	if _, err := NewVocab(""); err == nil {
-		t.Error("NewVocab(\"\"): no error")
-	}
-	if _, err := VocabFromRunes([]rune("aba")); err == nil {
-		t.Error("VocabFromRunes with a duplicate: no error")
-	}
-}
-
-func TestWindows(t *testing.T) {
-	ids := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
-	for _, tc := range []struct {
-		seq, step, n int
-		firstX       []float32
-		lastY        []float32
-		err          bool
-	}{
-		{seq: 3, step: 1, n: 7, firstX: []float32{0, 1, 2}, lastY: []float32{7, 8, 9}},
-		{seq: 3, step: 3, n: 3, firstX: []float32{0, 1, 2}, lastY: []float32{7, 8, 9}},
-		{seq: 4, step: 3, n: 2, firstX: []float32{0, 1, 2, 3}, lastY: []float32{4, 5, 6, 7}},
-		{seq: 9, step: 5, n: 1, firstX: []float32{0, 1, 2, 3, 4, 5, 6, 7, 8}, lastY: []float32{1, 2, 3, 4, 5, 6, 7, 8, 9}},
-		{seq: 10, step: 1, err: true},
-		{seq: 0, step: 1, err: true},
-		{seq: 3, step: 0, err: true},
-	} {
-		x, y, n, err := Windows(ids, tc.seq, tc.step)
-		if tc.err {
-			if err == nil {
-				t.Errorf("Windows(seq %d, step %d): no error", tc.seq, tc.step)
-			}
-			continue
-		}
-		if err != nil || n != tc.n || len(x) != n*tc.seq || len(y) != n*tc.seq {
-			t.Errorf("Windows(seq %d, step %d) = %d windows (%d, %d values), %v; want %d", tc.seq, tc.step, n, len(x), len(y), err, tc.n)
-			continue
-		}
-		if !reflect.DeepEqual(x[:tc.seq], tc.firstX) || !reflect.DeepEqual(y[len(y)-tc.seq:], tc.lastY) {
-			t.Errorf("Windows(seq %d, step %d): first x %v, last y %v; want %v, %v", tc.seq, tc.step, x[:tc.seq], y[len(y)-tc.seq:], tc.firstX, tc.lastY)
-		}
-		for i := range n { // y is x shifted by one
-			for j := 0; j+1 < tc.seq; j++ {
-				if y[i*tc.seq+j] != x[i*tc.seq+j+1] {
-					t.Fatalf("window %d: y is not x shifted by one", i)
-				}
-			}
-		}
-	}
-}
-
-func TestSplit(t *testing.T) {
-	ids := make([]int, 100)
-	tr, va := Split(ids, 0.1)
-	if len(tr) != 90 || len(va) != 10 {
-		t.Errorf("Split(100, 0.1) = %d, %d", len(tr), len(va))
-	}
-	if tr, va := Split(ids, -1); len(tr) != 100 || va != nil {
-		t.Errorf("Split(100, -1) = %d, %d", len(tr), len(va))
-	}
-}
-
 func TestBadDataFiles(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, b []byte) string {
@@ -173,25 +73,11 @@ func TestBadDataFiles(t *testing.T) {
 		{"too short", write("short.txt", []byte("abc")), "too short for one window"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Train(testBackend(t), Options{Path: tc.path, Hidden: 4, Layers: 1, SeqLength: 8, Step: 1, Train: quickConfig(1, 1)})
+			_, err := Train(stdcontext.Background(), testBackend(t), Options{Path: tc.path, Hidden: 4, Layers: 1, SeqLength: 8, Step: 1, Train: quickConfig(1, 1)})
 			if err == nil || !strings.Contains(err.Error(), tc.path) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Train(%s) = %v; want an error naming the file and saying %q", tc.path, err, tc.want)
 			}
 		})
-	}
-}
-
-func TestDefaultCorpusPath(t *testing.T) {
-	p, err := DefaultCorpusPath()
-	if err != nil {
-		t.Skipf("no default corpus here: %v", err)
-	}
-	if !strings.HasSuffix(filepath.ToSlash(p), DefaultCorpusName) {
-		t.Errorf("DefaultCorpusPath() = %s", p)
-	}
-	t.Setenv("GOROOT", t.TempDir())
-	if _, err := DefaultCorpusPath(); err == nil || !strings.Contains(err.Error(), "Isaac.Newton-Opticks.txt") {
-		t.Errorf("with an empty GOROOT: %v, want an error naming the path", err)
 	}
 }
 
@@ -208,7 +94,7 @@ func tinyModel(t *testing.T) *Result {
 	tinyOnce.Do(func() {
 		opts := Options{Path: "alphabet", Text: strings.Repeat(alphabet, 3), Hidden: 16, Layers: 1, SeqLength: 8, Step: 1,
 			ValFraction: -1, Train: quickConfig(200, 16)}
-		tinyRes, tinyErr = Train(testBackend(t), opts)
+		tinyRes, tinyErr = Train(stdcontext.Background(), testBackend(t), opts)
 	})
 	if tinyErr != nil {
 		t.Fatal(tinyErr)
@@ -304,19 +190,19 @@ func TestResumeContinuesRun(t *testing.T) {
 		return Options{Path: "alphabet", Text: strings.Repeat(alphabet, 2), Hidden: 8, Layers: 2, SeqLength: 6, Step: 2,
 			ValFraction: -1, Train: cfg}
 	}
-	whole, err := Train(b, opts(t.TempDir(), 12, false))
+	whole, err := Train(stdcontext.Background(), b, opts(t.TempDir(), 12, false))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	first, err := Train(b, opts(dir, 5, false)) // crosses an epoch (16 windows / 8)
+	first, err := Train(stdcontext.Background(), b, opts(dir, 5, false)) // crosses an epoch (16 windows / 8)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if first.Train.Checkpoint == "" {
 		t.Fatal("no checkpoint written")
 	}
-	rest, err := Train(b, opts(dir, 12, true))
+	rest, err := Train(stdcontext.Background(), b, opts(dir, 12, true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +225,7 @@ func TestResumeContinuesRun(t *testing.T) {
 	// A different corpus cannot resume this run.
 	o := opts(dir, 14, true)
 	o.Text = strings.Repeat("another text, other vocabulary", 3)
-	if _, err := Train(b, o); err == nil || !strings.Contains(err.Error(), "does not match") {
+	if _, err := Train(stdcontext.Background(), b, o); err == nil || !strings.Contains(err.Error(), "does not match") {
 		t.Errorf("resume with another vocabulary: %v, want a mismatch error", err)
 	}
 }
@@ -363,7 +249,7 @@ func TestLoadErrors(t *testing.T) {
 func TestSeedSize(t *testing.T) {
 	cfg := quickConfig(3, 2)
 	cfg.LearningRate = 0.001
-	res, err := Train(testBackend(t), Options{Path: "alphabet", Text: strings.Repeat(alphabet, 2), Hidden: 512, Layers: 2,
+	res, err := Train(stdcontext.Background(), testBackend(t), Options{Path: "alphabet", Text: strings.Repeat(alphabet, 2), Hidden: 512, Layers: 2,
 		SeqLength: 10, Step: 3, ValFraction: -1, Train: cfg})
 	if err != nil {
 		t.Fatal(err)
@@ -388,12 +274,12 @@ func TestOpticksLossFalls(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains for about half a minute")
 	}
-	path, err := DefaultCorpusPath()
+	path, err := text.DefaultCorpusPath()
 	if err != nil {
 		t.Skip(err)
 	}
 	cfg := quickConfig(30, 16)
-	res, err := Train(testBackend(t), Options{Path: path, Hidden: 128, Layers: 1, SeqLength: 64, Step: 3, ValFraction: -1, Train: cfg})
+	res, err := Train(stdcontext.Background(), testBackend(t), Options{Path: path, Hidden: 128, Layers: 1, SeqLength: 64, Step: 3, ValFraction: -1, Train: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,9 +295,49 @@ func TestTrainInterrupted(t *testing.T) {
 	ctx, cancel := stdcontext.WithCancel(stdcontext.Background())
 	cancel()
 	cfg := quickConfig(50, 4)
-	_, err := Train(testBackend(t), Options{Text: strings.Repeat(alphabet, 20), Path: "alphabet", Hidden: 8, Layers: 1,
-		SeqLength: 8, Step: 1, ValFraction: -1, Train: cfg, Context: ctx})
+	_, err := Train(ctx, testBackend(t), Options{Text: strings.Repeat(alphabet, 20), Path: "alphabet", Hidden: 8, Layers: 1,
+		SeqLength: 8, Step: 1, ValFraction: -1, Train: cfg})
 	if !errors.Is(err, train.ErrInterrupted) {
 		t.Fatalf("Train with a cancelled context: %v, want train.ErrInterrupted", err)
+	}
+}
+
+// TestLoadV1Checkpoint reads a checkpoint written before the vocabulary
+// moved to package text (gotrain lm lstm train, hidden 8, 1 layer, 3 steps
+// on the alphabet corpus and a newline) and checks that it samples what it sampled then.
+func TestLoadV1Checkpoint(t *testing.T) {
+	m, err := Load(testBackend(t), filepath.Join("testdata", "lstm-v1.gtc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Step != 3 || m.Vocab.Size() != 38 || m.Arch.Hidden != 8 || m.Arch.Layers != 1 || m.SeqLength != 8 {
+		t.Fatalf("step %d, vocabulary %d, arch %+v, seq %d", m.Step, m.Vocab.Size(), m.Arch, m.SeqLength)
+	}
+	for _, tc := range []struct {
+		temp float64
+		seed uint64
+		want string
+	}{{0, 0, "zgg0332w"}, {1, 5, "7zt5utta"}} {
+		got, err := m.Sample(SampleOptions{Prompt: "abc", Length: 8, Temperature: tc.temp, Seed: tc.seed})
+		if err != nil || got != tc.want {
+			t.Errorf("temperature %g seed %d: %q, %v; want %q (as sampled before the change)", tc.temp, tc.seed, got, err, tc.want)
+		}
+	}
+}
+
+func TestTrainAutoBatchSize(t *testing.T) {
+	cfg := quickConfig(2, 7)
+	res, err := Train(stdcontext.Background(), testBackend(t), Options{Path: "alphabet", Text: strings.Repeat(alphabet, 3), Hidden: 4, Layers: 1,
+		SeqLength: 8, Step: 1, ValFraction: -1, Train: cfg, AutoBatchSize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.BatchSize != 64 || res.Config.BatchSize != 64 {
+		t.Errorf("batch size %d (config %d), want 64: the host default of an automatic batch size", res.BatchSize, res.Config.BatchSize)
+	}
+	res, err = Train(stdcontext.Background(), testBackend(t), Options{Path: "alphabet", Text: strings.Repeat(alphabet, 3), Hidden: 4, Layers: 1,
+		SeqLength: 8, Step: 1, ValFraction: -1, Train: cfg})
+	if err != nil || res.BatchSize != 7 {
+		t.Errorf("batch size %d, %v; want Train.BatchSize 7", res.BatchSize, err)
 	}
 }

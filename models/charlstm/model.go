@@ -33,7 +33,7 @@ type Arch struct {
 // Validate reports an invalid architecture.
 func (a Arch) Validate() error {
 	if a.Vocab < 1 || a.Hidden < 1 || a.Layers < 1 {
-		return fmt.Errorf("charlstm: vocabulary %d, --hidden-size %d, --layers %d: want all >= 1", a.Vocab, a.Hidden, a.Layers)
+		return fmt.Errorf("charlstm: vocabulary %d, Hidden %d, Layers %d: want all >= 1", a.Vocab, a.Hidden, a.Layers)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
+	"github.com/gotrain/gotrain/models/text"
 	"github.com/gotrain/gotrain/train"
 )
 
@@ -20,13 +21,13 @@ import (
 type Options struct {
 	// Path names the corpus in messages (and is read when Text is empty).
 	Path string
-	// Text is the corpus; when empty, Path is read with LoadText.
+	// Text is the corpus; when empty, Path is read with text.LoadText.
 	Text string
-	// Hidden and Layers are the architecture (--hidden-size, --layers).
+	// Hidden and Layers are the architecture.
 	Hidden, Layers int
-	// SeqLength is the window length in characters (--seq-length).
+	// SeqLength is the window length in characters.
 	SeqLength int
-	// Step is the stride between windows (--step).
+	// Step is the stride between windows.
 	Step int
 	// ValFraction is the fraction of the text, at its end, held out for
 	// validation (default 0.1 when 0; negative: none).
@@ -40,10 +41,11 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// Progress receives the harness's progress display (nil: none).
 	Progress io.Writer
-	// Context, when set, interrupts training when it is done (e.g. on
-	// Ctrl-C): the harness writes a checkpoint and its reports, and Train
-	// returns an error wrapping train.ErrInterrupted.
-	Context stdcontext.Context
+	// AutoBatchSize makes Train pick the batch size instead of using
+	// Train.BatchSize (train.AutoBatchSize): on an accelerator the largest
+	// that fits (AutoBatchSize, from 32 up to 4096), on a host backend,
+	// which has no device memory to probe, 64.
+	AutoBatchSize bool
 }
 
 // Result is the outcome of Train.
@@ -74,23 +76,43 @@ type Result struct {
 	// Context holds the trained weights.
 	Context *context.Context `json:"-"`
 	// VocabRunes is the vocabulary.
-	VocabRunes *Vocab `json:"-"`
+	VocabRunes *text.Vocab `json:"-"`
+	// BatchSize is the batch size trained with (Options.Train.BatchSize, or
+	// the one Options.AutoBatchSize picked).
+	BatchSize int `json:"batch_size"`
+	// Config is Options.Train with the batch size trained with.
+	Config train.Config `json:"-"`
 }
 
 // Train trains a model on the corpus of opts on backend, with the harness
 // (checkpoints, resume, early stopping, metrics log as opts.Train says), and
-// evaluates the validation loss at the end.
-func Train(backend backends.Backend, opts Options) (*Result, error) {
+// evaluates the validation loss at the end. Cancelling ctx (e.g. on Ctrl-C,
+// see train.NotifyContext) stops training like the harness's RunContext:
+// a checkpoint and the reports are written and the error wraps
+// train.ErrInterrupted.
+func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Result, error) {
+	if ctx == nil {
+		ctx = stdcontext.Background()
+	}
 	logf := opts.Logf
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	text := opts.Text
-	if text == "" {
+	corpus := opts.Text
+	if corpus == "" {
 		var err error
-		if text, err = LoadText(opts.Path); err != nil {
+		if corpus, err = text.LoadText(opts.Path); err != nil {
 			return nil, err
 		}
+		opts.Text = corpus
+	}
+	if opts.AutoBatchSize {
+		n, note, err := train.AutoBatchSize(backend, 64, func() (int, error) { return AutoBatchSize(backend, opts, 32, 4096) })
+		if err != nil {
+			return nil, fmt.Errorf("charlstm: %w", err)
+		}
+		logf("charlstm: %s", note)
+		opts.Train.BatchSize = n
 	}
 	if opts.ValFraction == 0 {
 		opts.ValFraction = 0.1
@@ -101,7 +123,7 @@ func Train(backend backends.Backend, opts Options) (*Result, error) {
 	if opts.EvalBatch < 1 {
 		opts.EvalBatch = 64
 	}
-	vocab, err := NewVocab(text)
+	vocab, err := text.NewVocab(corpus)
 	if err != nil {
 		return nil, fmt.Errorf("charlstm: corpus %s: %w", opts.Path, err)
 	}
@@ -109,21 +131,21 @@ func Train(backend backends.Backend, opts Options) (*Result, error) {
 	if err := arch.Validate(); err != nil {
 		return nil, err
 	}
-	ids, _ := vocab.Encode(text)
-	trainIDs, valIDs := Split(ids, opts.ValFraction)
+	ids, _ := vocab.Encode(corpus)
+	trainIDs, valIDs := text.Split(ids, opts.ValFraction)
 	if len(valIDs) < opts.SeqLength+1 {
 		trainIDs, valIDs = ids, nil // too short to hold out a window: no validation
 	}
 	if opts.SeqLength >= 1 && len(trainIDs) < opts.SeqLength+1 {
-		return nil, fmt.Errorf("charlstm: corpus %s: %d characters are too short for one window of --seq-length+1 = %d characters",
+		return nil, fmt.Errorf("charlstm: corpus %s: %d characters are too short for one window of SeqLength+1 = %d characters",
 			opts.Path, len(trainIDs), opts.SeqLength+1)
 	}
-	x, y, n, err := Windows(trainIDs, opts.SeqLength, opts.Step)
+	x, y, n, err := text.Windows(trainIDs, opts.SeqLength, opts.Step)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("charlstm: %w", err)
 	}
 	if p := opts.Train.Precision; p != train.Precision32 && p != "" && arch.Vocab > 256 {
-		return nil, fmt.Errorf("charlstm: --precision %s: a vocabulary of %d runes does not fit the 16-bit float ids (at most 256); use --precision 32", p, arch.Vocab)
+		return nil, fmt.Errorf("charlstm: Precision %s: a vocabulary of %d runes does not fit the 16-bit float ids (at most 256); use Precision 32", p, arch.Vocab)
 	}
 	ds, err := train.NewDataset(x, opts.SeqLength, y, opts.SeqLength, opts.Train.Seed, true)
 	if err != nil {
@@ -134,7 +156,7 @@ func Train(backend backends.Backend, opts Options) (*Result, error) {
 	cfg.Resume = false // restored here, to check the vocabulary first
 	var vx, vy []float32
 	if len(valIDs) > 0 {
-		if vx, vy, _, err = Windows(valIDs, opts.SeqLength, opts.SeqLength); err != nil {
+		if vx, vy, _, err = text.Windows(valIDs, opts.SeqLength, opts.SeqLength); err != nil {
 			return nil, fmt.Errorf("charlstm: validation: %w", err)
 		}
 	}
@@ -155,7 +177,8 @@ func Train(backend backends.Backend, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Data: opts.Path, Vocab: vocab.Size(), TrainChars: len(trainIDs), ValChars: len(valIDs),
-		Windows: n, Arch: arch, ValLoss: math.NaN(), ValPerplexity: math.NaN(), VocabRunes: vocab}
+		Windows: n, Arch: arch, ValLoss: math.NaN(), ValPerplexity: math.NaN(), VocabRunes: vocab,
+		BatchSize: opts.Train.BatchSize, Config: opts.Train}
 	var resumedStep int64
 	if resume {
 		ck := &train.Checkpointer{Dir: cfg.CheckpointDir, KeepBest: cfg.KeepBest, Mode: cfg.EarlyStopMode,
@@ -172,7 +195,7 @@ func Train(backend backends.Backend, opts Options) (*Result, error) {
 				return nil, fmt.Errorf("charlstm: resume from %s: %w", path, err)
 			}
 			if !sv.Equal(vocab) || sa != arch {
-				return nil, fmt.Errorf("charlstm: resume from %s: the checkpoint's model (vocabulary %d, hidden %d, layers %d) does not match this corpus and flags (vocabulary %d, hidden %d, layers %d)",
+				return nil, fmt.Errorf("charlstm: resume from %s: the checkpoint's model (vocabulary %d, hidden %d, layers %d) does not match this corpus and these options (vocabulary %d, hidden %d, layers %d)",
 					path, sv.Size(), sa.Hidden, sa.Layers, arch.Vocab, arch.Hidden, arch.Layers)
 			}
 			res.ResumedFrom, resumedStep = path, h.Step()
@@ -194,10 +217,6 @@ func Train(backend backends.Backend, opts Options) (*Result, error) {
 			res.FirstLoss, first = loss, false
 		}
 	})
-	ctx := opts.Context
-	if ctx == nil {
-		ctx = stdcontext.Background()
-	}
 	if res.Train, err = h.RunContext(ctx); err != nil {
 		return nil, fmt.Errorf("charlstm: %w", err)
 	}
@@ -215,12 +234,8 @@ func Train(backend backends.Backend, opts Options) (*Result, error) {
 
 // setMeta stores the vocabulary and architecture in ctx's MetaScope, so that
 // checkpoints carry them.
-func setMeta(ctx *context.Context, v *Vocab, a Arch, seqLen int) error {
-	rs := v.Runes()
-	r32 := make([]int32, len(rs))
-	for i, r := range rs {
-		r32[i] = r
-	}
+func setMeta(ctx *context.Context, v *text.Vocab, a Arch, seqLen int) error {
+	r32 := v.Codes()
 	return train.Catch(func() {
 		m := ctx.InAbsPath(MetaScope).Checked(false)
 		m.VariableWithValue("vocab", r32).SetTrainable(false)
@@ -229,7 +244,7 @@ func setMeta(ctx *context.Context, v *Vocab, a Arch, seqLen int) error {
 }
 
 // readMeta reads what setMeta stored.
-func readMeta(ctx *context.Context) (*Vocab, Arch, int, error) {
+func readMeta(ctx *context.Context) (*text.Vocab, Arch, int, error) {
 	get := func(name string) ([]int32, error) {
 		v := ctx.GetVariableByScopeAndName(MetaScope, name)
 		if v == nil {
@@ -254,9 +269,7 @@ func readMeta(ctx *context.Context) (*Vocab, Arch, int, error) {
 	if len(ar) != 3 {
 		return nil, Arch{}, 0, fmt.Errorf("%s/arch has %d values, want 3", MetaScope, len(ar))
 	}
-	rs := make([]rune, len(r32))
-	copy(rs, r32)
-	v, err := VocabFromRunes(rs)
+	v, err := text.VocabFromCodes(r32)
 	if err != nil {
 		return nil, Arch{}, 0, err
 	}
@@ -312,7 +325,7 @@ func Evaluate(backend backends.Backend, ctx *context.Context, a Arch, x, y []flo
 // Model is a trained model loaded for sampling.
 type Model struct {
 	// Vocab is the model's vocabulary.
-	Vocab *Vocab
+	Vocab *text.Vocab
 	// Arch is its architecture.
 	Arch Arch
 	// SeqLength is the window length it was trained with.
@@ -455,19 +468,19 @@ func pick(logits []float32, temperature float64, r *rand.Rand) int {
 // the number of training windows) at which one training step of opts fits in
 // memory (train.FindBatchSize with train.StepFits).
 func AutoBatchSize(backend backends.Backend, opts Options, start, limit int) (int, error) {
-	text := opts.Text
-	if text == "" {
+	corpus := opts.Text
+	if corpus == "" {
 		var err error
-		if text, err = LoadText(opts.Path); err != nil {
+		if corpus, err = text.LoadText(opts.Path); err != nil {
 			return 0, err
 		}
 	}
-	vocab, err := NewVocab(text)
+	vocab, err := text.NewVocab(corpus)
 	if err != nil {
 		return 0, fmt.Errorf("charlstm: corpus %s: %w", opts.Path, err)
 	}
-	ids, _ := vocab.Encode(text)
-	x, y, n, err := Windows(ids, opts.SeqLength, opts.Step)
+	ids, _ := vocab.Encode(corpus)
+	x, y, n, err := text.Windows(ids, opts.SeqLength, opts.Step)
 	if err != nil {
 		return 0, fmt.Errorf("charlstm: corpus %s: %w", opts.Path, err)
 	}

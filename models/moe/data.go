@@ -1,6 +1,7 @@
 package moe
 
 import (
+	stdcontext "context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -109,8 +110,9 @@ func Digits(valFraction float64, seed int64) (*Data, error) {
 // gzipped, with a .gz suffix).
 var MNISTFiles = []string{"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}
 
-// ErrNoMNIST is wrapped by MNIST's error when the IDX files are missing.
-var ErrNoMNIST = errors.New("MNIST IDX files not found")
+// ErrNoMNIST is wrapped by MNIST's error when the IDX files are missing:
+// it is data.ErrMNISTMissing (the error wraps data.MNISTMissingError).
+var ErrNoMNIST = data.ErrMNISTMissing
 
 // missingMNIST lists the MNIST files not found in dir, in any accepted
 // spelling (see data.LoadMNIST).
@@ -140,14 +142,15 @@ func MNISTPresent(dir string) bool {
 
 // MNIST reads MNIST from the IDX files in dir: its 10,000 test images are
 // the test part, valFraction of the 60,000 training images (drawn with
-// seed) the validation part. Nothing is downloaded.
+// seed) the validation part. Nothing is downloaded (see LoadData). Missing
+// files are an error wrapping data.MNISTMissingError(dir), which says how
+// to get them.
 func MNIST(dir string, valFraction float64, seed int64) (*Data, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("moe: %w: %q is not a directory; put %v (or .gz) in it, or use --dataset digits", ErrNoMNIST, dir, MNISTFiles)
+		return nil, fmt.Errorf("moe: %w (no such folder)", data.MNISTMissingError(dir))
 	}
 	if missing := missingMNIST(dir); len(missing) > 0 {
-		return nil, fmt.Errorf("moe: %w in %s: missing %v; put the four files %v (or .gz) there, or use --dataset digits",
-			ErrNoMNIST, dir, missing, MNISTFiles)
+		return nil, fmt.Errorf("moe: %w (missing %v)", data.MNISTMissingError(dir), missing)
 	}
 	trainDS, testDS, err := data.LoadMNIST(dir)
 	if err != nil {
@@ -158,4 +161,72 @@ func MNIST(dir string, valFraction float64, seed int64) (*Data, error) {
 	d.TestX, d.TestY = t.TrainX, t.TrainY
 	d.Name, d.Classes = "mnist ("+dir+")", 10
 	return d, nil
+}
+
+// Data sets LoadData knows.
+const (
+	// DatasetAuto is MNIST when its files are there, else the digits.
+	DatasetAuto = "auto"
+	// DatasetMNIST is MNIST (MNIST).
+	DatasetMNIST = "mnist"
+	// DatasetDigits is the embedded 8x8 digits (Digits).
+	DatasetDigits = "digits"
+)
+
+// DataOptions configure LoadData.
+type DataOptions struct {
+	// Dataset is DatasetAuto (or ""), DatasetMNIST or DatasetDigits.
+	Dataset string
+	// Dir is MNIST's folder; "" is data.MNISTDir's default ($GOTRAIN_DATA/mnist,
+	// else the per-user ~/.local/share/gotrain/mnist).
+	Dir string
+	// Download fetches MNIST into the folder (data.DownloadMNIST, checksums
+	// verified) when its files are not there, unless Dataset is
+	// DatasetDigits.
+	Download bool
+	// ValFraction is the share of the training images held out for
+	// validation.
+	ValFraction float64
+	// Seed draws the validation part (and the digits' test part).
+	Seed int64
+	// Logf reports a download and the fallback of DatasetAuto (nil: silent).
+	Logf func(format string, args ...any)
+}
+
+// LoadData loads the data set opts name: MNIST from its folder
+// (downloaded first with Download), the embedded digits, or with
+// DatasetAuto MNIST when the folder holds it and else the digits, saying
+// which folder it searched. MNIST missing under DatasetMNIST is an error
+// wrapping data.MNISTMissingError.
+func LoadData(ctx stdcontext.Context, opts DataOptions) (*Data, error) {
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	ds := opts.Dataset
+	if ds == "" {
+		ds = DatasetAuto
+	}
+	switch ds {
+	case DatasetDigits:
+		return Digits(opts.ValFraction, opts.Seed)
+	case DatasetAuto, DatasetMNIST:
+	default:
+		return nil, fmt.Errorf("moe: data set %q: want %s, %s or %s", opts.Dataset, DatasetAuto, DatasetMNIST, DatasetDigits)
+	}
+	dir, err := data.MNISTDir(opts.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("moe: %w", err)
+	}
+	if opts.Download && !MNISTPresent(dir) {
+		logf("moe: downloading MNIST into %s", dir)
+		if err := data.DownloadMNIST(ctx, dir, data.MNISTMirrors, data.MNISTChecksums, nil); err != nil {
+			return nil, fmt.Errorf("moe: %w", err)
+		}
+	}
+	if ds == DatasetAuto && !MNISTPresent(dir) {
+		logf("moe: no MNIST IDX files in %s: using the embedded 8x8 digits", dir)
+		return Digits(opts.ValFraction, opts.Seed)
+	}
+	return MNIST(dir, opts.ValFraction, opts.Seed)
 }

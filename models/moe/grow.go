@@ -15,7 +15,7 @@ import (
 )
 
 // ErrNoFreeSlot is returned by Grow when every expert slot is in use.
-var ErrNoFreeSlot = errors.New("moe: no free expert slot (raise --max-experts)")
+var ErrNoFreeSlot = errors.New("moe: no free expert slot (raise MaxExperts)")
 
 // DeviceOf is the device expert slot s is placed on: slots are split in
 // contiguous blocks of ceil(slots/devices).

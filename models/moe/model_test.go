@@ -3,10 +3,12 @@ package moe
 import (
 	stdcontext "context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
+	"github.com/gotrain/gotrain/data"
 	"github.com/gotrain/gotrain/train"
 )
 
@@ -172,8 +175,39 @@ func TestMNISTMissing(t *testing.T) {
 	if err == nil {
 		t.Fatal("MNIST on an empty directory: no error")
 	}
-	if !errorsIs(err, ErrNoMNIST) {
-		t.Errorf("error %v does not wrap ErrNoMNIST", err)
+	if !errorsIs(err, ErrNoMNIST) || !errorsIs(err, data.ErrMNISTMissing) {
+		t.Errorf("error %v does not wrap ErrNoMNIST and data.ErrMNISTMissing", err)
+	}
+}
+
+func TestLoadData(t *testing.T) {
+	base := t.TempDir()
+	t.Setenv(data.DataDirEnv, base)
+	want := filepath.Join(base, "mnist")
+	var logs []string
+	logf := func(format string, args ...any) { logs = append(logs, fmt.Sprintf(format, args...)) }
+
+	d, err := LoadData(stdcontext.Background(), DataOptions{Dataset: DatasetAuto, ValFraction: 0.1, Seed: 1, Logf: logf})
+	if err != nil || d.Inputs != 64 || !strings.Contains(d.Name, "digits") {
+		t.Fatalf("auto without MNIST: %v, %v; want the digits", d, err)
+	}
+	if len(logs) != 1 || !strings.Contains(logs[0], want) {
+		t.Errorf("auto without MNIST logged %q; want one line naming %s, the folder searched", logs, want)
+	}
+	_, err = LoadData(stdcontext.Background(), DataOptions{Dataset: DatasetMNIST, ValFraction: 0.1, Seed: 1})
+	if !errorsIs(err, data.ErrMNISTMissing) || !strings.Contains(err.Error(), want) {
+		t.Errorf("mnist without its files: %v; want an error wrapping data.MNISTMissingError(%s)", err, want)
+	}
+	other := t.TempDir()
+	_, err = LoadData(stdcontext.Background(), DataOptions{Dataset: DatasetMNIST, Dir: other})
+	if !errorsIs(err, data.ErrMNISTMissing) || !strings.Contains(err.Error(), other) {
+		t.Errorf("mnist in an empty Dir: %v; want an error naming %s", err, other)
+	}
+	if _, err := LoadData(stdcontext.Background(), DataOptions{Dataset: "cifar"}); err == nil || !strings.Contains(err.Error(), `"cifar"`) {
+		t.Errorf("unknown data set: %v", err)
+	}
+	if d, err := LoadData(stdcontext.Background(), DataOptions{Dataset: DatasetDigits, Download: true, ValFraction: 0.1, Seed: 1}); err != nil || d.Inputs != 64 {
+		t.Errorf("digits with Download: %v (nothing to download)", err)
 	}
 }
 

@@ -109,15 +109,15 @@ func (c Config) Validate() error {
 		bad("moe: %d inputs, %d classes: want >= 1 input and >= 2 classes", c.Inputs, c.Classes)
 	}
 	if c.Experts < 1 {
-		bad("moe: --experts %d: want >= 1", c.Experts)
+		bad("moe: Experts %d: want >= 1", c.Experts)
 	}
 	if c.MaxExperts != 0 && c.MaxExperts < c.Experts {
-		bad("moe: --max-experts %d: want >= --experts %d", c.MaxExperts, c.Experts)
+		bad("moe: MaxExperts %d: want >= Experts %d", c.MaxExperts, c.Experts)
 	}
 	if c.TopK < 1 || c.TopK > 2 {
-		bad("moe: --top-k %d: want 1 or 2", c.TopK)
+		bad("moe: TopK %d: want 1 or 2", c.TopK)
 	} else if c.TopK > c.Experts {
-		bad("moe: --top-k %d with %d experts: want top-k <= experts", c.TopK, c.Experts)
+		bad("moe: TopK %d with %d experts: want TopK <= Experts", c.TopK, c.Experts)
 	}
 	for _, h := range c.Hidden {
 		if h < 1 {
@@ -125,13 +125,13 @@ func (c Config) Validate() error {
 		}
 	}
 	if c.GateHidden < 0 {
-		bad("moe: --gate-hidden %d: want >= 0", c.GateHidden)
+		bad("moe: GateHidden %d: want >= 0", c.GateHidden)
 	}
 	if math.IsNaN(c.CapacityFactor) || math.IsInf(c.CapacityFactor, 0) {
-		bad("moe: --capacity-factor %g: want a finite number", c.CapacityFactor)
+		bad("moe: CapacityFactor %g: want a finite number", c.CapacityFactor)
 	}
 	if c.BalanceAlpha < 0 || math.IsNaN(c.BalanceAlpha) {
-		bad("moe: --balance-alpha %g: want >= 0", c.BalanceAlpha)
+		bad("moe: BalanceAlpha %g: want >= 0", c.BalanceAlpha)
 	}
 	if c.Devices < 0 {
 		bad("moe: %d devices: want >= 1", c.Devices)

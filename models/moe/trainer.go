@@ -49,6 +49,12 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// Progress is where the harness shows progress (nil: none).
 	Progress io.Writer
+	// AutoBatchSize makes Train pick the batch size instead of using
+	// Train.BatchSize (train.AutoBatchSize): on an accelerator the largest
+	// that fits (one training step tried with train.FindBatchSize, from 32
+	// up to 8192 and the number of training examples), on a host backend,
+	// which has no device memory to probe, 256.
+	AutoBatchSize bool
 }
 
 // EpochRecord is what Train records at the end of every epoch.
@@ -91,15 +97,31 @@ type Result struct {
 	PeakMemoryMiB    float64         `json:"peak_memory_mib"`
 	Train            train.Result    `json:"train"`
 	Perf             train.Perf      `json:"-"`
+	// BatchSize is the batch size trained with (Options.Train.BatchSize,
+	// or the one Options.AutoBatchSize picked).
+	BatchSize int `json:"batch_size"`
+	// Devices is the number of devices trained on (Model.Devices, or
+	// Train.Devices resolved against the backend).
+	Devices int `json:"devices"`
 }
 
 // Train trains a mixture of experts on opts.Data with the harness and
 // evaluates it on the test part. Cancelling ctx stops it like the
 // harness's RunContext (a checkpoint is written; the error wraps
 // train.ErrInterrupted).
+//
+// A Model.Devices of 0 is Train.Devices resolved against the backend
+// (train.ParseDevices); Model.ExpertParallel on one device is off; with
+// GrowExperts, a Model.MaxExperts of 0 is Experts + 4.
 func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Result, error) {
+	if ctx == nil {
+		ctx = stdcontext.Background()
+	}
 	if err := opts.Data.validate(); err != nil {
 		return nil, err
+	}
+	if backend == nil {
+		return nil, errors.New("moe: no backend")
 	}
 	d := opts.Data
 	mc := opts.Model
@@ -108,6 +130,23 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 	}
 	if mc.Classes == 0 {
 		mc.Classes = d.Classes
+	}
+	if mc.Devices == 0 {
+		var available int
+		if err := train.Catch(func() { available = backend.NumDevices() }); err != nil {
+			return nil, fmt.Errorf("moe: counting the backend's devices: %w", err)
+		}
+		n, err := train.ParseDevices(opts.Train.Devices, available)
+		if err != nil {
+			return nil, fmt.Errorf("moe: %w", err)
+		}
+		mc.Devices = n
+	}
+	if mc.Devices <= 1 {
+		mc.ExpertParallel = false // nothing to shard on one device
+	}
+	if opts.GrowExperts && mc.MaxExperts == 0 {
+		mc.MaxExperts = mc.Experts + 4
 	}
 	if mc.Inputs != d.Inputs || mc.Classes != d.Classes {
 		return nil, fmt.Errorf("moe: the model takes %d inputs and %d classes, the data %s has %d and %d",
@@ -144,6 +183,21 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 	if err != nil {
 		return nil, fmt.Errorf("moe: %w", err)
 	}
+	if opts.AutoBatchSize {
+		n, note, err := train.AutoBatchSize(backend, min(256, ds.Len()), func() (int, error) {
+			probe, err := New(mc, cfg.Seed)
+			if err != nil {
+				return 0, err
+			}
+			limit := min(8192, ds.Len())
+			return train.FindBatchSize(min(32, limit), limit, train.StepFits(backend, cfg, probe.ModelFn(), Loss, ds))
+		})
+		if err != nil {
+			return nil, fmt.Errorf("moe: %w", err)
+		}
+		logf("moe: %s", note)
+		cfg.BatchSize = n
+	}
 	h, err := train.New(backend, cfg, m.ModelFn(), Loss, ds)
 	if err != nil {
 		return nil, fmt.Errorf("moe: %w", err)
@@ -173,7 +227,8 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 	if t.err != nil {
 		return nil, t.err
 	}
-	res := &Result{Data: d.Name, Train: tr, Steps: tr.Steps, Grown: t.grown, History: t.history, Perf: h.Perf()}
+	res := &Result{Data: d.Name, Train: tr, Steps: tr.Steps, Grown: t.grown, History: t.history, Perf: h.Perf(),
+		BatchSize: cfg.BatchSize, Devices: mc.Devices}
 	if runErr != nil && !errors.Is(runErr, train.ErrInterrupted) {
 		return nil, fmt.Errorf("moe: %w", runErr)
 	}

@@ -10,7 +10,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/gotrain/gotrain/models/charlstm"
+	"github.com/gotrain/gotrain/models/text"
 )
 
 // Example is one instruction-tuning example: the model reads Prompt and
@@ -100,7 +100,7 @@ func parseExample(b []byte) (Example, error) {
 // padded with id 0; y holds the next id at each position where that id is
 // a response token, and −1 elsewhere (prompt, padding), so that Loss counts
 // the response only. It returns the number of rows.
-func InstructionRows(v *charlstm.Vocab, examples []Example, context int) (x, y []float32, n int, err error) {
+func InstructionRows(v *text.Vocab, examples []Example, context int) (x, y []float32, n int, err error) {
 	for i, ex := range examples {
 		p, err := v.Encode(ex.Prompt)
 		if err != nil {

@@ -1,6 +1,6 @@
 // Package transformer is a decoder-only transformer language model trained
 // with gotrain's harness (package train): character-level tokens (the
-// vocabulary of package charlstm), learned token and position embeddings,
+// vocabulary of package models/text), learned token and position embeddings,
 // blocks of pre-norm causal multi-head attention and a pre-norm gated (GLU)
 // feed-forward, and an output head tied to the token embedding.
 //
@@ -125,20 +125,20 @@ func (a Arch) withDefaults() Arch {
 func (a Arch) Validate() error {
 	a = a.withDefaults()
 	if a.Vocab < 1 || a.Layers < 1 || a.Heads < 1 || a.Width < 1 || a.Context < 1 || a.Hidden < 1 {
-		return fmt.Errorf("transformer: vocabulary %d, --layers %d, --heads %d, --width %d, --context %d, --ffn-hidden %d: want all >= 1",
+		return fmt.Errorf("transformer: vocabulary %d, Layers %d, Heads %d, Width %d, Context %d, Hidden %d: want all >= 1",
 			a.Vocab, a.Layers, a.Heads, a.Width, a.Context, a.Hidden)
 	}
 	if a.Width%a.Heads != 0 {
-		return fmt.Errorf("transformer: --width %d is not a multiple of --heads %d", a.Width, a.Heads)
+		return fmt.Errorf("transformer: Width %d is not a multiple of Heads %d", a.Width, a.Heads)
 	}
 	if a.Attention != AttentionSoftmax && a.Attention != AttentionPoly {
-		return fmt.Errorf("transformer: --attention %q: want softmax or poly", a.Attention)
+		return fmt.Errorf("transformer: Attention %q: want softmax or poly", a.Attention)
 	}
 	if a.FFN != FFNSwiGLU && a.FFN != FFNRichards {
-		return fmt.Errorf("transformer: --ffn %q: want swiglu or richards", a.FFN)
+		return fmt.Errorf("transformer: FFN %q: want swiglu or richards", a.FFN)
 	}
 	if a.Norm != NormRMS && a.Norm != NormLayer {
-		return fmt.Errorf("transformer: --norm %q: want rms or layer", a.Norm)
+		return fmt.Errorf("transformer: Norm %q: want rms or layer", a.Norm)
 	}
 	return nil
 }

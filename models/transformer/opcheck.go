@@ -177,7 +177,7 @@ func PrepareBackend(b backends.Backend, arch Arch, prec train.Precision, fallbac
 		return nil, "", err
 	}
 	if !fallback || open == nil {
-		return nil, "", fmt.Errorf("transformer: %w (use --fallback to train on a device that has them)", err)
+		return nil, "", fmt.Errorf("transformer: %w (allow a fallback to train on a device that has them)", err)
 	}
 	nb, oerr := open()
 	if oerr != nil {
@@ -187,5 +187,5 @@ func PrepareBackend(b backends.Backend, arch Arch, prec train.Precision, fallbac
 		nb.Finalize()
 		return nil, "", fmt.Errorf("transformer: %w; the fallback backend %q fails too: %w", err, nb.Name(), err2)
 	}
-	return nb, fmt.Sprintf("warning: %s; training on backend %q instead (--fallback)", err.Error(), nb.Name()), nil
+	return nb, fmt.Sprintf("warning: %s; training on backend %q instead (fallback allowed)", err.Error(), nb.Name()), nil
 }

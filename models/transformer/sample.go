@@ -15,7 +15,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
-	"github.com/gotrain/gotrain/models/charlstm"
+	"github.com/gotrain/gotrain/models/text"
 	"github.com/gotrain/gotrain/train"
 )
 
@@ -27,7 +27,7 @@ func cacheShape(a Arch, b int) shapes.Shape {
 // Model is a trained model loaded for sampling.
 type Model struct {
 	// Vocab is the model's vocabulary.
-	Vocab *charlstm.Vocab
+	Vocab *text.Vocab
 	// Arch is its architecture.
 	Arch Arch
 	// Step is the optimizer step of the checkpoint (0 when not loaded from one).

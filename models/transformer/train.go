@@ -15,7 +15,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
-	"github.com/gotrain/gotrain/models/charlstm"
+	"github.com/gotrain/gotrain/models/text"
 	"github.com/gotrain/gotrain/train"
 )
 
@@ -25,7 +25,9 @@ type Phase struct {
 	Epochs int `json:"epochs"`
 	// Steps caps the phase's optimizer steps (0: Epochs).
 	Steps int `json:"steps"`
-	// BatchSize is the micro-batch size (clamped to the number of examples).
+	// BatchSize is the micro-batch size (clamped to the number of
+	// examples); 0 means 32, or an automatic size with
+	// Options.AutoBatchSize.
 	BatchSize int `json:"batch_size"`
 	// Accumulate is the number of micro-batches per optimizer step.
 	Accumulate int `json:"accumulate"`
@@ -67,10 +69,12 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// Progress receives the harness's progress display (nil: none).
 	Progress io.Writer
-	// Context, when set, interrupts training when it is done (e.g. on
-	// Ctrl-C): the harness writes a checkpoint and its reports, and Train
-	// returns an error wrapping train.ErrInterrupted.
-	Context stdcontext.Context
+	// AutoBatchSize picks the batch size of every phase whose BatchSize is
+	// 0 (train.AutoBatchSize): on an accelerator the largest that fits (one
+	// training step tried with train.FindBatchSize, from 8 up to 4096 and
+	// the phase's number of examples), on a host backend, which has no
+	// device memory to probe, 32.
+	AutoBatchSize bool
 }
 
 // PhaseResult is the outcome of one phase.
@@ -120,7 +124,7 @@ type Result struct {
 	// Context holds the trained weights.
 	Context *context.Context `json:"-"`
 	// Vocab is the vocabulary.
-	Vocab *charlstm.Vocab `json:"-"`
+	Vocab *text.Vocab `json:"-"`
 }
 
 // PhaseDir returns the checkpoint directory of a phase ("pretrain" or
@@ -131,19 +135,22 @@ func PhaseDir(dir, phase string) string { return filepath.Join(dir, phase) }
 // with its own harness (checkpoints under Train.CheckpointDir/pretrain and
 // /instruct), the instruction phase starting from the pretrained weights.
 // Call CheckBackend or PrepareBackend first to check the device.
-func Train(backend backends.Backend, opts Options) (*Result, error) {
-	runCtx := opts.Context
-	if runCtx == nil {
-		runCtx = stdcontext.Background()
+// Cancelling ctx (e.g. on Ctrl-C, see train.NotifyContext) stops the phase
+// in progress like the harness's RunContext: a checkpoint and the reports
+// are written and the error wraps train.ErrInterrupted.
+func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Result, error) {
+	if ctx == nil {
+		ctx = stdcontext.Background()
 	}
+	runCtx := ctx
 	logf := opts.Logf
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	text := opts.PretrainText
-	if text == "" && opts.PretrainPath != "" && opts.Pretrain.active() {
+	corpus := opts.PretrainText
+	if corpus == "" && opts.PretrainPath != "" && opts.Pretrain.active() {
 		var err error
-		if text, err = charlstm.LoadText(opts.PretrainPath); err != nil {
+		if corpus, err = text.LoadText(opts.PretrainPath); err != nil {
 			return nil, fmt.Errorf("transformer: %w", err)
 		}
 	}
@@ -154,12 +161,12 @@ func Train(backend backends.Backend, opts Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	doPre := opts.Pretrain.active() && text != ""
+	doPre := opts.Pretrain.active() && corpus != ""
 	doInst := opts.Instruct.active() && len(exs) > 0
 	if !doPre && !doInst {
-		return nil, errors.New("transformer: nothing to train: give pretraining text with --pretrain-epochs or --max-steps, and/or instruction data with --instruction-epochs")
+		return nil, errors.New("transformer: nothing to train: give pretraining text (PretrainText or PretrainPath) with Pretrain.Epochs or Pretrain.Steps, and/or instructions with Instruct.Epochs or Instruct.Steps")
 	}
-	vocab, err := charlstm.NewVocab(text + instructionText(exs))
+	vocab, err := text.NewVocab(corpus + instructionText(exs))
 	if err != nil {
 		return nil, fmt.Errorf("transformer: %w", err)
 	}
@@ -169,7 +176,7 @@ func Train(backend backends.Backend, opts Options) (*Result, error) {
 		return nil, err
 	}
 	if p := opts.Train.Precision; p != train.Precision32 && p != "" && arch.Vocab > 256 {
-		return nil, fmt.Errorf("transformer: --precision %s: a vocabulary of %d runes does not fit the 16-bit float ids (at most 256); use --precision 32", p, arch.Vocab)
+		return nil, fmt.Errorf("transformer: Precision %s: a vocabulary of %d runes does not fit the 16-bit float ids (at most 256); use Precision 32", p, arch.Vocab)
 	}
 	if opts.Stride < 1 {
 		opts.Stride = 1
@@ -197,21 +204,21 @@ func Train(backend backends.Backend, opts Options) (*Result, error) {
 	var vx, vy []float32
 	var prevCtx *context.Context
 	if doPre {
-		ids, _ := vocab.Encode(text)
-		trainIDs, valIDs := charlstm.Split(ids, opts.ValFraction)
+		ids, _ := vocab.Encode(corpus)
+		trainIDs, valIDs := text.Split(ids, opts.ValFraction)
 		if len(valIDs) < arch.Context+1 {
 			trainIDs, valIDs = ids, nil
 		}
 		res.TrainChars, res.ValChars = len(trainIDs), len(valIDs)
 		if len(trainIDs) < arch.Context+1 {
-			return nil, fmt.Errorf("transformer: corpus %s: %d characters are too short for one window of --context+1 = %d", opts.PretrainPath, len(trainIDs), arch.Context+1)
+			return nil, fmt.Errorf("transformer: corpus %s: %d characters are too short for one window of Context+1 = %d", opts.PretrainPath, len(trainIDs), arch.Context+1)
 		}
-		x, y, n, err := charlstm.Windows(trainIDs, arch.Context, opts.Stride)
+		x, y, n, err := text.Windows(trainIDs, arch.Context, opts.Stride)
 		if err != nil {
 			return nil, fmt.Errorf("transformer: %w", err)
 		}
 		if len(valIDs) > 0 {
-			if vx, vy, _, err = charlstm.Windows(valIDs, arch.Context, arch.Context); err != nil {
+			if vx, vy, _, err = text.Windows(valIDs, arch.Context, arch.Context); err != nil {
 				return nil, fmt.Errorf("transformer: validation: %w", err)
 			}
 		}
@@ -231,7 +238,7 @@ func Train(backend backends.Backend, opts Options) (*Result, error) {
 					return map[string]float64{"val_loss": v, "val_perplexity": math.Exp(v)}, nil
 				}
 			}
-			h, err := runPhase(runCtx, backend, "pretrain", arch, vocab, opts.Pretrain, base, x, y, n, nil, evalFn, pr, res, logf, opts.Progress)
+			h, err := runPhase(runCtx, backend, "pretrain", arch, vocab, opts.Pretrain, base, x, y, n, nil, evalFn, pr, res, logf, opts)
 			if err != nil {
 				return nil, err
 			}
@@ -268,7 +275,7 @@ func Train(backend backends.Backend, opts Options) (*Result, error) {
 			res.ResponseLossBefore = v
 			return err
 		}
-		h, err := runPhase(runCtx, backend, "instruct", arch, vocab, opts.Instruct, base, x, y, n, prevCtx, evalFn, pr, res, logf, opts.Progress, before)
+		h, err := runPhase(runCtx, backend, "instruct", arch, vocab, opts.Instruct, base, x, y, n, prevCtx, evalFn, pr, res, logf, opts, before)
 		if err != nil {
 			return nil, err
 		}
@@ -288,16 +295,31 @@ func Train(backend backends.Backend, opts Options) (*Result, error) {
 // runPhase trains one phase with its own harness. from, when not nil,
 // holds the weights to start from (the previous phase's). hooks run after
 // the weights are in place, before the first step.
-func runPhase(ctx stdcontext.Context, backend backends.Backend, name string, arch Arch, vocab *charlstm.Vocab, ph Phase, base train.Config,
+func runPhase(ctx stdcontext.Context, backend backends.Backend, name string, arch Arch, vocab *text.Vocab, ph Phase, base train.Config,
 	x, y []float32, n int, from *context.Context, evalFn train.Evaluator, pr *PhaseResult, res *Result,
-	logf func(string, ...any), progress io.Writer, hooks ...func(*train.Harness) error) (*train.Harness, error) {
+	logf func(string, ...any), opts Options, hooks ...func(*train.Harness) error) (*train.Harness, error) {
 	cfg := base
 	cfg.Epochs, cfg.Steps, cfg.BatchSize, cfg.Accumulate = max(ph.Epochs, 1), ph.Steps, ph.BatchSize, max(ph.Accumulate, 1)
 	if ph.LearningRate > 0 {
 		cfg.LearningRate = ph.LearningRate
 	}
+	ds, err := train.NewDataset(x, arch.Context, y, arch.Context, cfg.Seed, true)
+	if err != nil {
+		return nil, fmt.Errorf("transformer: %s: %w", name, err)
+	}
 	if cfg.BatchSize < 1 {
 		cfg.BatchSize = 32
+		if opts.AutoBatchSize {
+			bs, note, err := train.AutoBatchSize(backend, min(32, n), func() (int, error) {
+				limit := min(4096, n)
+				return train.FindBatchSize(min(8, limit), limit, train.StepFits(backend, cfg, arch.ModelFn(), Loss, ds))
+			})
+			if err != nil {
+				return nil, fmt.Errorf("transformer: %s: %w", name, err)
+			}
+			logf("transformer: %s: %s", name, note)
+			cfg.BatchSize = bs
+		}
 	}
 	if cfg.BatchSize > n {
 		logf("transformer: %s: batch size %d is larger than the %d examples: using %d", name, cfg.BatchSize, n, n)
@@ -325,16 +347,12 @@ func runPhase(ctx stdcontext.Context, backend backends.Backend, name string, arc
 	}
 	resume := cfg.Resume
 	cfg.Resume = false // restored here, to check the model first
-	ds, err := train.NewDataset(x, arch.Context, y, arch.Context, cfg.Seed, true)
-	if err != nil {
-		return nil, fmt.Errorf("transformer: %s: %w", name, err)
-	}
 	h, err := train.New(backend, cfg, arch.ModelFn(), Loss, ds)
 	if err != nil {
 		return nil, fmt.Errorf("transformer: %s: %w", name, err)
 	}
 	h.SetLogger(func(msg string) { logf("%s", msg) })
-	h.SetProgressWriter(progress)
+	h.SetProgressWriter(opts.Progress)
 	if from != nil {
 		if err := copyModel(from, h.Context()); err != nil {
 			return nil, fmt.Errorf("transformer: %s: %w", name, err)
@@ -359,7 +377,7 @@ func runPhase(ctx stdcontext.Context, backend backends.Backend, name string, arc
 				return nil, fmt.Errorf("transformer: %s: resume from %s: %w", name, path, err)
 			}
 			if !sv.Equal(vocab) || sa != arch {
-				return nil, fmt.Errorf("transformer: %s: resume from %s: the checkpoint's model (%s) does not match this data and these flags (%s)",
+				return nil, fmt.Errorf("transformer: %s: resume from %s: the checkpoint's model (%s) does not match this data and these options (%s)",
 					name, path, describe(sa), describe(arch))
 			}
 			pr.ResumedFrom, resumedStep = path, h.Step()
@@ -492,12 +510,8 @@ func initParams(backend backends.Backend, ctx *context.Context, arch Arch) (stri
 }
 
 // setMeta stores the vocabulary and architecture in ctx's MetaScope.
-func setMeta(ctx *context.Context, v *charlstm.Vocab, a Arch) error {
-	rs := v.Runes()
-	r32 := make([]int32, len(rs))
-	for i, r := range rs {
-		r32[i] = r
-	}
+func setMeta(ctx *context.Context, v *text.Vocab, a Arch) error {
+	r32 := v.Codes()
 	ar := []int32{int32(a.Layers), int32(a.Heads), int32(a.Width), int32(a.Context), int32(a.Hidden),
 		kindCodes[a.Attention], kindCodes[a.FFN], kindCodes[a.Norm]}
 	return train.Catch(func() {
@@ -508,7 +522,7 @@ func setMeta(ctx *context.Context, v *charlstm.Vocab, a Arch) error {
 }
 
 // readMeta reads what setMeta stored.
-func readMeta(ctx *context.Context) (*charlstm.Vocab, Arch, error) {
+func readMeta(ctx *context.Context) (*text.Vocab, Arch, error) {
 	get := func(name string) ([]int32, error) {
 		v := ctx.GetVariableByScopeAndName(MetaScope, name)
 		if v == nil {
@@ -533,9 +547,7 @@ func readMeta(ctx *context.Context) (*charlstm.Vocab, Arch, error) {
 	if len(ar) != 8 {
 		return nil, Arch{}, fmt.Errorf("%s/arch has %d values, want 8", MetaScope, len(ar))
 	}
-	rs := make([]rune, len(r32))
-	copy(rs, r32)
-	v, err := charlstm.VocabFromRunes(rs)
+	v, err := text.VocabFromCodes(r32)
 	if err != nil {
 		return nil, Arch{}, err
 	}
@@ -602,4 +614,32 @@ func EvalLoss(backend backends.Backend, ctx *context.Context, a Arch, x, y []flo
 		return 0, errors.New("transformer: evaluate: no token counts (every label is masked)")
 	}
 	return sum / count, nil
+}
+
+// ResumeDir returns the run directory (the Train.CheckpointDir holding
+// "pretrain" and "instruct") to resume from, given that directory, one of
+// its phase directories, or a checkpoint file that is the newest of its
+// phase directory (train.ResumeDir). Train with Resume then continues the
+// phase the run was in.
+func ResumeDir(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("transformer: resume from %w", err)
+	}
+	if fi.IsDir() {
+		for _, phase := range []string{"pretrain", "instruct"} {
+			if sub, err := os.Stat(PhaseDir(path, phase)); err == nil && sub.IsDir() {
+				return path, nil // the run directory
+			}
+		}
+	}
+	dir, err := train.ResumeDir(path)
+	if err != nil {
+		return "", fmt.Errorf("transformer: %w", err)
+	}
+	switch filepath.Base(filepath.Clean(dir)) {
+	case "pretrain", "instruct":
+		return filepath.Dir(filepath.Clean(dir)), nil
+	}
+	return "", fmt.Errorf("transformer: resume from %s: not a run directory (with pretrain/ or instruct/), a phase directory or a checkpoint in one", path)
 }

@@ -1,0 +1,261 @@
+package main
+
+// The one vocabulary of training flags shared by `lm lstm train`,
+// `lm transformer train` and `moe train`: every spelling is defined here
+// once. docs/TRAINING.md lists the flags.
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/gotrain/gotrain/train"
+)
+
+// resumeLatest is the value of a bare --resume: the newest valid
+// checkpoint of the run's output directory.
+const resumeLatest = "latest"
+
+// runFlags hold the shared training flags that are not plain train.Config
+// fields.
+type runFlags struct {
+	// batchSize is --batch-size: N or auto.
+	batchSize string
+	// resume is --resume: "" (no), resumeLatest, or a checkpoint file or
+	// directory.
+	resume string
+	// out is --out, the run's output directory.
+	out string
+}
+
+// trainFlagSpec is what a command chooses about the shared flags.
+type trainFlagSpec struct {
+	// batchDefault and batchUsage describe --batch-size.
+	batchDefault, batchUsage string
+	// outDefault and outUsage describe --out.
+	outDefault, outUsage string
+	// noCheckpointDirAlias leaves --checkpoint-dir to the command (moe
+	// keeps its old meaning).
+	noCheckpointDirAlias bool
+	// omit are Config flags the command does not offer.
+	omit []string
+}
+
+// configFlagFields maps the train.Config fields to the flags that set them,
+// for the CLI's error messages (the library's name the fields).
+var configFlagFields = map[string]string{
+	"Optimizer": "optimizer", "LearningRate": "lr", "WeightDecay": "weight-decay", "WarmupSteps": "warmup-steps",
+	"Cosine": "cosine", "MinLearningRate": "min-lr", "Accumulate": "accumulate", "ClipNorm": "clip-norm",
+	"BatchSize": "batch-size", "Steps": "steps", "Epochs": "epochs", "Seed": "seed", "Precision": "precision",
+	"DynamicLossScaling": "loss-scaling", "EarlyStopMonitor": "early-stop-monitor",
+	"EarlyStopPatience": "early-stop-patience", "EarlyStopMinDelta": "early-stop-min-delta",
+	"EarlyStopMode": "early-stop-mode", "StopOnNonFinite": "stop-on-nan", "CheckpointDir": "out",
+	"CheckpointEvery": "checkpoint-every", "KeepBest": "keep-best", "Resume": "resume",
+	"NoCheckpoint": "no-checkpoint", "MetricsLog": "metrics-log", "LogEvery": "log-every",
+	"EvalEvery": "eval-every", "PerfSummary": "perf-summary", "Progress": "progress",
+	"ProgressInterval": "progress-interval", "GPUSampleInterval": "gpu-sample-interval",
+	"PlotsDir": "plots-dir", "DeviceDataBudgetMiB": "device-data-budget", "Devices": "devices",
+}
+
+// addConfigFlags registers a flag for every plain option of c (all but
+// BatchSize, Resume and CheckpointDir, which addTrainFlags spells), with
+// c's current values as defaults, skipping the names in omit.
+func addConfigFlags(fs *pflag.FlagSet, c *train.Config, omit ...string) {
+	skip := map[string]bool{}
+	for _, n := range omit {
+		skip[n] = true
+	}
+	var all pflag.FlagSet
+	all.StringVar(&c.Optimizer, "optimizer", c.Optimizer, "optimizer: adam, adamw or sgd")
+	all.Float64Var(&c.LearningRate, "lr", c.LearningRate, "peak learning rate")
+	all.Float64Var(&c.WeightDecay, "weight-decay", c.WeightDecay, "adamw decoupled weight decay")
+	all.IntVar(&c.WarmupSteps, "warmup-steps", c.WarmupSteps, "linear learning-rate warm-up, in optimizer steps")
+	all.BoolVar(&c.Cosine, "cosine", c.Cosine, "cosine learning-rate decay to --min-lr after warm-up")
+	all.Float64Var(&c.MinLearningRate, "min-lr", c.MinLearningRate, "final learning rate of the cosine schedule")
+	all.IntVar(&c.Accumulate, "accumulate", c.Accumulate, "micro-batches whose gradients are averaged per optimizer step")
+	all.Float64Var(&c.ClipNorm, "clip-norm", c.ClipNorm, "clip the global gradient L2 norm to this value (0: off)")
+	all.IntVar(&c.Steps, "steps", c.Steps, "cap on the optimizer steps (0: run --epochs)")
+	all.IntVar(&c.Epochs, "epochs", c.Epochs, "passes over the data when --steps is 0")
+	all.Int64Var(&c.Seed, "seed", c.Seed, "seed of initialisation, shuffling and the graph RNG")
+	all.StringVar((*string)(&c.Precision), "precision", string(c.Precision), "precision: 32, bf16-mixed, 16-mixed or auto")
+	all.BoolVar(&c.DynamicLossScaling, "loss-scaling", c.DynamicLossScaling, "dynamic loss scaling (always on with 16-mixed)")
+	all.StringVar(&c.EarlyStopMonitor, "early-stop-monitor", c.EarlyStopMonitor, `metric watched for early stopping: "loss" or an evaluation metric such as "val_loss" (empty: off)`)
+	all.IntVar(&c.EarlyStopPatience, "early-stop-patience", c.EarlyStopPatience, "checks without improvement before stopping (0: no early stopping)")
+	all.Float64Var(&c.EarlyStopMinDelta, "early-stop-min-delta", c.EarlyStopMinDelta, "least change that counts as an improvement")
+	all.StringVar(&c.EarlyStopMode, "early-stop-mode", c.EarlyStopMode, "min or max: whether lower or higher is better")
+	all.BoolVar(&c.StopOnNonFinite, "stop-on-nan", c.StopOnNonFinite, "stop with an error on a NaN or infinite loss")
+	all.IntVar(&c.CheckpointEvery, "checkpoint-every", c.CheckpointEvery, "checkpoint every N optimizer steps (0: only at the end)")
+	all.IntVar(&c.KeepBest, "keep-best", c.KeepBest, "best checkpoints kept besides the last")
+	all.BoolVar(&c.NoCheckpoint, "no-checkpoint", c.NoCheckpoint, "write no checkpoints")
+	all.StringVar(&c.MetricsLog, "metrics-log", c.MetricsLog, "JSON-lines metrics file (empty: none)")
+	all.IntVar(&c.LogEvery, "log-every", c.LogEvery, "log metrics every N optimizer steps")
+	all.IntVar(&c.EvalEvery, "eval-every", c.EvalEvery, "run the evaluation (validation metrics) every N optimizer steps and at the end (0: every --log-every steps)")
+	all.StringVar(&c.PerfSummary, "perf-summary", c.PerfSummary, "performance summary file (empty: none)")
+	all.StringVar(&c.Progress, "progress", c.Progress, "progress display: auto, bar, plain or off")
+	all.DurationVar(&c.ProgressInterval, "progress-interval", c.ProgressInterval, "least time between plain progress lines")
+	all.DurationVar(&c.GPUSampleInterval, "gpu-sample-interval", c.GPUSampleInterval, "least time between GPU samples in the metrics log (0: off)")
+	all.IntVar(&c.DeviceDataBudgetMiB, "device-data-budget", c.DeviceDataBudgetMiB, "upload the data set to the device when it takes at most this many MiB (0: stream from the host)")
+	all.StringVar(&c.Devices, "devices", c.Devices, "devices to train on, data parallel: N or all")
+	all.StringVar(&c.PlotsDir, "plots-dir", c.PlotsDir, "directory for PNG plots of the metrics at the end of a run (empty: none)")
+	all.VisitAll(func(f *pflag.Flag) {
+		if !skip[f.Name] {
+			fs.AddFlag(f)
+		}
+	})
+}
+
+// addTrainFlags registers the shared training flags of a neural command:
+// every Config flag (addConfigFlags, less spec.omit), --batch-size N|auto,
+// --out DIR, --resume[=PATH] and the deprecated --checkpoint-dir, and
+// makes deprecation warnings go to the command's standard error.
+func addTrainFlags(cmd *cobra.Command, cfg *train.Config, rf *runFlags, spec trainFlagSpec) {
+	f := cmd.Flags()
+	f.SetOutput(errWriter{cmd})
+	addConfigFlags(f, cfg, spec.omit...)
+	f.StringVar(&rf.batchSize, "batch-size", spec.batchDefault, spec.batchUsage)
+	f.StringVar(&rf.out, "out", spec.outDefault, spec.outUsage)
+	f.StringVar(&rf.resume, "resume", "", "resume from the newest valid checkpoint of --out (--resume), or from a checkpoint file or directory (--resume=PATH)")
+	f.Lookup("resume").NoOptDefVal = resumeLatest
+	if !spec.noCheckpointDirAlias {
+		deprecatedAlias(f, "out", func(name string) { f.StringVar(&rf.out, name, spec.outDefault, "checkpoint directory (now --out)") }, "checkpoint-dir")
+	}
+	cmd.Args = resumeArgs(rf)
+}
+
+// deprecatedAlias registers old names of the flag canonical, each bound
+// by add to the same variable, hidden from the help and printing a
+// deprecation warning when used.
+func deprecatedAlias(fs *pflag.FlagSet, canonical string, add func(name string), old ...string) {
+	for _, name := range old {
+		add(name)
+		_ = fs.MarkDeprecated(name, "use --"+canonical) // hides it too
+		_ = fs.MarkHidden(name)
+	}
+}
+
+// errWriter writes to a command's standard error as it is when written
+// to (tests set it after the flags are registered). pflag writes its
+// deprecation warnings to the flag set's output; cobra would otherwise
+// copy them to standard output when that is set.
+type errWriter struct{ cmd *cobra.Command }
+
+func (w errWriter) Write(p []byte) (int, error) { return w.cmd.ErrOrStderr().Write(p) }
+
+// resumeArgs accepts no positional argument, except one right after a
+// bare --resume: the spelling `--resume PATH` of earlier releases, which
+// still works for one release with a deprecation warning.
+func resumeArgs(rf *runFlags) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		if len(args) == 1 && rf.resume == resumeLatest && cmd.Flags().Changed("resume") {
+			rf.resume = args[0]
+			fmt.Fprintf(cmd.ErrOrStderr(), "warning: --resume %s (with a space) is deprecated and will stop working in the next release: use --resume=%s\n", args[0], args[0])
+			return nil
+		}
+		return fmt.Errorf("unexpected argument(s) %q: %s takes none (resume from a checkpoint with --resume=PATH)", args, cmd.CommandPath())
+	}
+}
+
+// resolve applies the shared flags to cfg: the batch size (auto tells
+// the caller to let the library pick one), early stopping off at
+// patience 0, and the checkpoint directory: ckptDir, or with --resume the
+// directory resumeDir makes of --resume=PATH.
+func (rf *runFlags) resolve(cfg *train.Config, ckptDir string, resumeDir func(string) (string, error)) (auto bool, err error) {
+	if auto, err = parseBatchSize(rf.batchSize, cfg); err != nil {
+		return false, err
+	}
+	if cfg.EarlyStopPatience == 0 {
+		cfg.EarlyStopMonitor, cfg.EarlyStopPatience = "", 1 // off; 1 keeps the configuration valid
+	}
+	cfg.CheckpointDir = ckptDir
+	switch rf.resume {
+	case "":
+		return auto, nil
+	case resumeLatest:
+	default:
+		dir, err := resumeDir(rf.resume)
+		if err != nil {
+			return false, fmt.Errorf("--resume=%s: %w", rf.resume, err)
+		}
+		cfg.CheckpointDir = dir
+	}
+	if cfg.NoCheckpoint {
+		return false, errors.New("--resume and --no-checkpoint exclude each other")
+	}
+	cfg.Resume = true
+	return auto, nil
+}
+
+// parseBatchSize parses --batch-size into cfg: a positive integer, or auto.
+// "" leaves cfg's batch size.
+func parseBatchSize(s string, cfg *train.Config) (auto bool, err error) {
+	switch {
+	case s == "":
+		return false, nil
+	case strings.EqualFold(s, "auto"):
+		return true, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return false, fmt.Errorf("--batch-size %q: want a positive integer or auto", s)
+	}
+	cfg.BatchSize = n
+	return false, nil
+}
+
+// fieldToken finds the exported identifiers in a library error, which
+// name the option that is wrong.
+var fieldToken = regexp.MustCompile(`[A-Z][A-Za-z0-9]*`)
+
+// flagError rewrites the option names in err's message (train.Config
+// fields, and the command's own in fields) into the flags that set them,
+// keeping err in the chain (errors.Is/As and exit codes still work). A
+// name counts only as a word of its own: after a space, "(" or a quote,
+// or at the start, and before a space, ":", ",", ")", "+", a quote or the
+// end (so paths and qualified names are left alone).
+func flagError(err error, fields map[string]string) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	var b strings.Builder
+	last := 0
+	for _, m := range fieldToken.FindAllStringIndex(msg, -1) {
+		name, ok := fields[msg[m[0]:m[1]]]
+		if !ok {
+			name, ok = configFlagFields[msg[m[0]:m[1]]]
+		}
+		if !ok || (m[0] > 0 && !strings.ContainsRune(` ("`, rune(msg[m[0]-1]))) ||
+			(m[1] < len(msg) && !strings.ContainsRune(` :,)+"`, rune(msg[m[1]]))) {
+			continue
+		}
+		b.WriteString(msg[last:m[0]])
+		b.WriteString("--" + name)
+		last = m[1]
+	}
+	if last == 0 {
+		return err
+	}
+	b.WriteString(msg[last:])
+	return &cliError{msg: b.String(), err: err}
+}
+
+// cliError is a library error whose message names flags.
+type cliError struct {
+	msg string
+	err error
+}
+
+func (e *cliError) Error() string { return e.msg }
+func (e *cliError) Unwrap() error { return e.err }
+
+// logf is the Logf the commands give the models: an info line on slog.
+func logf(format string, args ...any) { slog.Info(fmt.Sprintf(format, args...)) }
