@@ -277,6 +277,9 @@ func TestSynthHelpers(t *testing.T) {
 			t.Errorf("SamplesFor(%v, %v): no error", c[0], c[1])
 		}
 	}
+	if got, want := ModulationNames(), "bpsk, qpsk, 8psk, 16qam, 64qam, 2fsk, 4fsk, gfsk, fm, am, ofdm, tone, chirp"; got != want {
+		t.Errorf("ModulationNames() = %q, want %q", got, want)
+	}
 	for _, c := range []struct {
 		o    SynthOptions
 		want string

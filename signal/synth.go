@@ -41,11 +41,16 @@ func ParseModulation(s string) (Modulation, error) {
 			return m, nil
 		}
 	}
+	return "", fmt.Errorf("signal: unknown modulation %q (want one of %s)", s, ModulationNames())
+}
+
+// ModulationNames returns the names of [Modulations], comma-separated.
+func ModulationNames() string {
 	names := make([]string, len(Modulations))
 	for i, v := range Modulations {
 		names[i] = string(v)
 	}
-	return "", fmt.Errorf("signal: unknown modulation %q (want one of %s)", s, strings.Join(names, ", "))
+	return strings.Join(names, ", ")
 }
 
 // digital reports whether m has a symbol rate (and so an Es/N0).

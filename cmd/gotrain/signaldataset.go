@@ -45,7 +45,7 @@ from the ranges in docs/SIGNAL.md. A non-empty DIR is refused unless --force.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSignalDataset(cmd, g, &fl) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&fl.mods, "mods", "bpsk,qpsk,8psk,16qam,64qam,gfsk,fm,am", "comma-separated modulations: "+modNames())
+	f.StringVar(&fl.mods, "mods", "bpsk,qpsk,8psk,16qam,64qam,gfsk,fm,am", "comma-separated modulations: "+signal.ModulationNames())
 	f.IntVar(&fl.perClass, "per-class", 100, "records per modulation")
 	f.StringVar(&fl.snr, "snr", "-10:20:2", "full-band SNR range in dB: MIN:MAX[:STEP] or one value")
 	f.Float64Var(&fl.seconds, "seconds", 0.1, "record length in seconds (ignored with --samples)")
@@ -59,14 +59,6 @@ from the ranges in docs/SIGNAL.md. A non-empty DIR is refused unless --force.`,
 	f.BoolVar(&fl.force, "force", false, "replace the data set in a non-empty DIR")
 	f.IntVar(&fl.workers, "workers", 0, "goroutines (0 = GOMAXPROCS); the output does not depend on it")
 	return cmd
-}
-
-func modNames() string {
-	names := make([]string, len(signal.Modulations))
-	for i, m := range signal.Modulations {
-		names[i] = string(m)
-	}
-	return strings.Join(names, ", ")
 }
 
 // options turns the flags into data set options (modclass.Generate
