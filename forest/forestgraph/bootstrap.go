@@ -112,7 +112,7 @@ func (b *Bootstrap) build(seed, trees *graph.Node) *graph.Node {
 
 // Counts returns the bootstrap counts of the given trees for seed, row-major
 // (len(trees) × n): counts[k·n + i] is how many times tree trees[k] draws
-// row i, equal to forest.BootstrapCounts(seed, trees[k], draws, ·). Batches
+// row i, equal to the native learner's counts (core.BootstrapCounts(seed, trees[k], draws, ·)). Batches
 // of the Bootstrap's trees per batch run one graph execution each.
 func (b *Bootstrap) Counts(seed uint64, trees []int) ([]int32, error) {
 	for _, t := range trees {

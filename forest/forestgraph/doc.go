@@ -3,24 +3,30 @@
 // or TPU, XLA's CPU plugin, or the pure-Go simplego) and give the same bits
 // as the native CPU code:
 //
-//   - Bootstrap computes the bootstrap sample counts of a batch of trees in
-//     one graph, from the same counter-based stream as
-//     forest.BootstrapCounts (package rng, as graph operations in package
-//     rng/rnggraph): the counts are identical for the same seed and tree
-//     index. The draws are 64-bit integer arithmetic and the counts an
-//     integer scatter-add, so the result cannot depend on the backend or on
-//     the order in which it adds.
-//   - Predictor is batch inference: a tensorised traversal of a fitted
-//     forest's trees whose predictions equal forest.Forest.PredictValues and
-//     Predict bit for bit.
 //   - Fit grows a whole forest as graphs, level by level, and returns the
 //     trees forest.Fit grows, node for node (Feature, Bin, Threshold,
-//     MissingLeft, Left, Value, Samples, Weight, Gain), for the same data
-//     and options (the entropy criterion on simplego only, see below).
+//     MissingLeft, Left, Value, Samples, Weight, Gain), for the same
+//     *data.Dataset and options (the entropy criterion on simplego only,
+//     see below). Learner is Fit as a forest.Learner, for forest.Train.
+//   - Predictor is batch inference: a tensorised traversal of a fitted
+//     forest's trees whose predictions equal forest.Forest.PredictValues and
+//     Predict bit for bit; it is a forest.Predictor, for
+//     forest.Forest.PredictData.
+//   - Bootstrap computes the bootstrap sample counts of a batch of trees in
+//     one graph, from the same counter-based stream as the native learner
+//     (package rng, as graph operations in package rng/rnggraph): the
+//     counts are identical for the same seed and tree index. The draws are
+//     64-bit integer arithmetic and the counts an integer scatter-add, so
+//     the result cannot depend on the backend or on the order in which it
+//     adds.
+//
+// The package does not choose a device: the caller passes a
+// backends.Backend (from package device: device.Select, device.Open) and,
+// in GrowOptions and Options, the device number. See the example of Fit.
 //
 // # Growing trees on graphs
 //
-// forest.Prepare does the host-side work both learners share (binning, the
+// The host-side preparation is forest.Fit's own (binning, the
 // fixed-point target, class labels). The bootstrap counts of a batch of
 // trees come from the Bootstrap graph. Then, per level, for the frontier
 // nodes of every tree of the batch (a flat axis of node slots, padded to a
@@ -41,8 +47,9 @@
 //     node falls and a later one does too; MinSamplesLeaf on n on both
 //     sides; missing values right and, when the node has some, left), picks
 //     the first forest.Options.MaxFeatures non-constant features in the
-//     node's order by (forest.FeaturePriority>>16, j) (the keys are
-//     computed on the host from the node keys, forest.ChildKey), scores
+//     node's order by (FeaturePriority>>16, j) (the keys are
+//     computed on the host from the node keys, ChildKey; both in
+//     forest/internal/core, as in forest.Fit), scores
 //     every candidate, and keeps the best with forest.Fit's tie-breaking
 //     (highest score, then lowest feature, lowest bin, missing right first)
 //     as the minimum of an integer candidate index among the maxima;

@@ -1254,3 +1254,9 @@ func (g *grower) searchSplits(h []*graph.Node, keys *graph.Node, nc int) []*grap
 	b2i := func(x *graph.Node) *graph.Node { return graph.ConvertDType(x, dtypes.Int32) }
 	return []*graph.Node{b2i(ok), feature, bin, b2i(ml), gain, bestLeft, totV}
 }
+
+// Learner and Predictor plug into package forest's Train and PredictData.
+var (
+	_ forest.Learner   = Learner{}
+	_ forest.Predictor = (*Predictor)(nil)
+)

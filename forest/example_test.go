@@ -1,0 +1,106 @@
+package forest_test
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/gotrain/gotrain/data"
+	"github.com/gotrain/gotrain/forest"
+)
+
+// Fit a regression forest on the embedded diabetes data (80% of the rows),
+// score it on the other 20% and save it.
+func Example() {
+	split, err := forest.LoadData(forest.DataSpec{Dataset: "diabetes"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, err := forest.Fit(split.Train, forest.Options{Trees: 50, Seed: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	pred, err := f.Predict(split.Test.X, split.Test.Rows)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%d trees, test R² %.2f\n", len(f.Trees), forest.R2(pred, split.Test.Y))
+
+	dir, err := os.MkdirTemp("", "forest-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := f.SaveFile(filepath.Join(dir, "diabetes.gtf")); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("saved")
+	// Output:
+	// 50 trees, test R² 0.51
+	// saved
+}
+
+// Train does what `gotrain forest train --dataset digits` does: fit, then
+// score the held-out rows.
+func ExampleTrain() {
+	split, err := forest.LoadData(forest.DataSpec{Dataset: "digits"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	opt := forest.Options{Task: split.Task, Trees: 20, Seed: 1}
+	r, err := forest.Train(split.Train, split.Test, opt, forest.TrainConfig{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s: %d trees, %d test rows, accuracy %.2f\n", r.Task, r.Trees, r.TestRows, *r.TestAccuracy)
+	// Output:
+	// classification: 20 trees, 360 test rows, accuracy 0.97
+}
+
+// Load a saved model and predict the rows of a data set, whose columns are
+// found by name (here in another order than in training, with an extra one).
+func ExampleLoadFile() {
+	dir, err := os.MkdirTemp("", "forest-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "model.gtf")
+	train := &data.Dataset{
+		FeatureNames: []string{"width", "height"},
+		X:            []float64{1, 1, 1, 2, 3, 3, 3, 4},
+		Y:            []float64{0, 0, 1, 1},
+		Rows:         4, Cols: 2,
+		Classes: []string{"small", "large"},
+	}
+	f, err := forest.Fit(train, forest.Options{Task: forest.Classification, Trees: 5, NoBootstrap: true, MaxFeatures: "all"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := f.SaveFile(path); err != nil {
+		log.Fatal(err)
+	}
+
+	model, err := forest.LoadFile(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	in := &data.Dataset{
+		Name:         "input",
+		FeatureNames: []string{"height", "id", "width"},
+		X:            []float64{4, 7, 3, 1, 8, 1},
+		Rows:         2, Cols: 3,
+	}
+	p, err := model.PredictData(in, forest.PredictOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := p.WriteCSV(os.Stdout); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// prediction
+	// large
+	// small
+}
