@@ -316,3 +316,31 @@ func TestMoECheckpointDirAlias(t *testing.T) {
 		t.Errorf("no deprecation warning:\n%s", errOut)
 	}
 }
+
+// TestSharedFlagValues checks --early-stop-patience 0 (early stopping off,
+// on every command) and --batch-size auto (the host default).
+func TestSharedFlagValues(t *testing.T) {
+	out, errOut, err := run(t, "--json", "--device", "go", "lm", "lstm", "train", "--data", lmCorpus(t), "--hidden-size", "8",
+		"--layers", "1", "--seq-length", "8", "--progress", "off", "--steps", "1", "--no-checkpoint",
+		"--early-stop-patience", "0", "--batch-size", "auto")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	var rep lmTrainReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Config.EarlyStopMonitor != "" || rep.BatchSize != 64 || rep.Config.BatchSize != 64 {
+		t.Errorf("early-stop monitor %q, batch size %d (config %d); want off and 64 (auto on the host)", rep.Config.EarlyStopMonitor, rep.BatchSize, rep.Config.BatchSize)
+	}
+	if _, errOut, err := run(t, "--device", "go", "moe", "train", "--dataset", "digits", "--out", t.TempDir(), "--steps", "1",
+		"--hidden", "8", "--experts", "2", "--progress", "off", "--early-stop-patience", "0", "--early-stop-monitor", "loss"); err != nil {
+		t.Errorf("moe train --early-stop-patience 0: %v\n%s", err, errOut)
+	}
+	for _, bad := range []string{"0", "-3", "many"} {
+		if _, _, err := run(t, "--device", "go", "moe", "train", "--dataset", "digits", "--batch-size", bad); err == nil ||
+			!strings.Contains(err.Error(), `--batch-size "`+bad+`"`) {
+			t.Errorf("--batch-size %s: %v", bad, err)
+		}
+	}
+}

@@ -289,3 +289,30 @@ func TestTrainResumeKeepsGrownExperts(t *testing.T) {
 		t.Errorf("resumed run has %d experts, want the 3 of the checkpoint", second.Experts)
 	}
 }
+
+// TestTrainOptionDefaults checks what Train fills in: the automatic batch
+// size (256 on a host backend), the devices from Train.Devices, and the
+// expert slots of a growing model (Experts + 4).
+func TestTrainOptionDefaults(t *testing.T) {
+	d, err := Digits(0.1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := train.DefaultConfig()
+	cfg.BatchSize, cfg.Steps, cfg.NoCheckpoint, cfg.Progress = 7, 1, true, train.ProgressOff
+	res, err := Train(stdcontext.Background(), testBackend(t), Options{
+		Model: Config{Experts: 2, Hidden: []int{8}, TopK: 1, ExpertParallel: true}, Train: cfg, Data: d,
+		AutoBatchSize: true, GrowExperts: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.BatchSize != 256 || res.Devices != 1 || len(res.Active) != 6 || res.Experts != 2 {
+		t.Errorf("batch size %d, devices %d, %d slots for %d experts; want 256, 1, 6 slots (2 + 4), 2", res.BatchSize, res.Devices, len(res.Active), res.Experts)
+	}
+	cfg.Devices = "2"
+	if _, err := Train(stdcontext.Background(), testBackend(t), Options{Model: Config{Experts: 2, Hidden: []int{8}, TopK: 1}, Train: cfg, Data: d}); err == nil ||
+		!strings.Contains(err.Error(), "Devices 2") {
+		t.Errorf("Train.Devices 2 on one device: %v, want an error naming Devices", err)
+	}
+}
