@@ -80,9 +80,10 @@ type Config struct {
 	// ClipNorm, when positive, scales the gradients so that their global L2
 	// norm is at most ClipNorm (--clip-norm, default 0: off).
 	ClipNorm float64 `json:"clip_norm"`
-	// BatchSize is the micro-batch size (--batch-size, default 32).
+	// BatchSize is the micro-batch size (--batch-size N, default 32;
+	// --batch-size auto: see AutoBatchSize).
 	BatchSize int `json:"batch_size"`
-	// Steps is the number of optimizer steps (--steps, default 0: use Epochs).
+	// Steps caps the optimizer steps (--steps, default 0: use Epochs).
 	Steps int `json:"steps"`
 	// Epochs is the number of passes over the data when Steps is 0
 	// (--epochs, default 1).
@@ -102,7 +103,8 @@ type Config struct {
 	// evaluation (--early-stop-monitor, default "": off).
 	EarlyStopMonitor string `json:"early_stop_monitor,omitempty"`
 	// EarlyStopPatience is the number of checks without improvement before
-	// stopping (--early-stop-patience, default 5).
+	// stopping (--early-stop-patience, default 5; the command turns early
+	// stopping off at 0).
 	EarlyStopPatience int `json:"early_stop_patience"`
 	// EarlyStopMinDelta is the least change that counts as an improvement
 	// (--early-stop-min-delta, default 0).
@@ -113,8 +115,8 @@ type Config struct {
 	// infinite (--stop-on-nan, default true).
 	StopOnNonFinite bool `json:"stop_on_non_finite"`
 
-	// CheckpointDir is where checkpoints are written (--checkpoint-dir,
-	// default "checkpoints").
+	// CheckpointDir is where checkpoints are written (--out, default
+	// "checkpoints"; moe train uses <out>/checkpoints).
 	CheckpointDir string `json:"checkpoint_dir"`
 	// CheckpointEvery writes a checkpoint every N optimizer steps
 	// (--checkpoint-every, default 1000; 0: only at the end).
@@ -122,8 +124,9 @@ type Config struct {
 	// KeepBest keeps the K checkpoints with the best monitored value, besides
 	// the last one (--keep-best, default 1).
 	KeepBest int `json:"keep_best"`
-	// Resume continues from the latest checkpoint in CheckpointDir (--resume,
-	// default false).
+	// Resume continues from the latest valid checkpoint in CheckpointDir
+	// (--resume, default false; --resume=PATH sets CheckpointDir too, see
+	// ResumeDir).
 	Resume bool `json:"resume"`
 	// NoCheckpoint disables checkpoints (--no-checkpoint, default false).
 	NoCheckpoint bool `json:"no_checkpoint"`

@@ -323,7 +323,7 @@ drawing each from the softmax of the logits divided by --temperature (0: the
 most likely character), among the --top-k most likely (0: all). The same
 --seed gives the same text. Each character costs one incremental step with a
 key/value cache. --model is a checkpoint file written by lm transformer train,
-or a run's --checkpoint-dir (its newest instruction-tuned checkpoint, else
+or a run's --out directory (its newest instruction-tuned checkpoint, else
 its newest pretrained one).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
