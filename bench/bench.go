@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gotrain/gotrain/device"
+	"github.com/gotrain/gotrain/internal/stats"
 )
 
 // Size selects workload sizes.
@@ -165,7 +166,7 @@ func measure(w Workload, e *device.Engine, repeats int) (Result, []float64) {
 		times = append(times, ms(time.Since(start)))
 	}
 	r.Available = true
-	r.MedianMS = device.Median(times)
+	r.MedianMS = stats.Median(times)
 	r.MinMS, r.MaxMS = times[0], times[0]
 	for _, t := range times {
 		r.MinMS, r.MaxMS = min(r.MinMS, t), max(r.MaxMS, t)

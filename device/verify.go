@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"time"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gotrain/gotrain/internal/stats"
 )
 
 // VerifyResult is the outcome of Verify on one device.
@@ -133,7 +133,7 @@ func Verify(d Device, repeats int) VerifyResult {
 		}
 		res.RelError = max(res.RelError, relError(got, want))
 	}
-	res.MedianMS = Median(times)
+	res.MedianMS = stats.Median(times)
 	res.OK = res.RelError <= verifyTolerance
 	if !res.OK {
 		res.Err = fmt.Sprintf("relative error %.3g exceeds %.0g", res.RelError, verifyTolerance)
@@ -142,16 +142,3 @@ func Verify(d Device, repeats int) VerifyResult {
 }
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }
-
-// Median returns the median of xs (0 for none); xs is not modified.
-func Median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}

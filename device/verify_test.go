@@ -31,18 +31,6 @@ func TestRelErrorDetectsWrongResult(t *testing.T) {
 	}
 }
 
-func TestMedian(t *testing.T) {
-	tests := []struct {
-		in   []float64
-		want float64
-	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}}
-	for _, tt := range tests {
-		if got := Median(tt.in); got != tt.want {
-			t.Errorf("Median(%v) = %v, want %v", tt.in, got, tt.want)
-		}
-	}
-}
-
 // nativeCheck runs the check in plain Go float32 arithmetic.
 func nativeCheck(a, b []float32) []float32 {
 	c := make([]float32, verifyN)
