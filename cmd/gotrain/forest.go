@@ -21,12 +21,14 @@ func newForestCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
+// forestTrainFlags are bound to the library's settings where they match.
 type forestTrainFlags struct {
-	dataset, dataDir, trainFile, testFile, target, task, criterion, maxFeatures, save string
-	trees, maxDepth, minLeaf, minSplit, bins, threads, repeats, permRepeats           int
-	seed                                                                              uint64
-	maxSamples, holdout                                                               float64
-	noBootstrap, noOOB, importance                                                    bool
+	data    forest.DataSpec
+	opt     forest.Options
+	cfg     forest.TrainConfig
+	holdout float64 // the flag: negative means the default, 0 none
+	noOOB   bool
+	save    string
 }
 
 // forestReport is the JSON printed by `forest train --json`: the library's
@@ -67,82 +69,75 @@ The library call behind this command is forest.LoadData then forest.Train.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runForestTrain(cmd, g, &fl) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&fl.dataset, "dataset", "", "data set: diabetes (regression) or digits (classification), both embedded, or mnist (IDX files from --data-dir)")
-	f.StringVar(&fl.dataDir, "data-dir", "", `folder with the MNIST IDX files, for --dataset mnist (default: data.MNISTDir(""), that is $`+data.DataDirEnv+`/mnist, else $XDG_DATA_HOME/gotrain/mnist, else ~/.local/share/gotrain/mnist)`)
-	f.StringVar(&fl.trainFile, "train", "", "training CSV file (header row required)")
-	f.StringVar(&fl.testFile, "test", "", "test CSV file with the same columns")
-	f.StringVar(&fl.target, "target", "", "target column name (default: the last column)")
-	f.StringVar(&fl.task, "task", "", "regression or classification (default: from --dataset, else regression)")
-	f.StringVar(&fl.criterion, "criterion", "", "squared_error (regression), gini or entropy (classification)")
-	f.IntVar(&fl.trees, "trees", 100, "number of trees")
-	f.IntVar(&fl.maxDepth, "max-depth", 0, "maximum tree depth (0 = unlimited)")
-	f.StringVar(&fl.maxFeatures, "max-features", "", "features per split: sqrt, log2, all, a fraction or an integer (default: all for regression, sqrt for classification)")
-	f.IntVar(&fl.minLeaf, "min-samples-leaf", 1, "fewest rows in a leaf")
-	f.IntVar(&fl.minSplit, "min-samples-split", 2, "fewest rows to split a node")
-	f.IntVar(&fl.bins, "bins", 256, "most bins per feature, the missing-value bin included (2..256)")
-	f.Uint64Var(&fl.seed, "seed", 0, "random seed")
-	f.IntVar(&fl.threads, "threads", 0, "worker goroutines (0 = all CPUs); the model does not depend on it")
-	f.Float64Var(&fl.maxSamples, "max-samples", 0, "bootstrap draws per tree: a fraction of rows if <= 1, else a count (0 = all rows)")
-	f.BoolVar(&fl.noBootstrap, "no-bootstrap", false, "grow every tree on all rows")
+	f.StringVar(&fl.data.Dataset, "dataset", "", "data set: diabetes (regression) or digits (classification), both embedded, or mnist (IDX files from --data-dir)")
+	f.StringVar(&fl.data.DataDir, "data-dir", "", `folder with the MNIST IDX files, for --dataset mnist (default: data.MNISTDir(""), that is $`+data.DataDirEnv+`/mnist, else $XDG_DATA_HOME/gotrain/mnist, else ~/.local/share/gotrain/mnist)`)
+	f.StringVar(&fl.data.Train, "train", "", "training CSV file (header row required)")
+	f.StringVar(&fl.data.Test, "test", "", "test CSV file with the same columns")
+	f.StringVar(&fl.data.Target, "target", "", "target column name (default: the last column)")
+	f.StringVar((*string)(&fl.data.Task), "task", "", "regression or classification (default: from --dataset, else regression)")
+	f.StringVar((*string)(&fl.opt.Criterion), "criterion", "", "squared_error (regression), gini or entropy (classification)")
+	f.IntVar(&fl.opt.Trees, "trees", 100, "number of trees")
+	f.IntVar(&fl.opt.MaxDepth, "max-depth", 0, "maximum tree depth (0 = unlimited)")
+	f.StringVar(&fl.opt.MaxFeatures, "max-features", "", "features per split: sqrt, log2, all, a fraction or an integer (default: all for regression, sqrt for classification)")
+	f.IntVar(&fl.opt.MinSamplesLeaf, "min-samples-leaf", 1, "fewest rows in a leaf")
+	f.IntVar(&fl.opt.MinSamplesSplit, "min-samples-split", 2, "fewest rows to split a node")
+	f.IntVar(&fl.opt.Bins, "bins", 256, "most bins per feature, the missing-value bin included (2..256)")
+	f.Uint64Var(&fl.opt.Seed, "seed", 0, "random seed")
+	f.IntVar(&fl.opt.Threads, "threads", 0, "worker goroutines (0 = all CPUs); the model does not depend on it")
+	f.Float64Var(&fl.opt.MaxSamples, "max-samples", 0, "bootstrap draws per tree: a fraction of rows if <= 1, else a count (0 = all rows)")
+	f.BoolVar(&fl.opt.NoBootstrap, "no-bootstrap", false, "grow every tree on all rows")
 	f.BoolVar(&fl.noOOB, "no-oob", false, "skip the out-of-bag score")
 	f.Float64Var(&fl.holdout, "holdout", -1, "fraction held out for testing when --test is not given (default 0.2 for --dataset, 0 for --train)")
-	f.BoolVar(&fl.importance, "importance", false, "report impurity feature importances")
-	f.IntVar(&fl.permRepeats, "permutation-importance", 0, "also report permutation importances on the test set, averaged over this many shuffles per feature (0: off)")
+	f.BoolVar(&fl.cfg.Importance, "importance", false, "report impurity feature importances")
+	f.IntVar(&fl.cfg.PermutationRepeats, "permutation-importance", 0, "also report permutation importances on the test set, averaged over this many shuffles per feature (0: off)")
 	f.StringVar(&fl.save, "save", "", "write the model to this file (atomically)")
-	f.IntVar(&fl.repeats, "repeats", 1, "fit (and predict) this many times and report the median times (benchmarking)")
+	f.IntVar(&fl.cfg.Repeats, "repeats", 1, "fit (and predict) this many times and report the median times (benchmarking)")
 	return cmd
 }
 
-// dataSpec returns the data the flags name; the errors name the flags.
-func (fl *forestTrainFlags) dataSpec() (forest.DataSpec, error) {
-	switch {
-	case (fl.dataset == "") == (fl.trainFile == ""):
-		return forest.DataSpec{}, errors.New("give exactly one of --dataset and --train")
-	case fl.dataset == "mnist" && fl.testFile != "":
-		return forest.DataSpec{}, errors.New("--dataset mnist brings its own test set; drop --test")
+// check checks the flags' combinations, with the flags' names, and turns
+// --holdout into DataSpec.Holdout.
+func (fl *forestTrainFlags) check() error {
+	switch d := &fl.data; {
+	case (d.Dataset == "") == (d.Train == ""):
+		return errors.New("give exactly one of --dataset and --train")
+	case d.Dataset == "mnist" && d.Test != "":
+		return errors.New("--dataset mnist brings its own test set; drop --test")
 	case fl.holdout >= 1:
-		return forest.DataSpec{}, fmt.Errorf("--holdout %v must be below 1", fl.holdout)
+		return fmt.Errorf("--holdout %v must be below 1", fl.holdout)
+	case fl.cfg.Repeats < 1:
+		return fmt.Errorf("--repeats %d must be >= 1", fl.cfg.Repeats)
+	case fl.opt.Trees < 1:
+		return fmt.Errorf("--trees %d must be >= 1", fl.opt.Trees)
+	case fl.holdout < 0:
+		d.Holdout = 0 // the default
+	case fl.holdout == 0:
+		d.Holdout = forest.NoHoldout
+	default:
+		d.Holdout = fl.holdout
 	}
-	// --holdout: negative means the default, 0 none (DataSpec: 0 the default).
-	holdout := fl.holdout
-	if holdout < 0 {
-		holdout = 0
-	} else if holdout == 0 {
-		holdout = forest.NoHoldout
-	}
-	return forest.DataSpec{Dataset: fl.dataset, DataDir: fl.dataDir, Train: fl.trainFile, Test: fl.testFile,
-		Target: fl.target, Task: forest.Task(fl.task), Holdout: holdout}, nil
+	fl.opt.OOB = !fl.opt.NoBootstrap && !fl.noOOB
+	return nil
 }
 
 func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error {
-	spec, err := fl.dataSpec()
-	switch {
-	case err != nil:
+	if err := fl.check(); err != nil {
 		return fmt.Errorf("forest train: %w", err)
-	case fl.repeats < 1:
-		return fmt.Errorf("forest train: --repeats %d must be >= 1", fl.repeats)
-	case fl.trees < 1:
-		return fmt.Errorf("forest train: --trees %d must be >= 1", fl.trees)
 	}
 	eng, err := forestEngine(cmd, g, "forest train")
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	split, err := forest.LoadData(spec)
+	split, err := forest.LoadData(fl.data)
 	if err != nil {
 		return fmt.Errorf("forest train: %w", err)
 	}
-	if fl.permRepeats > 0 && split.Test == nil {
+	if fl.cfg.PermutationRepeats > 0 && split.Test == nil {
 		return errors.New("forest train: --permutation-importance needs a test set (--test, or --holdout)")
 	}
-	opt := forest.Options{
-		Task: split.Task, Criterion: forest.Criterion(fl.criterion), Trees: fl.trees, MaxDepth: fl.maxDepth,
-		MinSamplesSplit: fl.minSplit, MinSamplesLeaf: fl.minLeaf, MaxFeatures: fl.maxFeatures,
-		NoBootstrap: fl.noBootstrap, MaxSamples: fl.maxSamples, Seed: fl.seed, Bins: fl.bins,
-		Threads: fl.threads, OOB: !fl.noBootstrap && !fl.noOOB,
-	}
-	cfg := forest.TrainConfig{Repeats: fl.repeats, Importance: fl.importance, PermutationRepeats: fl.permRepeats}
+	opt, cfg := fl.opt, fl.cfg
+	opt.Task = split.Task
 	rep := forestReport{Device: eng.Name(), Engine: "native", Data: split.Name, Fallback: eng.Warning()}
 	if !eng.Native() {
 		// The graph learner: the same trees, grown as GoMLX graphs on the device.
@@ -154,7 +149,7 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 		rep.Engine = "graph"
 	}
 	slog.Info("forest: training", "data", split.Name, "rows", split.Train.Rows, "features", split.Train.Cols,
-		"task", split.Task, "trees", fl.trees, "device", eng.Name(), "engine", rep.Engine)
+		"task", split.Task, "trees", opt.Trees, "device", eng.Name(), "engine", rep.Engine)
 	if rep.TrainResult, err = forest.Train(split.Train, split.Test, opt, cfg); err != nil {
 		return fmt.Errorf("forest train on %s: %w", eng.Name(), err)
 	}
@@ -192,10 +187,7 @@ func printForestReport(w io.Writer, rep forestReport) {
 		fmt.Fprintf(tw, "test accuracy\t%.4f\n", *rep.TestAccuracy)
 	}
 	if rep.OOBScore != nil {
-		what := "R²"
-		if rep.Task == forest.Classification {
-			what = "accuracy"
-		}
+		what := map[forest.Task]string{forest.Regression: "R²", forest.Classification: "accuracy"}[rep.Task]
 		fmt.Fprintf(tw, "OOB %s\t%.4f (%d rows)\n", what, *rep.OOBScore, f.OOBRows)
 	}
 	for j := 0; j < f.NumFeatures && rep.Importances != nil; j++ {
@@ -273,11 +265,20 @@ Predictions.WriteCSV or WriteFile.`,
 			rep := forestPredictReport{Device: eng.Name(), Engine: "native", Model: modelFile, Data: dataFile, Out: outFile}
 			opt := forest.PredictOptions{Proba: proba}
 			if !eng.Native() {
-				gp, err := graphPredictor(eng, f, min(batchRows, max(1, in.Rows)))
+				// The inference graph, compiled before predicting so that
+				// the report gives the compile time apart.
+				backend, err := eng.Backend()
+				if err != nil {
+					return fmt.Errorf("forest predict: %w", err)
+				}
+				gp, err := forestgraph.NewPredictorWithOptions(backend, f, min(batchRows, max(1, in.Rows)), forestgraph.Options{DeviceNum: eng.DeviceNum()})
 				if err != nil {
 					return fmt.Errorf("forest predict: %w", err)
 				}
 				defer gp.Close()
+				if err := gp.Compile(); err != nil {
+					return fmt.Errorf("forest predict: %w", err)
+				}
 				info := gp.Info()
 				rep.Engine, rep.PredictorInfo, opt.Predictor = "graph", &info, gp
 			}
@@ -306,30 +307,9 @@ Predictions.WriteCSV or WriteFile.`,
 	return cmd
 }
 
-// graphPredictor returns f's inference graph on the engine's device,
-// compiled for batchRows rows.
-func graphPredictor(eng *device.Engine, f *forest.Forest, batchRows int) (*forestgraph.Predictor, error) {
-	backend, err := eng.Backend()
-	if err != nil {
-		return nil, err
-	}
-	gp, err := forestgraph.NewPredictorWithOptions(backend, f, batchRows, forestgraph.Options{DeviceNum: eng.DeviceNum()})
-	if err != nil {
-		return nil, err
-	}
-	if err := gp.Compile(); err != nil {
-		gp.Close()
-		return nil, err
-	}
-	return gp, nil
-}
-
-// forestEngine selects the engine for `forest train` and `forest predict`
-// (what names the command in errors): cpu runs the native learner and
-// predictor; go (simplego), gpu, tpu and xla:... grow the trees / run the
-// inference graph on that device; auto uses an accelerator when there is
-// one and the native code otherwise (on a CPU the native code is the
-// faster). --fallback applies as for every command.
+// forestEngine selects the engine of `forest train` and `forest predict`
+// (what names the command in errors): the native code on cpu, and on auto
+// without an accelerator (it is the faster on a CPU); graphs elsewhere.
 func forestEngine(cmd *cobra.Command, g *globals, what string) (*device.Engine, error) {
 	e, err := g.engine(cmd, device.Request{PreferNative: true})
 	if err != nil {
