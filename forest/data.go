@@ -1,6 +1,7 @@
 package forest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -23,6 +24,9 @@ type DataSpec struct {
 	Dataset string
 	// DataDir is MNIST's folder; "" means data.MNISTDir("").
 	DataDir string
+	// Download fetches MNIST into DataDir when its files are missing
+	// (data.DownloadMNIST: the canonical mirrors, checksums verified).
+	Download bool
 	// Train is a training CSV file with a header row (data.LoadCSV).
 	Train string
 	// Test is a test CSV file with the training data's feature columns, in
@@ -63,11 +67,12 @@ type Split struct {
 	Task Task
 }
 
-// LoadData reads the training and test sets s names. Errors name the file
-// (and, for values, the line and column) or the DataSpec field at fault.
-// When MNIST's files are missing, the error wraps data.MNISTMissingError of
-// the folder (test with errors.Is(err, data.ErrMNISTMissing)).
-func LoadData(s DataSpec) (*Split, error) {
+// LoadData reads the training and test sets s names; ctx bounds a
+// download. Errors name the file (and, for values, the line and column) or
+// the DataSpec field at fault. When MNIST's files are missing (and not
+// downloaded), the error wraps data.MNISTMissingError of the folder (test
+// with errors.Is(err, data.ErrMNISTMissing)).
+func LoadData(ctx context.Context, s DataSpec) (*Split, error) {
 	if (s.Dataset == "") == (s.Train == "") {
 		return nil, errors.New("forest: give exactly one of DataSpec.Dataset and DataSpec.Train")
 	}
@@ -90,7 +95,13 @@ func LoadData(s DataSpec) (*Split, error) {
 		if err != nil {
 			return nil, fmt.Errorf("forest: %w", err)
 		}
-		if sp.Train, sp.Test, err = data.LoadMNIST(dir); err != nil {
+		sp.Train, sp.Test, err = data.LoadMNIST(dir)
+		if s.Download && errors.Is(err, data.ErrMNISTMissing) {
+			if err = data.DownloadMNIST(ctx, dir, data.MNISTMirrors, data.MNISTChecksums, nil); err == nil {
+				sp.Train, sp.Test, err = data.LoadMNIST(dir)
+			}
+		}
+		if err != nil {
 			return nil, fmt.Errorf("forest: loading mnist: %w", err)
 		}
 		sp.Name = "mnist (" + dir + ")"

@@ -2,6 +2,7 @@ package forest
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"os"
@@ -129,13 +130,18 @@ func TestLoadData(t *testing.T) {
 				t.Errorf("name %q, want the mnist folder of $%s", s.Name, data.DataDirEnv)
 			}
 		}},
+		{name: "mnist present, no download", spec: DataSpec{Dataset: "mnist", DataDir: mnist, Download: true}, check: func(t *testing.T, s *Split) {
+			if s.Train.Rows != 2 {
+				t.Errorf("got %d rows", s.Train.Rows)
+			}
+		}},
 		{name: "mnist with a test file", spec: DataSpec{Dataset: "mnist", DataDir: mnist, Test: test}, want: "mnist brings its own test set"},
 		{name: "mnist missing", spec: DataSpec{Dataset: "mnist", DataDir: empty}, want: "MNIST not found in " + empty},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv(data.DataDirEnv, tt.env)
-			s, err := LoadData(tt.spec)
+			s, err := LoadData(context.Background(), tt.spec)
 			if tt.want != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.want) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.want)
@@ -148,8 +154,15 @@ func TestLoadData(t *testing.T) {
 			tt.check(t, s)
 		})
 	}
-	if _, err := LoadData(DataSpec{Dataset: "mnist", DataDir: empty}); !errors.Is(err, data.ErrMNISTMissing) {
+	if _, err := LoadData(context.Background(), DataSpec{Dataset: "mnist", DataDir: empty}); !errors.Is(err, data.ErrMNISTMissing) {
 		t.Errorf("missing MNIST: err = %v, want one wrapping data.ErrMNISTMissing", err)
+	}
+	// With Download, missing files are fetched (here the context is
+	// cancelled already, so the download fails without the network).
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := LoadData(ctx, DataSpec{Dataset: "mnist", DataDir: empty, Download: true}); err == nil || !strings.Contains(err.Error(), "downloading MNIST") {
+		t.Errorf("download: err = %v, want a failed download", err)
 	}
 }
 

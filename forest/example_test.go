@@ -1,6 +1,7 @@
 package forest_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"os"
@@ -13,7 +14,7 @@ import (
 // Fit a regression forest on the embedded diabetes data (80% of the rows),
 // score it on the other 20% and save it.
 func Example() {
-	split, err := forest.LoadData(forest.DataSpec{Dataset: "diabetes"})
+	split, err := forest.LoadData(context.Background(), forest.DataSpec{Dataset: "diabetes"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func Example() {
 // Train does what `gotrain forest train --dataset digits` does: fit, then
 // score the held-out rows.
 func ExampleTrain() {
-	split, err := forest.LoadData(forest.DataSpec{Dataset: "digits"})
+	split, err := forest.LoadData(context.Background(), forest.DataSpec{Dataset: "digits"})
 	if err != nil {
 		log.Fatal(err)
 	}

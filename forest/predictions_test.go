@@ -1,6 +1,7 @@
 package forest
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -61,12 +62,12 @@ func (p *fixedPredictor) PredictValues(x []float64, rows int) ([]float64, error)
 }
 
 func TestPredictData(t *testing.T) {
-	diab, err := LoadData(DataSpec{Dataset: "diabetes"})
+	diab, err := LoadData(context.Background(), DataSpec{Dataset: "diabetes"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg := fitOrFail(t, diab.Train, Options{Trees: 3, Seed: 1})
-	dig, err := LoadData(DataSpec{Dataset: "digits"})
+	dig, err := LoadData(context.Background(), DataSpec{Dataset: "digits"})
 	if err != nil {
 		t.Fatal(err)
 	}

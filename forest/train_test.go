@@ -1,6 +1,7 @@
 package forest
 
 import (
+	"context"
 	"errors"
 	"math"
 	"reflect"
@@ -88,7 +89,7 @@ func (l *fakeLearner) Fit(d *data.Dataset, opt Options) (*Forest, FitStats, erro
 
 func TestTrain(t *testing.T) {
 	split := func(t *testing.T, name string) *Split {
-		s, err := LoadData(DataSpec{Dataset: name})
+		s, err := LoadData(context.Background(), DataSpec{Dataset: name})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -55,7 +55,7 @@ Without --test, an embedded data set is split 80/20 with a fixed seed
 (--holdout changes the fraction); a --train file is used whole unless
 --holdout is given. CSV files need a header row; the target is --target
 (default: the last column). --dataset mnist reads the four MNIST IDX files
-from --data-dir, with MNIST's own test set.
+from --data-dir (--download fetches them), with MNIST's own test set.
 
 --device cpu (and auto without an accelerator) runs the native learner; go
 (simplego), gpu, tpu and xla:... grow the trees as GoMLX graphs on that
@@ -71,6 +71,7 @@ The library call behind this command is forest.LoadData then forest.Train.`,
 	f := cmd.Flags()
 	f.StringVar(&fl.data.Dataset, "dataset", "", "data set: diabetes (regression) or digits (classification), both embedded, or mnist (IDX files from --data-dir)")
 	f.StringVar(&fl.data.DataDir, "data-dir", "", `folder with the MNIST IDX files, for --dataset mnist (default: data.MNISTDir(""), that is $`+data.DataDirEnv+`/mnist, else $XDG_DATA_HOME/gotrain/mnist, else ~/.local/share/gotrain/mnist)`)
+	f.BoolVar(&fl.data.Download, "download", false, "download MNIST into --data-dir from its canonical mirrors (checksums verified) when its files are not there")
 	f.StringVar(&fl.data.Train, "train", "", "training CSV file (header row required)")
 	f.StringVar(&fl.data.Test, "test", "", "test CSV file with the same columns")
 	f.StringVar(&fl.data.Target, "target", "", "target column name (default: the last column)")
@@ -129,7 +130,7 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 		return err
 	}
 	defer eng.Close()
-	split, err := forest.LoadData(fl.data)
+	split, err := forest.LoadData(cmd.Context(), fl.data)
 	if err != nil {
 		return fmt.Errorf("forest train: %w", err)
 	}

@@ -1,6 +1,7 @@
 package forestgraph_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"reflect"
@@ -21,7 +22,7 @@ func ExampleFit() {
 	}
 	defer backend.Finalize()
 
-	split, err := forest.LoadData(forest.DataSpec{Dataset: "diabetes"})
+	split, err := forest.LoadData(context.Background(), forest.DataSpec{Dataset: "diabetes"})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package forestgraph
 
 import (
+	"context"
 	"reflect"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 // result.
 func TestLearner(t *testing.T) {
 	b := openSimpleGo(t)
-	split, err := forest.LoadData(forest.DataSpec{Dataset: "diabetes"})
+	split, err := forest.LoadData(context.Background(), forest.DataSpec{Dataset: "diabetes"})
 	if err != nil {
 		t.Fatal(err)
 	}
