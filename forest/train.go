@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/gotrain/gotrain/data"
+	"github.com/gotrain/gotrain/internal/stats"
 )
 
 // A Learner grows forests. Native is forest.Fit; package forestgraph's
@@ -152,11 +152,11 @@ func Train(train, test *data.Dataset, opt Options, cfg TrainConfig) (*TrainResul
 	}
 	r := &TrainResult{
 		Forest: f, Task: f.Options.Task, TrainRows: train.Rows, Features: f.NumFeatures, Trees: len(f.Trees),
-		Seed: f.Options.Seed, Threads: f.Options.Threads, FitSeconds: median(runs), Options: f.Options,
+		Seed: f.Options.Seed, Threads: f.Options.Threads, FitSeconds: stats.Median(runs), Options: f.Options,
 	}
 	if st.Graph != nil {
 		g := *st.Graph
-		g.CompileSeconds = median(compiles)
+		g.CompileSeconds = stats.Median(compiles)
 		r.GraphStats = &g
 	}
 	if repeats > 1 {
@@ -209,7 +209,7 @@ func (r *TrainResult) evaluate(test *data.Dataset, repeats int) error {
 	if len(test.Y) != test.Rows {
 		return fmt.Errorf("forest: %w: the test set has %d targets for %d rows", ErrShape, len(test.Y), test.Rows)
 	}
-	r.PredictSeconds = ptr(median(runs))
+	r.PredictSeconds = ptr(stats.Median(runs))
 	if repeats > 1 {
 		r.PredictRuns = runs
 	}
@@ -229,20 +229,6 @@ func (f *Forest) FeatureName(j int) string {
 		return f.Features[j]
 	}
 	return fmt.Sprintf("f%d", j)
-}
-
-// median returns the median of xs (the mean of the middle two for an even
-// count); 0 for none.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func ptr(v float64) *float64 { return &v }

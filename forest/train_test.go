@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gotrain/gotrain/data"
+	"github.com/gotrain/gotrain/internal/stats"
 )
 
 func TestMetrics(t *testing.T) {
@@ -34,25 +35,6 @@ func TestMetrics(t *testing.T) {
 		}
 		if got := R2(tt.pred, tt.y); !same(got, tt.r2) {
 			t.Errorf("%s: R2 = %v, want %v", tt.name, got, tt.r2)
-		}
-	}
-}
-
-func TestMedian(t *testing.T) {
-	tests := []struct {
-		xs   []float64
-		want float64
-	}{
-		{nil, 0},
-		{[]float64{3}, 3},
-		{[]float64{3, 1}, 2},
-		{[]float64{5, 1, 3}, 3},
-		{[]float64{4, 1, 3, 2}, 2.5},
-	}
-	for _, tt := range tests {
-		in := append([]float64(nil), tt.xs...)
-		if got := median(in); got != tt.want || !reflect.DeepEqual(in, tt.xs) {
-			t.Errorf("median(%v) = %v (input now %v), want %v", tt.xs, got, in, tt.want)
 		}
 	}
 }
@@ -155,7 +137,7 @@ func TestTrain(t *testing.T) {
 			}
 		}},
 		{name: "repeats and a graph learner", train: diab.Train, test: diab.Test, opt: reg, cfg: TrainConfig{Repeats: 3, Learner: &fakeLearner{times: []float64{2, 3, 1}}}, check: func(t *testing.T, r *TrainResult) {
-			if !reflect.DeepEqual(r.FitRuns, []float64{2, 3, 1}) || r.FitSeconds != 2 || len(r.PredictRuns) != 3 || *r.PredictSeconds != median(r.PredictRuns) {
+			if !reflect.DeepEqual(r.FitRuns, []float64{2, 3, 1}) || r.FitSeconds != 2 || len(r.PredictRuns) != 3 || *r.PredictSeconds != stats.Median(r.PredictRuns) {
 				t.Errorf("fit %v %v, predict %v %v", r.FitSeconds, r.FitRuns, *r.PredictSeconds, r.PredictRuns)
 			}
 			if g := r.GraphStats; g == nil || g.CompileSeconds != 20 || g.TreesPerBatch != 4 || g.PeakHistogramBytes != 100 || g.PeakScatterBytes != 200 {
