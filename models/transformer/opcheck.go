@@ -39,7 +39,7 @@ func RequiredOps(arch Arch) ([]backends.OpType, error) {
 		return append([]backends.OpType(nil), ops...), nil
 	}
 	tiny := Arch{Vocab: 5, Layers: 1, Heads: 2, Width: 4, Context: 3, Hidden: 4, Attention: arch.Attention, FFN: arch.FFN, Norm: arch.Norm}
-	b, err := simplego.New("ops_sequential") // GoMLX v0.26 parallel executor can deadlock on 2 cores
+	b, err := simplego.New("ops_sequential") // layout:allow: only records the ops (no device is chosen); ops_sequential: GoMLX v0.26 parallel executor can deadlock on 2 cores
 	if err != nil {
 		return nil, fmt.Errorf("transformer: recording the model's ops: %w", err)
 	}
