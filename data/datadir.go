@@ -48,5 +48,5 @@ var ErrMNISTMissing = errors.New("MNIST not found")
 
 // MNISTMissingError says that dir lacks MNIST and how to get it.
 func MNISTMissingError(dir string) error {
-	return fmt.Errorf("%w in %s: put the four IDX files (train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte, gzipped or not) there, name another folder with --data-dir or $%s (its mnist/ subfolder), or pass --download to fetch them into %s", ErrMNISTMissing, dir, DataDirEnv, dir)
+	return fmt.Errorf("%w in %s: put the four IDX files (train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte, gzipped or not) there, name another folder (gotrain's --data-dir, or $%s for its mnist/ subfolder), or download them into %s (gotrain's --download, or data.DownloadMNIST)", ErrMNISTMissing, dir, DataDirEnv, dir)
 }
