@@ -43,7 +43,7 @@ func TestDevicesVerifyJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep devicesReport
+	var rep device.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("bad JSON: %v\n%s", err, out)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/spf13/cobra"
@@ -90,11 +89,26 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// oneLine shortens a reason for a table cell.
-func oneLine(s string, n int) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if n > 0 && len(s) > n {
-		return s[:n-3] + "..."
+// textReport is a result that writes itself as text; its JSON is the
+// --json report.
+type textReport interface{ WriteText(io.Writer) error }
+
+// print writes rep as JSON with --json, else as text.
+func (g *globals) print(cmd *cobra.Command, rep textReport) error {
+	if g.json {
+		return printJSON(cmd.OutOrStdout(), rep)
 	}
-	return s
+	return rep.WriteText(cmd.OutOrStdout())
+}
+
+// nativeFirst selects the engine of a command with a native path: the
+// native code on cpu and on auto without an accelerator (it is the faster
+// on a CPU), graphs elsewhere; accept, when set, refuses devices. Errors
+// start with what.
+func (g *globals) nativeFirst(cmd *cobra.Command, what string, accept func(device.Device) error) (*device.Engine, error) {
+	e, err := g.engine(cmd, device.Request{PreferNative: true, Accept: accept})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return e, nil
 }

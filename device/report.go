@@ -1,0 +1,66 @@
+package device
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// Report is what `gotrain devices` shows; its JSON is that of `gotrain
+// devices --json`.
+type Report struct {
+	// Host describes the machine (HostInfo).
+	Host string `json:"host"`
+	// Inventory is what Discover found.
+	Inventory Inventory `json:"inventory"`
+	// Devices is the device table (List).
+	Devices []Entry `json:"devices"`
+	// Selected is the resolution of --device, when it was given.
+	Selected *Resolution `json:"selected,omitempty"`
+	// Verify are the results of Verify, with --verify.
+	Verify []VerifyResult `json:"verify,omitempty"`
+}
+
+// WriteText writes r as `gotrain devices` prints it: the host (and why XLA
+// is not compiled in), the device table with each device's description or
+// the reason it cannot be used, the selected device and the verification
+// table.
+func (r *Report) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "host: %s\n", r.Host)
+	if !r.Inventory.XLACompiled {
+		fmt.Fprintf(tw, "xla: %s\n", r.Inventory.NoXLAReason)
+	}
+	fmt.Fprintln(tw, "\nDEVICE\tENGINE\tCLASS\tSTATUS\tDETAIL")
+	for _, e := range r.Devices {
+		status, detail := "available", e.Description
+		if !e.Available {
+			status, detail = "unavailable", e.Reason
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Name, e.Engine, e.Class, status, oneLine(detail, 160))
+	}
+	if r.Selected != nil {
+		fmt.Fprintf(tw, "\nselected: %s\n", r.Selected.Summary())
+	}
+	if len(r.Verify) > 0 {
+		fmt.Fprintln(tw, "\nVERIFY\tRESULT\tREL ERROR\tFIRST CALL ms\tMEDIAN ms")
+		for _, v := range r.Verify {
+			result := "verified"
+			if !v.OK {
+				result = "FAILED: " + oneLine(v.Err, 100)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%.2e\t%.3f\t%.3f (n=%d)\n", v.Device, result, v.RelError, v.FirstMS, v.MedianMS, v.Repeats)
+		}
+	}
+	return tw.Flush()
+}
+
+// oneLine puts s on one line, shortened to n bytes with "...".
+func oneLine(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if n > 0 && len(s) > n {
+		return s[:n-3] + "..."
+	}
+	return s
+}
