@@ -67,9 +67,16 @@ type TrainConfig struct {
 }
 
 // TrainResult is what Train returns: the forest, its timings and scores.
-// Its JSON form is the report of `gotrain forest train --json` (which adds
-// the device, the data's name and the model file).
+// Its JSON form is the report of `gotrain forest train --json`, and
+// WriteText writes its text. Train leaves Device, Engine, Data, Model and
+// Fallback empty: the caller says where the forest was grown, on what and
+// where it was saved.
 type TrainResult struct {
+	// Device names the device, Engine the learner ("native" or "graph")
+	// and Data the training data.
+	Device string `json:"device"`
+	Engine string `json:"engine"`
+	Data   string `json:"data"`
 	// Forest is the fitted forest (of the last repeat).
 	Forest *Forest `json:"-"`
 	// Task is the forest's task.
@@ -117,6 +124,10 @@ type TrainResult struct {
 	Options Options `json:"options"`
 	// GraphStats is set by graph learners.
 	*GraphStats
+	// Model is the file the forest was saved to, and Fallback the warning
+	// of a device that replaced the one asked for.
+	Model    string `json:"model,omitempty"`
+	Fallback string `json:"fallback,omitempty"`
 }
 
 // Train fits a forest on train with opt as `gotrain forest train` does:

@@ -3,14 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gotrain/gotrain/data"
-	"github.com/gotrain/gotrain/device"
 	"github.com/gotrain/gotrain/forest"
 	"github.com/gotrain/gotrain/forest/forestgraph"
 )
@@ -29,17 +26,6 @@ type forestTrainFlags struct {
 	holdout float64 // the flag: negative means the default, 0 none
 	noOOB   bool
 	save    string
-}
-
-// forestReport is the JSON printed by `forest train --json`: the library's
-// result and what the command adds.
-type forestReport struct {
-	Device string `json:"device"`
-	Engine string `json:"engine"`
-	Data   string `json:"data"`
-	*forest.TrainResult
-	Model    string `json:"model,omitempty"`
-	Fallback string `json:"fallback,omitempty"`
 }
 
 func newForestTrainCmd(g *globals) *cobra.Command {
@@ -125,7 +111,7 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 	if err := fl.check(); err != nil {
 		return fmt.Errorf("forest train: %w", err)
 	}
-	eng, err := forestEngine(cmd, g, "forest train")
+	eng, err := g.nativeFirst(cmd, "forest train", nil)
 	if err != nil {
 		return err
 	}
@@ -137,9 +123,8 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 	if fl.cfg.PermutationRepeats > 0 && split.Test == nil {
 		return errors.New("forest train: --permutation-importance needs a test set (--test, or --holdout)")
 	}
-	opt, cfg := fl.opt, fl.cfg
+	opt, cfg, engine := fl.opt, fl.cfg, "native"
 	opt.Task = split.Task
-	rep := forestReport{Device: eng.Name(), Engine: "native", Data: split.Name, Fallback: eng.Warning()}
 	if !eng.Native() {
 		// The graph learner: the same trees, grown as GoMLX graphs on the device.
 		backend, err := eng.Backend()
@@ -147,61 +132,22 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 			return fmt.Errorf("forest train: %w", err)
 		}
 		cfg.Learner = forestgraph.Learner{Backend: backend, Options: forestgraph.GrowOptions{DeviceNum: eng.DeviceNum()}}
-		rep.Engine = "graph"
+		engine = "graph"
 	}
 	slog.Info("forest: training", "data", split.Name, "rows", split.Train.Rows, "features", split.Train.Cols,
-		"task", split.Task, "trees", opt.Trees, "device", eng.Name(), "engine", rep.Engine)
-	if rep.TrainResult, err = forest.Train(split.Train, split.Test, opt, cfg); err != nil {
+		"task", split.Task, "trees", opt.Trees, "device", eng.Name(), "engine", engine)
+	res, err := forest.Train(split.Train, split.Test, opt, cfg)
+	if err != nil {
 		return fmt.Errorf("forest train on %s: %w", eng.Name(), err)
 	}
+	res.Device, res.Engine, res.Data, res.Fallback = eng.Name(), engine, split.Name, eng.Warning()
 	if fl.save != "" {
-		if err := rep.Forest.SaveFile(fl.save); err != nil {
+		if err := res.Forest.SaveFile(fl.save); err != nil {
 			return err
 		}
-		rep.Model = fl.save
+		res.Model = fl.save
 	}
-	if g.json {
-		return printJSON(cmd.OutOrStdout(), rep)
-	}
-	printForestReport(cmd.OutOrStdout(), rep)
-	return nil
-}
-
-func printForestReport(w io.Writer, rep forestReport) {
-	f := rep.Forest
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "data\t%s (%d train rows, %d test rows, %d features)\n", rep.Data, rep.TrainRows, rep.TestRows, rep.Features)
-	fmt.Fprintf(tw, "device\t%s (%s)\n", rep.Device, rep.Engine)
-	fmt.Fprintf(tw, "forest\t%s, %d trees, %d nodes, deepest leaf %d\n", rep.Task, rep.Trees, rep.Nodes, rep.MaxDepth)
-	if g := rep.GraphStats; g != nil {
-		fmt.Fprintf(tw, "fit\t%.3f s + %.3f s compiling graphs (%d trees per batch, peak histogram %d bytes)\n", rep.FitSeconds, g.CompileSeconds, g.TreesPerBatch, g.PeakHistogramBytes)
-	} else {
-		fmt.Fprintf(tw, "fit\t%.3f s (%d threads)\n", rep.FitSeconds, rep.Threads)
-	}
-	if rep.PredictSeconds != nil {
-		fmt.Fprintf(tw, "predict\t%.4f s for %d rows\n", *rep.PredictSeconds, rep.TestRows)
-	}
-	if rep.TestMSE != nil {
-		fmt.Fprintf(tw, "test MSE\t%.2f\ntest R²\t%.4f\n", *rep.TestMSE, *rep.TestR2)
-	}
-	if rep.TestAccuracy != nil {
-		fmt.Fprintf(tw, "test accuracy\t%.4f\n", *rep.TestAccuracy)
-	}
-	if rep.OOBScore != nil {
-		what := map[forest.Task]string{forest.Regression: "R²", forest.Classification: "accuracy"}[rep.Task]
-		fmt.Fprintf(tw, "OOB %s\t%.4f (%d rows)\n", what, *rep.OOBScore, f.OOBRows)
-	}
-	for j := 0; j < f.NumFeatures && rep.Importances != nil; j++ {
-		fmt.Fprintf(tw, "importance %s\t%.4f\n", f.FeatureName(j), rep.Importances[f.FeatureName(j)])
-	}
-	for j := 0; j < f.NumFeatures && rep.PermImport != nil; j++ {
-		n := f.FeatureName(j)
-		fmt.Fprintf(tw, "permutation importance %s\t%.4f ± %.4f\n", n, rep.PermImport[n], rep.PermImportSD[n])
-	}
-	if rep.Model != "" {
-		fmt.Fprintf(tw, "model\t%s\n", rep.Model)
-	}
-	_ = tw.Flush()
+	return g.print(cmd, res)
 }
 
 // forestPredictReport is the JSON printed by `forest predict --json --out
@@ -247,7 +193,7 @@ Predictions.WriteCSV or WriteFile.`,
 			case batchRows < 1:
 				return fmt.Errorf("forest predict: --batch-rows %d must be >= 1", batchRows)
 			}
-			eng, err := forestEngine(cmd, g, "forest predict")
+			eng, err := g.nativeFirst(cmd, "forest predict", nil)
 			if err != nil {
 				return err
 			}
@@ -306,15 +252,4 @@ Predictions.WriteCSV or WriteFile.`,
 	cmd.Flags().BoolVar(&proba, "proba", false, "write class probabilities, one column per class")
 	cmd.Flags().IntVar(&batchRows, "batch-rows", 8192, "rows per graph execution on graph devices (bounds device memory)")
 	return cmd
-}
-
-// forestEngine selects the engine of `forest train` and `forest predict`
-// (what names the command in errors): the native code on cpu, and on auto
-// without an accelerator (it is the faster on a CPU); graphs elsewhere.
-func forestEngine(cmd *cobra.Command, g *globals, what string) (*device.Engine, error) {
-	e, err := g.engine(cmd, device.Request{PreferNative: true})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	return e, nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gotrain/gotrain/device"
+	"github.com/gotrain/gotrain/forest"
 )
 
 // TestForestPredictGraphDevice trains a small model on the CPU and predicts
@@ -176,7 +177,7 @@ func TestForestTrainGraphDevice(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: train on %s: %v", dataset, dev, err)
 			}
-			var rep forestReport
+			var rep forest.TrainResult
 			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 				t.Fatalf("%s on %s: bad JSON: %v\n%s", dataset, dev, err, stdout)
 			}

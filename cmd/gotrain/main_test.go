@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gotrain/gotrain/device"
+	"github.com/gotrain/gotrain/forest"
 )
 
 // run executes gotrain with args and returns stdout, stderr and the error.
@@ -98,7 +99,7 @@ func TestForestTrainSavePredict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep forestReport
+	var rep forest.TrainResult
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("bad JSON: %v\n%s", err, out)
 	}
@@ -148,7 +149,7 @@ func TestForestClassificationProba(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep forestReport
+	var rep forest.TrainResult
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.TestAccuracy == nil || *rep.TestAccuracy < 0.85 {
 		t.Fatalf("digits report: %v %s", err, out)
 	}

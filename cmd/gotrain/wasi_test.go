@@ -70,7 +70,7 @@ func TestWASIModule(t *testing.T) {
 	if rc != 0 {
 		t.Fatalf("train exited %d: %s", rc, stderr)
 	}
-	var rep forestReport
+	var rep forest.TrainResult
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("train output is not JSON: %v\n%s", err, out)
 	}
