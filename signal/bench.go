@@ -3,9 +3,11 @@ package signal
 import (
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"slices"
 	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/gotrain/gotrain/internal/stats"
@@ -51,8 +53,11 @@ type BenchOptions struct {
 }
 
 // BenchResult is what [Benchmark] measured; times in milliseconds. The
-// JSON keys are those of `gotrain signal bench --json`.
+// JSON keys are those of `gotrain signal bench --json`, and WriteText
+// writes its text.
 type BenchResult struct {
+	// Device names the device; Benchmark leaves it to the caller.
+	Device  string `json:"device"`
 	Record  string `json:"record"` // the record in words
 	Samples int    `json:"samples"`
 	Runs    int    `json:"runs"`
@@ -75,6 +80,31 @@ type BenchResult struct {
 	RealTimeFactor float64   `json:"real_time_factor_single"`
 	TotalRunsMS    []float64 `json:"total_runs_ms"` // every timed run, in order
 	GoMaxProcs     int       `json:"gomaxprocs"`
+	// GraphBatch is the most records per graph execution of the batched
+	// run (sigraph.Benchmark); 0 on the CPU path.
+	GraphBatch int `json:"-"`
+}
+
+// WriteText writes r as `gotrain signal bench` prints it: the record, a
+// table of the single-record times, and the batched throughput.
+func (r *BenchResult) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "record: %s\n", r.Record)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "stage\tmedian ms\tmin ms\n")
+	fmt.Fprintf(tw, "synthesis\t%.3f\t%.3f\n", r.SynthMS, r.SynthMinMS)
+	fmt.Fprintf(tw, "all features\t%.3f\t%.3f\n", r.FeaturesMS, r.FeaturesMinMS)
+	fmt.Fprintf(tw, "synthesis + features\t%.3f\t%.3f\n", r.TotalMS, r.TotalMinMS)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%d goroutine(s) per record, median of %d runs after a warm-up; %.0fx faster than real time\n", r.Threads, r.Runs, r.RealTimeFactor)
+	if r.GraphBatch == 0 {
+		_, err := fmt.Fprintf(w, "batched: %d records on %d goroutines: %.1f records/s\n", r.BatchRecords, r.Workers, r.RecordsPerSecond)
+		return err
+	}
+	_, err := fmt.Fprintf(w, "batched: %d records in graph executions of up to %d on %s: %.1f records/s\n",
+		r.BatchRecords, r.GraphBatch, r.Device, r.RecordsPerSecond)
+	return err
 }
 
 // withDefaults validates o and fills in the defaults.

@@ -120,3 +120,34 @@ func TestBenchmarkErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchResultWriteText checks the text of `gotrain signal bench` on
+// the CPU path and on a graph device.
+func TestBenchResultWriteText(t *testing.T) {
+	r := BenchResult{Device: "cpu", Record: "qpsk, 4000 samples", Runs: 3, Threads: 2, SynthMS: 0.125, FeaturesMS: 1.5, TotalMS: 1.625,
+		SynthMinMS: 0.1, FeaturesMinMS: 1.25, TotalMinMS: 1.375, Workers: 4, BatchRecords: 8, RecordsPerSecond: 123.45, RealTimeFactor: 12.4}
+	head := `record: qpsk, 4000 samples
+stage                 median ms  min ms
+synthesis             0.125      0.100
+all features          1.500      1.250
+synthesis + features  1.625      1.375
+2 goroutine(s) per record, median of 3 runs after a warm-up; 12x faster than real time
+`
+	for _, tt := range []struct {
+		device     string
+		graphBatch int
+		want       string
+	}{
+		{"cpu", 0, "batched: 8 records on 4 goroutines: 123.5 records/s\n"},
+		{"gpu:1", 8, "batched: 8 records in graph executions of up to 8 on gpu:1: 123.5 records/s\n"},
+	} {
+		r.Device, r.GraphBatch = tt.device, tt.graphBatch
+		var b strings.Builder
+		if err := r.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		if got := b.String(); got != head+tt.want {
+			t.Errorf("got:\n%s\nwant:\n%s", got, head+tt.want)
+		}
+	}
+}

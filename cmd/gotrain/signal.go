@@ -3,9 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,42 +13,26 @@ import (
 
 func newSignalCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "signal", Short: "Synthesize IQ records, extract RF features, benchmark the pipeline"}
-	cmd.AddCommand(newSignalSynthCmd(g), newSignalFeaturesCmd(g), newSignalBenchCmd(g))
-	cmd.AddCommand(newSignalDatasetCmd(g))
-	cmd.AddCommand(newSignalClassifyCmd(g))
+	cmd.AddCommand(newSignalSynthCmd(g), newSignalFeaturesCmd(g), newSignalBenchCmd(g), newSignalDatasetCmd(g), newSignalClassifyCmd(g))
 	return cmd
 }
 
 // signalCPU checks that a signal command that runs only on the CPU path
 // (synthesis, data sets, the classifier) may run: any other device is
 // rejected with the reason, or replaced with --fallback. `signal features`
-// and `signal bench` use signalGraphEngine, which runs the graph extractor.
+// and `signal bench` run the graph extractor on graph devices.
 func signalCPU(cmd *cobra.Command, g *globals) error {
-	cpuOnly := func(d device.Device) error {
+	e, err := g.nativeFirst(cmd, "signal", func(d device.Device) error {
 		if d.Kind == device.Native {
 			return nil
 		}
 		return fmt.Errorf("`signal %s` runs on the CPU path only (the graph extractor serves `signal features` and `signal bench`; use --device cpu)", cmd.Name())
-	}
-	e, err := g.engine(cmd, device.Request{PreferNative: true, Accept: cpuOnly})
+	})
 	if err != nil {
-		return fmt.Errorf("signal: %w", err)
+		return err
 	}
 	e.Close() // the CPU path opens no backend
 	return nil
-}
-
-// signalGraphEngine selects the engine for feature extraction: cpu runs the
-// CPU path; go (simplego), gpu, tpu and xla:... run the graph extractor on
-// that device; auto runs it on an accelerator when there is one and the
-// CPU path otherwise (on a CPU the native path is faster than XLA's CPU
-// plugin and simplego). --fallback applies as for every command.
-func signalGraphEngine(cmd *cobra.Command, g *globals) (*device.Engine, error) {
-	e, err := g.engine(cmd, device.Request{PreferNative: true})
-	if err != nil {
-		return nil, fmt.Errorf("signal: %w", err)
-	}
-	return e, nil
 }
 
 // signalExtractor returns the extractor of eng for cfg (the graph
@@ -167,44 +148,17 @@ func runSignalSynth(cmd *cobra.Command, g *globals, fl *synthFlags) error {
 	if err != nil {
 		return fmt.Errorf("--datatype: %w", err)
 	}
-	t0 := time.Now()
-	x, err := signal.Synthesize(o)
+	rep, err := signal.SynthesizeFile(fl.out, fl.format, dt, o)
 	if err != nil {
 		return err
 	}
-	synthMS := float64(time.Since(t0).Nanoseconds()) / 1e6
-	files, f, err := signal.Save(fl.out, fl.format, &signal.Recording{Samples: x, Meta: signal.Meta{
-		Datatype: dt, SampleRate: o.SampleRate, Label: string(o.Mod), Synth: &o,
-		Description: fmt.Sprintf("gotrain signal synth: %s, %d samples at %g Hz, SNR %g dB, seed %d", o.Mod, o.Samples, o.SampleRate, o.SNRdB, o.Seed),
-	}})
-	if err != nil {
-		return err
-	}
-	if g.json {
-		return printJSON(cmd.OutOrStdout(), map[string]any{"files": files, "format": string(f), "mod": o.Mod, "samples": o.Samples,
-			"sample_rate": o.SampleRate, "snr_db": o.SNRdB, "esn0": o.EsN0, "seed": o.Seed, "synth_ms": synthMS})
-	}
-	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %d samples at %g Hz, %s, seed %d (%.1f ms)\n",
-		strings.Join(files, " + "), o.Mod, o.Samples, o.SampleRate, o.SNRString(), o.Seed, synthMS)
-	return nil
+	return g.print(cmd, rep)
 }
 
 type featuresFlags struct {
 	in, format, spectrogram, csv string
 	rate, impedance              float64
 	arrays                       bool
-}
-
-// featuresReport is the JSON printed by `signal features --json`.
-type featuresReport struct {
-	File      string  `json:"file"`
-	Format    string  `json:"format"`
-	Device    string  `json:"device"`
-	ExtractMS float64 `json:"extract_ms"`
-	CompileMS float64 `json:"compile_ms,omitempty"` // graph path: building and compiling the graph, before extract_ms
-	Label     string  `json:"label,omitempty"`
-	signal.FeaturesJSON
-	Spectrogram string `json:"spectrogram_file,omitempty"`
 }
 
 func newSignalFeaturesCmd(g *globals) *cobra.Command {
@@ -240,7 +194,7 @@ func runSignalFeatures(cmd *cobra.Command, g *globals, fl *featuresFlags) error 
 	if fl.in == "" {
 		return errors.New("signal features: --in is required")
 	}
-	eng, err := signalGraphEngine(cmd, g)
+	eng, err := g.nativeFirst(cmd, "signal", nil)
 	if err != nil {
 		return err
 	}
@@ -266,24 +220,13 @@ func runSignalFeatures(cmd *cobra.Command, g *globals, fl *featuresFlags) error 
 	if err != nil {
 		return fmt.Errorf("signal features: %s: %w", fl.in, err)
 	}
-	if g.json {
-		return printJSON(cmd.OutOrStdout(), featuresReport{File: fl.in, Format: string(rec.Meta.Datatype), Device: eng.Name(), ExtractMS: ms,
-			CompileMS: compileMS, Label: rec.Meta.Label, FeaturesJSON: signal.NewFeaturesJSON(&f, fl.arrays), Spectrogram: fl.spectrogram})
-	}
-	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "%s: %d samples at %g Hz (%s), features in %.1f ms on %s\n", fl.in, f.Samples, f.SampleRate, rec.Meta.Datatype, ms, eng.Name())
-	return signal.WriteFeaturesTable(w, &f)
+	return g.print(cmd, &signal.FeaturesReport{File: fl.in, Format: string(rec.Meta.Datatype), Device: eng.Name(), ExtractMS: ms,
+		CompileMS: compileMS, Label: rec.Meta.Label, FeaturesJSON: signal.NewFeaturesJSON(&f, fl.arrays), Spectrogram: fl.spectrogram})
 }
 
 type benchFlags struct {
 	synth                           synthFlags
 	runs, records, workers, threads int
-}
-
-// benchReport is the JSON printed by `signal bench --json`.
-type benchReport struct {
-	Device string `json:"device"`
-	signal.BenchResult
 }
 
 func newSignalBenchCmd(g *globals) *cobra.Command {
@@ -320,40 +263,23 @@ func runSignalBench(cmd *cobra.Command, g *globals, fl *benchFlags) error {
 	if fl.runs < 1 || fl.records < 1 || fl.threads < 1 {
 		return errors.New("signal bench: --runs, --records and --threads must be positive")
 	}
-	eng, err := signalGraphEngine(cmd, g)
+	eng, err := g.nativeFirst(cmd, "signal", nil)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
 	bo := signal.BenchOptions{Synth: o, Runs: fl.runs, Records: fl.records, Workers: fl.workers, Threads: fl.threads}
-	rep := benchReport{Device: eng.Name()}
+	var rep signal.BenchResult
 	if eng.Native() {
-		rep.BenchResult, err = signal.Benchmark(bo)
+		rep, err = signal.Benchmark(bo)
 	} else if b, berr := eng.Backend(); berr != nil {
 		err = berr
 	} else {
-		rep.BenchResult, err = sigraph.Benchmark(b, sigraph.Options{DeviceNum: eng.DeviceNum()}, bo)
+		rep, err = sigraph.Benchmark(b, sigraph.Options{DeviceNum: eng.DeviceNum()}, bo)
 	}
 	if err != nil {
 		return err
 	}
-	if g.json {
-		return printJSON(cmd.OutOrStdout(), rep)
-	}
-	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "record: %s\n", rep.Record)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "stage\tmedian ms\tmin ms\n")
-	fmt.Fprintf(tw, "synthesis\t%.3f\t%.3f\n", rep.SynthMS, rep.SynthMinMS)
-	fmt.Fprintf(tw, "all features\t%.3f\t%.3f\n", rep.FeaturesMS, rep.FeaturesMinMS)
-	fmt.Fprintf(tw, "synthesis + features\t%.3f\t%.3f\n", rep.TotalMS, rep.TotalMinMS)
-	tw.Flush()
-	fmt.Fprintf(w, "%d goroutine(s) per record, median of %d runs after a warm-up; %.0fx faster than real time\n", rep.Threads, rep.Runs, rep.RealTimeFactor)
-	if eng.Native() {
-		fmt.Fprintf(w, "batched: %d records on %d goroutines: %.1f records/s\n", rep.BatchRecords, rep.Workers, rep.RecordsPerSecond)
-	} else {
-		fmt.Fprintf(w, "batched: %d records in graph executions of up to %d on %s: %.1f records/s\n",
-			rep.BatchRecords, min(rep.BatchRecords, sigraph.BenchBatch), rep.Device, rep.RecordsPerSecond)
-	}
-	return nil
+	rep.Device = eng.Name()
+	return g.print(cmd, &rep)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gotrain/gotrain/device"
+	"github.com/gotrain/gotrain/signal"
 )
 
 func TestSignalSynthThenFeatures(t *testing.T) {
@@ -89,7 +90,7 @@ func TestSignalBenchJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rep benchReport
+		var rep signal.BenchResult
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatalf("bench JSON: %v\n%s", err, out)
 		}
@@ -181,7 +182,7 @@ func TestSignalBenchGraphDevice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep benchReport
+	var rep signal.BenchResult
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("bench JSON: %v\n%s", err, out)
 	}

@@ -13,8 +13,8 @@ const BenchBatch = 8
 // Benchmark runs [signal.Benchmark] with graph extractors on backend (with
 // opts): the single-record runs extract one record per graph execution,
 // the batched run up to BenchBatch records per execution, its records
-// synthesized on the calling goroutine. The extractors are closed before
-// it returns; the backend stays open.
+// synthesized on the calling goroutine (the result's GraphBatch). The
+// extractors are closed before it returns; the backend stays open.
 func Benchmark(backend backends.Backend, opts Options, bo signal.BenchOptions) (signal.BenchResult, error) {
 	cfg := bo.Config
 	if cfg.SampleRate == 0 {
@@ -31,7 +31,9 @@ func Benchmark(backend backends.Backend, opts Options, bo signal.BenchOptions) (
 	}
 	defer batch.Close()
 	bo.Extractor, bo.Batch = single, batch
-	return signal.Benchmark(bo)
+	r, err := signal.Benchmark(bo)
+	r.GraphBatch = min(r.BatchRecords, BenchBatch)
+	return r, err
 }
 
 // The interfaces package signal uses to drive the graph extractor.

@@ -245,14 +245,14 @@ func TestOtherConfigs(t *testing.T) {
 }
 
 // TestBenchmarkGraph runs signal.Benchmark through the graph extractors on
-// simplego: one worker, every time positive.
+// simplego: one worker, every time positive, the graph batch reported.
 func TestBenchmarkGraph(t *testing.T) {
 	o := signal.SynthOptions{Mod: signal.QPSK, SampleRate: testRate, Samples: 4096, SNRdB: 10, Seed: 1}
 	r, err := Benchmark(goBackend(t), Options{}, signal.BenchOptions{Synth: o, Runs: 1, Records: 2, Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Workers != 1 || r.BatchRecords != 2 || r.Runs != 1 || !(r.FeaturesMS > 0 && r.RecordsPerSecond > 0) {
+	if r.Workers != 1 || r.BatchRecords != 2 || r.GraphBatch != 2 || r.Runs != 1 || !(r.FeaturesMS > 0 && r.RecordsPerSecond > 0) {
 		t.Errorf("result %+v", r)
 	}
 }
