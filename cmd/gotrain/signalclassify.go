@@ -20,28 +20,27 @@ func newSignalClassifyCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-// classifyFlags are the flags shared by train, eval and demo.
+// classifyFlags are the flags of train, eval and demo: --out (train) and
+// --model (eval) both set o.ModelFile.
 type classifyFlags struct {
-	dataDir, testDir, out, model, pngConfusion, pngSNR, features, band string
-	testFraction                                                       float64
-	trees, threads, maxDepth                                           int
-	seed                                                               uint64
+	dataDir, testDir, band string
+	o                      modclass.RunOptions
 }
 
 func addClassifyOutputFlags(cmd *cobra.Command, fl *classifyFlags) {
 	f := cmd.Flags()
-	f.StringVar(&fl.pngConfusion, "png-confusion", "", "write the confusion matrix (over --band) as a PNG file")
-	f.StringVar(&fl.pngSNR, "png-snr", "", "write the accuracy against the SNR as a PNG file")
+	f.StringVar(&fl.o.ConfusionPNG, "png-confusion", "", "write the confusion matrix (over --band) as a PNG file")
+	f.StringVar(&fl.o.SNRPNG, "png-snr", "", "write the accuracy against the SNR as a PNG file")
 	f.StringVar(&fl.band, "band", "10:20", "SNR range (dB) of the headline accuracy and of the confusion matrix")
 }
 
 func addClassifyTrainFlags(cmd *cobra.Command, fl *classifyFlags) {
-	f := cmd.Flags()
-	f.StringVar(&fl.features, "features", "default", "feature set: default, all, base, cumulants, or a comma-separated list of columns and derived features")
-	f.IntVar(&fl.trees, "trees", 200, "number of trees")
-	f.IntVar(&fl.maxDepth, "max-depth", 0, "maximum tree depth (0 = unlimited)")
-	f.IntVar(&fl.threads, "threads", 0, "worker goroutines (0 = all CPUs); the model does not depend on it")
-	f.Uint64Var(&fl.seed, "seed", 0, "forest seed (and the --test-fraction split)")
+	f, fo := cmd.Flags(), &fl.o.Fit.Forest
+	f.StringVar(&fl.o.Fit.Features, "features", "default", "feature set: default, all, base, cumulants, or a comma-separated list of columns and derived features")
+	f.IntVar(&fo.Trees, "trees", 200, "number of trees")
+	f.IntVar(&fo.MaxDepth, "max-depth", 0, "maximum tree depth (0 = unlimited)")
+	f.IntVar(&fo.Threads, "threads", 0, "worker goroutines (0 = all CPUs); the model does not depend on it")
+	f.Uint64Var(&fo.Seed, "seed", 0, "forest seed (and the --test-fraction split)")
 }
 
 func newClassifyTrainCmd(g *globals) *cobra.Command {
@@ -57,12 +56,12 @@ evaluates on --test (a data set generated with another seed) or on a random
 --band (default 10:20 dB), the accuracy per SNR and the confusion matrix over
 --band. The model file is a forest model (forest predict reads it too).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runClassifyTrain(cmd, g, &fl) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runClassify(cmd, g, &fl) },
 	}
 	cmd.Flags().StringVar(&fl.dataDir, "data", "", "training data set folder (or its features.csv); required")
 	cmd.Flags().StringVar(&fl.testDir, "test", "", "test data set folder (generate it with another --seed)")
-	cmd.Flags().Float64Var(&fl.testFraction, "test-fraction", 0, "hold out this fraction of --data for testing instead of --test")
-	cmd.Flags().StringVar(&fl.out, "out", "", "write the model to this file")
+	cmd.Flags().Float64Var(&fl.o.TestFraction, "test-fraction", 0, "hold out this fraction of --data for testing instead of --test")
+	cmd.Flags().StringVar(&fl.o.ModelFile, "out", "", "write the model to this file")
 	addClassifyTrainFlags(cmd, &fl)
 	addClassifyOutputFlags(cmd, &fl)
 	return cmd
@@ -74,81 +73,64 @@ func newClassifyEvalCmd(g *globals) *cobra.Command {
 		Use:   "eval --model MODEL --data DIR",
 		Short: "Evaluate a saved classifier on a data set",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runClassifyEval(cmd, g, &fl) },
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runClassify(cmd, g, &fl) },
 	}
-	cmd.Flags().StringVar(&fl.model, "model", "", "model file written by classify train --out; required")
+	cmd.Flags().StringVar(&fl.o.ModelFile, "model", "", "model file written by classify train --out; required")
 	cmd.Flags().StringVar(&fl.dataDir, "data", "", "data set folder (or its features.csv); required")
 	addClassifyOutputFlags(cmd, &fl)
 	return cmd
 }
 
-// runOptions turns the flags into run options (without data or model).
-func (fl *classifyFlags) runOptions() (modclass.RunOptions, error) {
+// runOptions checks that the command may run and returns the run options
+// with --band (without data or model).
+func (fl *classifyFlags) runOptions(cmd *cobra.Command, g *globals) (modclass.RunOptions, error) {
+	if err := signalCPU(cmd, g); err != nil {
+		return fl.o, err
+	}
+	switch what := "signal classify " + cmd.Name(); {
+	case cmd.Name() == "train" && fl.dataDir == "":
+		return fl.o, errors.New(what + ": --data is required")
+	case cmd.Name() == "eval" && (fl.o.ModelFile == "" || fl.dataDir == ""):
+		return fl.o, errors.New(what + ": --model and --data are required")
+	}
+	o := fl.o
 	lo, hi, _, err := modclass.ParseSNRRange(fl.band)
 	if err != nil {
-		return modclass.RunOptions{}, fmt.Errorf("--band: %w", err)
+		return o, fmt.Errorf("signal classify %s: --band: %w", cmd.Name(), err)
 	}
-	return modclass.RunOptions{BandDB: [2]float64{lo, hi}, TestFraction: fl.testFraction, ConfusionPNG: fl.pngConfusion, SNRPNG: fl.pngSNR,
-		Fit: modclass.TrainOptions{Features: fl.features, Forest: forest.Options{Trees: fl.trees, MaxDepth: fl.maxDepth, Seed: fl.seed, Threads: fl.threads}}}, nil
+	o.BandDB = [2]float64{lo, hi}
+	return o, nil
 }
 
-func runClassifyTrain(cmd *cobra.Command, g *globals, fl *classifyFlags) error {
-	if err := signalCPU(cmd, g); err != nil {
-		return err
-	}
-	if fl.dataDir == "" {
-		return errors.New("signal classify train: --data is required")
-	}
-	o, err := fl.runOptions()
+// runClassify trains (train: on --data, tested on --test) or evaluates
+// (eval: --model on --data) and prints the report.
+func runClassify(cmd *cobra.Command, g *globals, fl *classifyFlags) error {
+	o, err := fl.runOptions(cmd, g)
 	if err != nil {
-		return fmt.Errorf("signal classify train: %w", err)
-	}
-	o.ModelFile = fl.out
-	if o.Train, err = modclass.Load(fl.dataDir); err != nil {
 		return err
 	}
-	if fl.testDir != "" {
-		if o.Test, err = modclass.Load(fl.testDir); err != nil {
+	if cmd.Name() == "eval" {
+		if o.Model, err = forest.LoadFile(o.ModelFile); err != nil {
 			return err
+		}
+		if o.Test, err = modclass.Load(fl.dataDir); err != nil {
+			return err
+		}
+	} else {
+		if o.Train, err = modclass.Load(fl.dataDir); err != nil {
+			return err
+		}
+		if fl.testDir != "" {
+			if o.Test, err = modclass.Load(fl.testDir); err != nil {
+				return err
+			}
 		}
 	}
 	rep, err := modclass.Run(o)
 	if err != nil {
-		return fmt.Errorf("signal classify train: %w", err)
+		return fmt.Errorf("signal classify %s: %w", cmd.Name(), err)
 	}
-	return printClassify(cmd, g, rep)
-}
-
-func runClassifyEval(cmd *cobra.Command, g *globals, fl *classifyFlags) error {
-	if err := signalCPU(cmd, g); err != nil {
-		return err
-	}
-	if fl.model == "" || fl.dataDir == "" {
-		return errors.New("signal classify eval: --model and --data are required")
-	}
-	o, err := fl.runOptions()
-	if err != nil {
-		return fmt.Errorf("signal classify eval: %w", err)
-	}
-	o.ModelFile = fl.model
-	if o.Model, err = forest.LoadFile(fl.model); err != nil {
-		return err
-	}
-	if o.Test, err = modclass.Load(fl.dataDir); err != nil {
-		return err
-	}
-	rep, err := modclass.Run(o)
-	if err != nil {
-		return fmt.Errorf("signal classify eval: %w", err)
-	}
-	return printClassify(cmd, g, rep)
-}
-
-func printClassify(cmd *cobra.Command, g *globals, rep *modclass.Report) error {
-	if g.json {
-		return printJSON(cmd.OutOrStdout(), rep)
-	}
-	return rep.WriteText(cmd.OutOrStdout())
+	return g.print(cmd, rep)
 }
 
 func newClassifyDemoCmd(g *globals) *cobra.Command {
@@ -163,40 +145,35 @@ modulations in a temporary folder (removed afterwards), trains the forest and
 prints the accuracy per SNR and the confusion matrix over --band. The numbers of
 docs/SIGNAL.md come from larger runs of "signal dataset" and "classify train".`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runClassifyDemo(cmd, g, &fl, &dfl) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o, err := fl.runOptions(cmd, g)
+			if err != nil {
+				return err
+			}
+			dfl.sps, dfl.o.Seed = "4,8,16", o.Fit.Forest.Seed
+			ds, err := dfl.options()
+			if err != nil {
+				return fmt.Errorf("signal classify demo: %w", err)
+			}
+			rep, err := modclass.Demo("", ds, o)
+			if err != nil {
+				return fmt.Errorf("signal classify demo: %w", err)
+			}
+			if !g.json {
+				fmt.Fprintf(cmd.OutOrStdout(), "demo: %d + %d records of %d samples at %g Hz (%s), generated in %.1f + %.1f s\n",
+					rep.TrainRows, rep.TestRows, ds.Samples, ds.SampleRate, strings.Join(rep.Eval.Classes, " "), rep.Generate[0], rep.Generate[1])
+			}
+			return g.print(cmd, rep)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&dfl.mods, "mods", "bpsk,qpsk,8psk,16qam,64qam,gfsk,fm,am", "comma-separated modulations")
-	f.IntVar(&dfl.perClass, "per-class", 64, "training records per modulation (the test set has as many)")
+	f.IntVar(&dfl.o.PerClass, "per-class", 64, "training records per modulation (the test set has as many)")
 	f.StringVar(&dfl.snr, "snr", "-10:20:2", "SNR range MIN:MAX[:STEP] in dB")
 	f.Float64Var(&dfl.seconds, "seconds", 0.05, "record length in seconds")
-	f.Float64Var(&dfl.rate, "rate", 200000, "sample rate in Hz")
-	f.IntVar(&dfl.workers, "workers", 0, "goroutines for the data sets (0 = GOMAXPROCS)")
+	f.Float64Var(&dfl.o.SampleRate, "rate", 200000, "sample rate in Hz")
+	f.IntVar(&dfl.o.Workers, "workers", 0, "goroutines for the data sets (0 = GOMAXPROCS)")
 	addClassifyTrainFlags(cmd, &fl)
 	addClassifyOutputFlags(cmd, &fl)
 	return cmd
-}
-
-func runClassifyDemo(cmd *cobra.Command, g *globals, fl *classifyFlags, dfl *datasetFlags) error {
-	if err := signalCPU(cmd, g); err != nil {
-		return err
-	}
-	o, err := fl.runOptions()
-	if err != nil {
-		return fmt.Errorf("signal classify demo: %w", err)
-	}
-	dfl.sps, dfl.seed = "4,8,16", fl.seed
-	ds, err := dfl.options()
-	if err != nil {
-		return fmt.Errorf("signal classify demo: %w", err)
-	}
-	rep, err := modclass.Demo("", ds, o)
-	if err != nil {
-		return fmt.Errorf("signal classify demo: %w", err)
-	}
-	if !g.json {
-		fmt.Fprintf(cmd.OutOrStdout(), "demo: %d + %d records of %d samples at %g Hz (%s), generated in %.1f + %.1f s\n",
-			rep.TrainRows, rep.TestRows, ds.Samples, ds.SampleRate, strings.Join(rep.Eval.Classes, " "), rep.Generate[0], rep.Generate[1])
-	}
-	return printClassify(cmd, g, rep)
 }

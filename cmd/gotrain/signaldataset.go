@@ -13,14 +13,12 @@ import (
 	"github.com/gotrain/gotrain/signal/modclass"
 )
 
+// datasetFlags are the flags of `signal dataset` (and of classify demo).
 type datasetFlags struct {
 	mods, snr, out, sps string
-	perClass, samples   int
-	workers             int
-	rate, seconds       float64
-	maxOffset           float64
-	seed                uint64
-	iq, force           bool
+	seconds             float64
+	force               bool
+	o                   modclass.DatasetOptions
 }
 
 func newSignalDatasetCmd(g *globals) *cobra.Command {
@@ -46,26 +44,25 @@ from the ranges in docs/SIGNAL.md. A non-empty DIR is refused unless --force.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&fl.mods, "mods", "bpsk,qpsk,8psk,16qam,64qam,gfsk,fm,am", "comma-separated modulations: "+signal.ModulationNames())
-	f.IntVar(&fl.perClass, "per-class", 100, "records per modulation")
+	f.IntVar(&fl.o.PerClass, "per-class", 100, "records per modulation")
 	f.StringVar(&fl.snr, "snr", "-10:20:2", "full-band SNR range in dB: MIN:MAX[:STEP] or one value")
 	f.Float64Var(&fl.seconds, "seconds", 0.1, "record length in seconds (ignored with --samples)")
-	f.IntVar(&fl.samples, "samples", 0, "record length in samples (overrides --seconds)")
-	f.Float64Var(&fl.rate, "rate", 200000, "sample rate in Hz")
-	f.Uint64Var(&fl.seed, "seed", 1, "random seed (every record derives its own from it)")
-	f.Float64Var(&fl.maxOffset, "max-offset", 0, "carrier offset bound in Hz (uniform in +-bound; the cumulant features need a corrected carrier, see docs/SIGNAL.md)")
+	f.IntVar(&fl.o.Samples, "samples", 0, "record length in samples (overrides --seconds)")
+	f.Float64Var(&fl.o.SampleRate, "rate", 200000, "sample rate in Hz")
+	f.Uint64Var(&fl.o.Seed, "seed", 1, "random seed (every record derives its own from it)")
+	f.Float64Var(&fl.o.MaxOffsetHz, "max-offset", 0, "carrier offset bound in Hz (uniform in +-bound; the cumulant features need a corrected carrier, see docs/SIGNAL.md)")
 	f.StringVar(&fl.sps, "sps", "4,8,16", "samples-per-symbol choices of the digital modes, comma-separated (one drawn per record)")
 	f.StringVar(&fl.out, "out", "", "output folder (required)")
-	f.BoolVar(&fl.iq, "iq", false, "also write every record as a SigMF pair under DIR/iq")
+	f.BoolVar(&fl.o.IQ, "iq", false, "also write every record as a SigMF pair under DIR/iq")
 	f.BoolVar(&fl.force, "force", false, "replace the data set in a non-empty DIR")
-	f.IntVar(&fl.workers, "workers", 0, "goroutines (0 = GOMAXPROCS); the output does not depend on it")
+	f.IntVar(&fl.o.Workers, "workers", 0, "goroutines (0 = GOMAXPROCS); the output does not depend on it")
 	return cmd
 }
 
 // options turns the flags into data set options (modclass.Generate
 // validates them).
 func (fl *datasetFlags) options() (modclass.DatasetOptions, error) {
-	o := modclass.DatasetOptions{PerClass: fl.perClass, SampleRate: fl.rate, Samples: fl.samples, Seed: fl.seed,
-		MaxOffsetHz: fl.maxOffset, IQ: fl.iq, Workers: fl.workers}
+	o := fl.o
 	var err error
 	if o.Mods, err = modclass.ParseMods(fl.mods); err != nil {
 		return o, err
@@ -74,7 +71,7 @@ func (fl *datasetFlags) options() (modclass.DatasetOptions, error) {
 		return o, fmt.Errorf("--snr: %w", err)
 	}
 	if o.Samples == 0 {
-		if o.Samples, err = signal.SamplesFor(fl.seconds, fl.rate); err != nil {
+		if o.Samples, err = signal.SamplesFor(fl.seconds, o.SampleRate); err != nil {
 			return o, fmt.Errorf("--seconds: %w", err)
 		}
 	}
