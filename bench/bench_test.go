@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -166,5 +167,30 @@ func TestSmallPresetOnCPUAndSimpleGo(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(png); len(b) < 1000 || string(b[1:4]) != "PNG" {
 		t.Errorf("PNG file of %d bytes", len(b))
+	}
+}
+
+// TestReport checks the report of `gotrain bench`: its text is the table,
+// its JSON keys those of --json.
+func TestReport(t *testing.T) {
+	r := &Report{Host: "h", Size: "small", Results: []Result{
+		{Workload: "matmul", Device: "cpu", Available: true, FirstMS: 1.5, MedianMS: 0.25, MinMS: 0.125, MaxMS: 0.5,
+			Throughput: 12.5, Unit: "GFLOP/s", SpeedUp: 1, Parity: "reference", RSSMiB: 30},
+		{Workload: "matmul", Device: "gpu", Reason: "no plugin"},
+	}}
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `WORKLOAD  DEVICE  FIRST ms  MEDIAN ms  MIN ms  MAX ms  THROUGHPUT    SPEED-UP  PARITY                  RSS MiB
+matmul    cpu     1.50      0.250      0.125   0.500   12.5 GFLOP/s  1.00x     reference               30
+matmul    gpu     -         -          -       -       -             -         unavailable: no plugin  -
+`
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+	js, err := json.Marshal(&Report{Host: "h", Size: "seed"})
+	if err != nil || string(js) != `{"host":"h","results":null,"size":"seed"}` {
+		t.Errorf("JSON %s, %v", js, err)
 	}
 }

@@ -12,6 +12,17 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
+// Report is the report of `gotrain bench`: its JSON is that of --json,
+// and WriteText writes the results' table ([WriteTable]).
+type Report struct {
+	Host    string   `json:"host"` // device.HostInfo
+	Results []Result `json:"results"`
+	Size    string   `json:"size"` // the workload sizes, as given
+}
+
+// WriteText writes the results as an aligned terminal table.
+func (r *Report) WriteText(w io.Writer) error { return WriteTable(w, r.Results) }
+
 // WriteTable prints the results as an aligned terminal table.
 func WriteTable(w io.Writer, results []Result) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)

@@ -59,10 +59,7 @@ and host memory. A workload a device cannot run is listed with the reason.`,
 					return err
 				}
 			}
-			if g.json {
-				return printJSON(cmd.OutOrStdout(), map[string]any{"host": device.HostInfo(), "size": size, "results": results})
-			}
-			return bench.WriteTable(cmd.OutOrStdout(), results)
+			return g.print(cmd, &bench.Report{Host: device.HostInfo(), Results: results, Size: size})
 		},
 	}
 	cmd.Flags().StringVar(&size, "size", "small", "workload sizes: small (seconds) or seed (the seed systems' sizes)")

@@ -35,21 +35,13 @@ func newForestTrainCmd(g *globals) *cobra.Command {
 		Short: "Train a random forest on an embedded data set, MNIST or a CSV file",
 		Long: `forest train fits a random forest (regression or classification) with
 scikit-learn's option names and defaults, reports hold-out metrics and the
-out-of-bag score, and optionally saves the model.
-
-Without --test, an embedded data set is split 80/20 with a fixed seed
-(--holdout changes the fraction); a --train file is used whole unless
---holdout is given. CSV files need a header row; the target is --target
-(default: the last column). --dataset mnist reads the four MNIST IDX files
-from --data-dir (--download fetches them), with MNIST's own test set.
+out-of-bag score, and optionally saves the model. Without --test, an embedded
+data set is split with a fixed seed; --dataset mnist has MNIST's own test set.
 
 --device cpu (and auto without an accelerator) runs the native learner; go
-(simplego), gpu, tpu and xla:... grow the trees as GoMLX graphs on that
-device (package forest/forestgraph): the same trees node for node (the
-entropy criterion only on go, whose Log is Go's math.Log). The JSON report
-names the device and engine, and gives the graphs' compile time apart from
-fit_seconds and the peak histogram memory.
-
+(simplego), gpu, tpu and xla:... grow the same trees, node for node, as GoMLX
+graphs on that device (package forest/forestgraph; the entropy criterion only
+on go); the report then gives the graphs' compile time apart from the fit.
 The library call behind this command is forest.LoadData then forest.Train.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runForestTrain(cmd, g, &fl) },
@@ -170,17 +162,15 @@ func newForestPredictCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "predict --model FILE --data FILE.csv",
 		Short: "Predict with a saved forest",
-		Long: `forest predict reads a model saved by forest train --save and a CSV file with a
-header row holding (at least) the model's feature columns, by name; other
-columns are ignored. It writes a CSV with one "prediction" column, or with
---proba one column per class; --out writes it atomically.
+		Long: `forest predict writes a CSV with one "prediction" column (or one column per
+class) for the rows of --data, whose header names the model's feature columns
+(found by name; other columns are ignored).
 
 --device cpu (and auto without an accelerator) runs the native predictor;
 go (simplego), gpu, tpu and xla:... run the inference graph on that device
-(package forest/forestgraph), with the same predictions bit for bit. With
---json and --out, a JSON report on stdout names the device used and gives
-the compile time apart from the prediction time.
-
+(package forest/forestgraph), with the same predictions bit for bit. The JSON
+report (--json with --out) names the device and gives the graph's compile
+time apart from the prediction time.
 The library call behind this command is Forest.PredictData, then
 Predictions.WriteCSV or WriteFile.`,
 		Args: cobra.NoArgs,

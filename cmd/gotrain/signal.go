@@ -56,10 +56,7 @@ func signalExtractor(eng *device.Engine, cfg signal.Config) (signal.FeatureExtra
 // synthFlags are the flags of `signal synth` (and the record of `signal bench`).
 type synthFlags struct {
 	mod, out, format, datatype, multipath string
-	rate, seconds, snr                    float64
-	samples                               int
-	seed                                  uint64
-	esn0, noNoise                         bool
+	seconds                               float64
 	opts                                  signal.SynthOptions
 }
 
@@ -67,13 +64,13 @@ func addSynthFlags(cmd *cobra.Command, fl *synthFlags) {
 	f := cmd.Flags()
 	o := &fl.opts
 	f.StringVar(&fl.mod, "mod", "qpsk", "modulation: bpsk, qpsk, 8psk, 16qam, 64qam, 2fsk, 4fsk, gfsk, fm, am, ofdm, tone, chirp")
-	f.Float64Var(&fl.rate, "rate", 200000, "sample rate in Hz")
+	f.Float64Var(&o.SampleRate, "rate", 200000, "sample rate in Hz")
 	f.Float64Var(&fl.seconds, "seconds", 1, "record length in seconds (ignored with --samples)")
-	f.IntVar(&fl.samples, "samples", 0, "record length in samples (overrides --seconds)")
-	f.Float64Var(&fl.snr, "snr", 10, "SNR in dB over the full sampled band (Es/N0 with --esn0)")
-	f.BoolVar(&fl.esn0, "esn0", false, "read --snr as Es/N0 (digital modulations)")
-	f.BoolVar(&fl.noNoise, "no-noise", false, "add no noise")
-	f.Uint64Var(&fl.seed, "seed", 1, "random seed (symbols and noise)")
+	f.IntVar(&o.Samples, "samples", 0, "record length in samples (overrides --seconds)")
+	f.Float64Var(&o.SNRdB, "snr", 10, "SNR in dB over the full sampled band (Es/N0 with --esn0)")
+	f.BoolVar(&o.EsN0, "esn0", false, "read --snr as Es/N0 (digital modulations)")
+	f.BoolVar(&o.NoNoise, "no-noise", false, "add no noise")
+	f.Uint64Var(&o.Seed, "seed", 1, "random seed (symbols and noise)")
 	f.Float64Var(&o.SymbolRate, "sym-rate", 0, "symbol rate in Bd (default rate/8; must divide the rate)")
 	f.Float64Var(&o.RollOff, "rolloff", 0.35, "root-raised-cosine roll-off")
 	f.IntVar(&o.SpanSymbols, "span", 8, "RRC span in symbols (even)")
@@ -98,9 +95,8 @@ func (fl *synthFlags) options() (o signal.SynthOptions, err error) {
 	if o.Mod, err = signal.ParseModulation(fl.mod); err != nil {
 		return o, err
 	}
-	o.SampleRate, o.SNRdB, o.EsN0, o.NoNoise, o.Seed, o.Samples = fl.rate, fl.snr, fl.esn0, fl.noNoise, fl.seed, fl.samples
 	if o.Samples == 0 {
-		if o.Samples, err = signal.SamplesFor(fl.seconds, fl.rate); err != nil {
+		if o.Samples, err = signal.SamplesFor(fl.seconds, o.SampleRate); err != nil {
 			return o, fmt.Errorf("--seconds: %w", err)
 		}
 	}
@@ -168,10 +164,9 @@ func newSignalFeaturesCmd(g *globals) *cobra.Command {
 		Short: "Extract RF features from one IQ record",
 		Long: `signal features reads one record (SigMF, or raw cf32/ci16/ci8/cu8) and prints
 its features: RSSI, SNR estimates, spectral shape, occupied bandwidth, cumulants,
-instantaneous amplitude/phase/frequency statistics and 13 MFCC means. The
-definitions are in docs/SIGNAL.md. --arrays adds the Welch PSD, the
-autocorrelation and the per-frame MFCCs to the JSON; --spectrogram writes the dB
-spectrogram as raw little-endian float32 (bins x frames, row-major).
+instantaneous amplitude/phase/frequency statistics and 13 MFCC means, defined in
+docs/SIGNAL.md (--arrays adds the Welch PSD; the --spectrogram file is bins x
+frames, row-major).
 --device cpu runs the CPU path; go (simplego), gpu, tpu and xla:<plugin> run
 the same features as GoMLX graphs on that device; auto runs the graphs on an
 accelerator when there is one and the CPU path otherwise. The JSON's device
@@ -225,8 +220,8 @@ func runSignalFeatures(cmd *cobra.Command, g *globals, fl *featuresFlags) error 
 }
 
 type benchFlags struct {
-	synth                           synthFlags
-	runs, records, workers, threads int
+	synth synthFlags
+	bo    signal.BenchOptions
 }
 
 func newSignalBenchCmd(g *globals) *cobra.Command {
@@ -248,19 +243,20 @@ executions of up to 8 records; auto uses it only on an accelerator.`,
 	}
 	addSynthFlags(cmd, &fl.synth)
 	_ = cmd.Flags().Set("offset", "25000")
-	cmd.Flags().IntVar(&fl.runs, "runs", 20, "timed runs after one warm-up")
-	cmd.Flags().IntVar(&fl.records, "records", 32, "records in the batched throughput run")
-	cmd.Flags().IntVar(&fl.workers, "workers", 0, "goroutines for the batched run (0 = GOMAXPROCS)")
-	cmd.Flags().IntVar(&fl.threads, "threads", 1, "goroutines per record in the single-record timings (CPU path)")
+	cmd.Flags().IntVar(&fl.bo.Runs, "runs", 20, "timed runs after one warm-up")
+	cmd.Flags().IntVar(&fl.bo.Records, "records", 32, "records in the batched throughput run")
+	cmd.Flags().IntVar(&fl.bo.Workers, "workers", 0, "goroutines for the batched run (0 = GOMAXPROCS)")
+	cmd.Flags().IntVar(&fl.bo.Threads, "threads", 1, "goroutines per record in the single-record timings (CPU path)")
 	return cmd
 }
 
 func runSignalBench(cmd *cobra.Command, g *globals, fl *benchFlags) error {
-	o, err := fl.synth.options()
-	if err != nil {
+	bo := fl.bo
+	var err error
+	if bo.Synth, err = fl.synth.options(); err != nil {
 		return err
 	}
-	if fl.runs < 1 || fl.records < 1 || fl.threads < 1 {
+	if bo.Runs < 1 || bo.Records < 1 || bo.Threads < 1 {
 		return errors.New("signal bench: --runs, --records and --threads must be positive")
 	}
 	eng, err := g.nativeFirst(cmd, "signal", nil)
@@ -268,7 +264,6 @@ func runSignalBench(cmd *cobra.Command, g *globals, fl *benchFlags) error {
 		return err
 	}
 	defer eng.Close()
-	bo := signal.BenchOptions{Synth: o, Runs: fl.runs, Records: fl.records, Workers: fl.workers, Threads: fl.threads}
 	var rep signal.BenchResult
 	if eng.Native() {
 		rep, err = signal.Benchmark(bo)
