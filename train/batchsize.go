@@ -3,6 +3,7 @@ package train
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/gomlx/gomlx/backends"
@@ -105,6 +106,22 @@ func StepFits(backend backends.Backend, cfg Config, model ModelFn, loss LossFn, 
 		}
 		return err
 	}
+}
+
+// ParseBatchSize parses a batch size given as text: a positive integer,
+// or "auto" (any case) for an automatic one (see AutoBatchSize). "" is
+// neither: n is 0 and auto false.
+func ParseBatchSize(s string) (n int, auto bool, err error) {
+	switch {
+	case s == "":
+		return 0, false, nil
+	case strings.EqualFold(s, "auto"):
+		return 0, true, nil
+	}
+	if n, err = strconv.Atoi(s); err != nil || n < 1 {
+		return 0, false, fmt.Errorf("BatchSize %q: want a positive integer or auto", s)
+	}
+	return n, false, nil
 }
 
 // AutoBatchSize resolves an automatic batch size: on an accelerator
