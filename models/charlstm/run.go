@@ -59,6 +59,8 @@ type Result struct {
 	ValChars   int `json:"val_chars"`
 	// Windows is the number of training windows.
 	Windows int `json:"windows"`
+	// SeqLength is the window length in characters (Options.SeqLength).
+	SeqLength int `json:"-"`
 	// Arch is the architecture.
 	Arch Arch `json:"arch"`
 	// Train is the harness result (steps, last loss, checkpoint, early stop).
@@ -177,7 +179,7 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 		return nil, err
 	}
 	res := &Result{Data: opts.Path, Vocab: vocab.Size(), TrainChars: len(trainIDs), ValChars: len(valIDs),
-		Windows: n, Arch: arch, ValLoss: math.NaN(), ValPerplexity: math.NaN(), VocabRunes: vocab,
+		Windows: n, SeqLength: opts.SeqLength, Arch: arch, ValLoss: math.NaN(), ValPerplexity: math.NaN(), VocabRunes: vocab,
 		BatchSize: opts.Train.BatchSize, Config: opts.Train}
 	var resumedStep int64
 	if resume {
