@@ -316,3 +316,16 @@ func TestTrainOptionDefaults(t *testing.T) {
 		t.Errorf("Train.Devices 2 on one device: %v, want an error naming Devices", err)
 	}
 }
+
+func TestParseHidden(t *testing.T) {
+	for in, want := range map[string]string{"256": "[256]", " 512, 256,": "[512 256]", "": "[]"} {
+		if got, err := ParseHidden(in); err != nil || fmt.Sprint(got) != want {
+			t.Errorf("ParseHidden(%q) = %v, %v; want %s", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"256,x", "0", "-4,8"} {
+		if _, err := ParseHidden(in); err == nil || err.Error() != fmt.Sprintf("Hidden %q: want positive sizes separated by commas", in) {
+			t.Errorf("ParseHidden(%q): %v", in, err)
+		}
+	}
+}

@@ -20,6 +20,8 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/graph"
@@ -90,6 +92,24 @@ type Config struct {
 // linear gate, top-2, capacity factor 1.25, α = 0.01.
 func DefaultConfig() Config {
 	return Config{Inputs: 784, Classes: 10, Experts: 8, Hidden: []int{256}, TopK: 2, CapacityFactor: 1.25, BalanceAlpha: 0.01}
+}
+
+// ParseHidden parses hidden layer sizes written as text, "256" or
+// "512, 256": positive integers separated by commas (empty parts are
+// skipped).
+func ParseHidden(s string) ([]int, error) {
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("Hidden %q: want positive sizes separated by commas", s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 func (c Config) slots() int {
