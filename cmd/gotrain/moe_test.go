@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gotrain/gotrain/models/moe"
 )
 
 func TestMoETrainFlagDefaults(t *testing.T) {
@@ -41,7 +43,7 @@ func TestMoETrainDigitsJSON(t *testing.T) {
 	if err != nil {
 		t.Fatalf("moe train: %v\n%s\n%s", err, stdout, stderr)
 	}
-	var rep moeTrainReport
+	var rep moe.Report
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, stdout)
 	}

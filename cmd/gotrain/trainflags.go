@@ -5,16 +5,19 @@ package main
 // once. docs/TRAINING.md lists the flags.
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"regexp"
-	"strconv"
 	"strings"
 
+	"github.com/gomlx/gomlx/backends"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/gotrain/gotrain/device"
 	"github.com/gotrain/gotrain/train"
 )
 
@@ -40,9 +43,6 @@ type trainFlagSpec struct {
 	batchDefault, batchUsage string
 	// outDefault and outUsage describe --out.
 	outDefault, outUsage string
-	// noCheckpointDirAlias leaves --checkpoint-dir to the command (moe
-	// keeps its old meaning).
-	noCheckpointDirAlias bool
 	// omit are Config flags the command does not offer.
 	omit []string
 }
@@ -112,8 +112,8 @@ func addConfigFlags(fs *pflag.FlagSet, c *train.Config, omit ...string) {
 
 // addTrainFlags registers the shared training flags of a neural command:
 // every Config flag (addConfigFlags, less spec.omit), --batch-size N|auto,
-// --out DIR, --resume[=PATH] and the deprecated --checkpoint-dir, and
-// makes deprecation warnings go to the command's standard error.
+// --out DIR and --resume[=PATH], and makes deprecation warnings go to the
+// command's standard error.
 func addTrainFlags(cmd *cobra.Command, cfg *train.Config, rf *runFlags, spec trainFlagSpec) {
 	f := cmd.Flags()
 	f.SetOutput(errWriter{cmd})
@@ -122,20 +122,17 @@ func addTrainFlags(cmd *cobra.Command, cfg *train.Config, rf *runFlags, spec tra
 	f.StringVar(&rf.out, "out", spec.outDefault, spec.outUsage)
 	f.StringVar(&rf.resume, "resume", "", "resume from the newest valid checkpoint of --out (--resume), or from a checkpoint file or directory (--resume=PATH)")
 	f.Lookup("resume").NoOptDefVal = resumeLatest
-	if !spec.noCheckpointDirAlias {
-		deprecatedAlias(f, "out", func(name string) { f.StringVar(&rf.out, name, spec.outDefault, "checkpoint directory (now --out)") }, "checkpoint-dir")
-	}
 	cmd.Args = resumeArgs(rf)
 }
 
-// deprecatedAlias registers old names of the flag canonical, each bound
-// by add to the same variable, hidden from the help and printing a
+// deprecatedAlias registers old names of the flag canonical: each sets
+// its value and has its default, is hidden from the help and prints a
 // deprecation warning when used.
-func deprecatedAlias(fs *pflag.FlagSet, canonical string, add func(name string), old ...string) {
+func deprecatedAlias(fs *pflag.FlagSet, canonical string, old ...string) {
+	c := fs.Lookup(canonical)
 	for _, name := range old {
-		add(name)
+		fs.AddFlag(&pflag.Flag{Name: name, Usage: c.Usage, Value: c.Value, DefValue: c.DefValue})
 		_ = fs.MarkDeprecated(name, "use --"+canonical) // hides it too
-		_ = fs.MarkHidden(name)
 	}
 }
 
@@ -169,8 +166,12 @@ func resumeArgs(rf *runFlags) cobra.PositionalArgs {
 // patience 0, and the checkpoint directory: ckptDir, or with --resume the
 // directory resumeDir makes of --resume=PATH.
 func (rf *runFlags) resolve(cfg *train.Config, ckptDir string, resumeDir func(string) (string, error)) (auto bool, err error) {
-	if auto, err = parseBatchSize(rf.batchSize, cfg); err != nil {
+	n, auto, err := train.ParseBatchSize(rf.batchSize)
+	if err != nil {
 		return false, err
+	}
+	if n > 0 {
+		cfg.BatchSize = n
 	}
 	if cfg.EarlyStopPatience == 0 {
 		cfg.EarlyStopMonitor, cfg.EarlyStopPatience = "", 1 // off; 1 keeps the configuration valid
@@ -194,26 +195,9 @@ func (rf *runFlags) resolve(cfg *train.Config, ckptDir string, resumeDir func(st
 	return auto, nil
 }
 
-// parseBatchSize parses --batch-size into cfg: a positive integer, or auto.
-// "" leaves cfg's batch size.
-func parseBatchSize(s string, cfg *train.Config) (auto bool, err error) {
-	switch {
-	case s == "":
-		return false, nil
-	case strings.EqualFold(s, "auto"):
-		return true, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
-		return false, fmt.Errorf("--batch-size %q: want a positive integer or auto", s)
-	}
-	cfg.BatchSize = n
-	return false, nil
-}
-
 // fieldToken finds the exported identifiers in a library error, which
-// name the option that is wrong.
-var fieldToken = regexp.MustCompile(`[A-Z][A-Za-z0-9]*`)
+// name the option that is wrong, qualified ones (Pretrain.Steps) whole.
+var fieldToken = regexp.MustCompile(`[A-Z][A-Za-z0-9]*(\.[A-Z][A-Za-z0-9]*)*`)
 
 // flagError rewrites the option names in err's message (train.Config
 // fields, and the command's own in fields) into the flags that set them,
@@ -259,3 +243,83 @@ func (e *cliError) Unwrap() error { return e.err }
 
 // logf is the Logf the commands give the models: an info line on slog.
 func logf(format string, args ...any) { slog.Info(fmt.Sprintf(format, args...)) }
+
+// runTraining is the body of a training command: it opens the engine of
+// --device (closed at the end), runs fn with a context that Ctrl-C
+// cancels and prints the report fn returns, also when fn returns an error
+// with it (an interrupted run that still reports). Errors without a
+// report start with name.
+func (g *globals) runTraining(cmd *cobra.Command, name string, fn func(context.Context, *device.Engine, backends.Backend) (textReport, error)) error {
+	eng, backend, err := g.trainEngine(cmd)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	defer eng.Close()
+	ctx, stop := train.NotifyContext(cmd.Context())
+	defer stop()
+	rep, err := fn(ctx, eng, backend)
+	if rep == nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if perr := g.print(cmd, rep); perr != nil {
+		return perr
+	}
+	return err
+}
+
+// sampleReport is what `lm lstm sample` and `lm transformer sample`
+// print: the text, or with --json the whole report.
+type sampleReport struct {
+	Device      string  `json:"device"`
+	Model       string  `json:"model"`
+	Step        int64   `json:"step"`
+	Prompt      string  `json:"prompt"`
+	Text        string  `json:"text"`
+	Length      int     `json:"length"`
+	Temperature float64 `json:"temperature"`
+	TopK        *int    `json:"top_k,omitempty"` // the transformer's only
+	Seed        uint64  `json:"seed"`
+}
+
+// WriteText writes the prompt and the text generated after it.
+func (r *sampleReport) WriteText(w io.Writer) error {
+	_, err := fmt.Fprintln(w, r.Prompt+r.Text)
+	return err
+}
+
+// newSampleCmd returns the `sample` command of the model family lm (as
+// "lm lstm"): its flags (--top-k with topK) fill a sampleReport, sample
+// loads --model and generates its Step and Text.
+func newSampleCmd(g *globals, lm, short, long, modelUsage string, topK bool, sample func(backends.Backend, *sampleReport) error) *cobra.Command {
+	var r sampleReport
+	name := lm + " sample"
+	cmd := &cobra.Command{
+		Use: "sample --model CKPT --prompt TEXT", Short: short, Long: long, Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if r.Model == "" {
+				return fmt.Errorf("%s: --model is required (a checkpoint file or directory written by %s train)", name, lm)
+			}
+			eng, backend, err := g.trainEngine(cmd)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			defer eng.Close()
+			if err := sample(backend, &r); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			r.Device = eng.Name()
+			return g.print(cmd, &r)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&r.Model, "model", "", modelUsage)
+	f.StringVar(&r.Prompt, "prompt", "The ", "text the model reads before generating (every character must be in its vocabulary)")
+	f.IntVar(&r.Length, "length", 200, "characters to generate")
+	f.Float64Var(&r.Temperature, "temperature", 1, "sampling temperature (0: argmax)")
+	if topK {
+		r.TopK = new(int)
+		f.IntVar(r.TopK, "top-k", 0, "draw among the K most likely characters (0: all)")
+	}
+	f.Uint64Var(&r.Seed, "seed", 0, "sampling seed")
+	return cmd
+}

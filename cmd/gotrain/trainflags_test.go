@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gotrain/gotrain/data"
+	"github.com/gotrain/gotrain/models/charlstm"
 	"github.com/gotrain/gotrain/train"
 )
 
@@ -142,6 +143,10 @@ func TestFlagError(t *testing.T) {
 			t.Errorf("flagError(%q) = %q, want %q", in, got, want)
 		}
 	}
+	// Qualified names count whole (and only as words of their own).
+	if got := flagError(errors.New("x: Pretrain.Steps -2, not ctx.Pretrain.Steps"), lmTransformerFields).Error(); got != "x: --pretrain-max-steps -2, not ctx.Pretrain.Steps" {
+		t.Errorf("qualified names: %q", got)
+	}
 	if flagError(nil, fields) != nil {
 		t.Error("flagError(nil) is not nil")
 	}
@@ -158,7 +163,7 @@ func TestDeprecatedAliases(t *testing.T) {
 	if err != nil {
 		t.Fatalf("train: %v\n%s\n%s", err, out, errOut)
 	}
-	var rep lmTrainReport
+	var rep charlstm.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("standard output is not the JSON report: %v\n%s", err, out)
 	}
@@ -186,12 +191,12 @@ func TestDeprecatedAliases(t *testing.T) {
 func TestResumeForms(t *testing.T) {
 	corpus := lmCorpus(t)
 	dir := filepath.Join(t.TempDir(), "run")
-	train := func(extra ...string) (lmTrainReport, string, error) {
+	train := func(extra ...string) (charlstm.Report, string, error) {
 		t.Helper()
 		args := append([]string{"--json", "--device", "go", "lm", "lstm", "train", "--data", corpus, "--hidden-size", "8",
 			"--layers", "1", "--seq-length", "8", "--batch-size", "16", "--progress", "off"}, extra...)
 		out, errOut, err := run(t, args...)
-		var rep lmTrainReport
+		var rep charlstm.Report
 		if err == nil {
 			if jerr := json.Unmarshal([]byte(out), &rep); jerr != nil {
 				t.Fatalf("not JSON: %v\n%s", jerr, out)
@@ -326,7 +331,7 @@ func TestSharedFlagValues(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
-	var rep lmTrainReport
+	var rep charlstm.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
