@@ -2,10 +2,17 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gotrain/gotrain/bench"
 	"github.com/gotrain/gotrain/device"
+	"github.com/gotrain/gotrain/doctor"
 )
 
 func newDevicesCmd(g *globals) *cobra.Command {
@@ -58,4 +65,185 @@ float64 CPU reference and times it, the first call (compilation) apart.`,
 	cmd.Flags().BoolVar(&verify, "verify", false, "run and time a small computation on each available device, checked against a float64 CPU reference")
 	cmd.Flags().IntVar(&repeats, "repeats", 10, "timed repeats per device for --verify (after one warm-up call)")
 	return cmd
+}
+
+func newDoctorCmd(g *globals) *cobra.Command {
+	var burst time.Duration
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Diagnose why an accelerator is or is not used, and say what to fix",
+		Long: `doctor checks the build, the PJRT plugins, the NVIDIA driver, the devices XLA
+sees, free GPU memory and the environment variables that hide or redirect devices
+(CUDA_VISIBLE_DEVICES, XLA_FLAGS, GOMLX_BACKEND), then resolves --device (default
+auto), runs a checked computation on the device chosen and, on an accelerator,
+keeps it busy with matmuls for --burst while watching its utilisation.
+
+Each finding is printed as [ok], [warn], [fail] or [skip] with the facts seen and,
+when something is wrong, a fix. The exit status is non-zero when --device cannot
+be used or any finding fails. doctor never downloads anything; see docs/DOCTOR.md.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			rep, err := doctor.Run(cmd.Context(), doctor.Options{Device: g.device, Fallback: g.fallback, Burst: burst}, doctor.DefaultProbes())
+			if err != nil {
+				return err
+			}
+			if g.json {
+				err = printJSON(cmd.OutOrStdout(), rep)
+			} else {
+				err = doctor.WriteText(cmd.OutOrStdout(), rep)
+			}
+			if err != nil {
+				return err
+			}
+			switch {
+			case rep.ResolveError != "":
+				return fmt.Errorf("doctor: --device %s cannot be used: %s", rep.Requested, rep.ResolveError)
+			case rep.Selected != nil && rep.Selected.FellBack:
+				return fmt.Errorf("doctor: --device %s cannot be used (%s)", rep.Requested, rep.Selected.Warning)
+			case !rep.OK:
+				return fmt.Errorf("doctor: failed: %s", strings.Join(rep.Failed(), ", "))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&burst, "burst", time.Second, "how long to keep an accelerator busy with 1024×1024 matmuls while watching its utilisation (0 skips it)")
+	return cmd
+}
+
+func newSetupCmd(g *globals) *cobra.Command {
+	setup := &cobra.Command{Use: "setup", Short: "Install optional components on request"}
+	var opts device.InstallOptions
+	xlaCmd := &cobra.Command{
+		Use:   "xla",
+		Short: "Download and install XLA PJRT plugins (CPU, and with --cuda the CUDA plugin)",
+		Long: `setup xla installs the XLA CPU PJRT plugin into ~/.local/lib/go-xla (or --lib-dir),
+and with --cuda the CUDA plugin and NVIDIA libraries into its nvidia/ folder.
+gotrain downloads nothing except through this command. Offline it fails within
+--timeout with a message saying where to put plugin files by hand.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dest, err := device.InstallXLA(cmd.Context(), opts)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "installed XLA plugins into %s; run `gotrain devices --verify` to check them\n", dest)
+			return nil
+		},
+	}
+	xlaCmd.Flags().BoolVar(&opts.CUDA, "cuda", false, "also install the CUDA PJRT plugin and NVIDIA libraries")
+	xlaCmd.Flags().BoolVar(&opts.Force, "force", false, "replace an existing go-xla/nvidia folder")
+	xlaCmd.Flags().StringVar(&opts.LibDir, "lib-dir", "", "lib folder under which go-xla/ is created (default ~/.local/lib)")
+	xlaCmd.Flags().DurationVar(&opts.Timeout, "timeout", 5*time.Second, "how long to wait for the download hosts before failing")
+	setup.AddCommand(xlaCmd)
+	return setup
+}
+
+func newVersionCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the gotrain version and build",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			v := "(devel)"
+			if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+				v = bi.Main.Version
+			}
+			build := "xla-capable (cgo, PJRT plugins loaded at run time)"
+			if inv := device.Discover(device.DiscoverOptions{SkipNVIDIA: true}); !inv.XLACompiled {
+				build = "pure Go (noxla)"
+			}
+			info := map[string]string{"version": v, "go": runtime.Version(), "os_arch": runtime.GOOS + "/" + runtime.GOARCH, "build": build}
+			if g.json {
+				return printJSON(cmd.OutOrStdout(), info)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "gotrain %s (%s, %s, %s)\n", v, info["go"], info["os_arch"], build)
+			return nil
+		},
+	}
+}
+
+func newBenchCmd(g *globals) *cobra.Command {
+	var size, devices, mdFile, pngFile string
+	var repeats int
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Time every workload on the native CPU path and on every available device",
+		Long: `bench runs each workload (matmul, forest fit, forest predict, and more as they
+land) on the native CPU path and on every available device (or --devices), the
+first call (graph building and compilation) apart from the median, min and max of
+--repeats steady calls, each ending with its results copied back to the host. It
+reports throughput, the speed-up against the CPU, parity with the CPU's output
+and host memory. A workload a device cannot run is listed with the reason.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			sz, err := bench.ParseSize(size)
+			if err != nil {
+				return err
+			}
+			engines, err := benchEngines(cmd, g, devices)
+			if err != nil {
+				return err
+			}
+			defer func() {
+				for _, e := range engines {
+					e.Close()
+				}
+			}()
+			ws, err := bench.Workloads(sz)
+			if err != nil {
+				return err
+			}
+			results, err := bench.Run(ws, bench.Options{Repeats: repeats, Engines: engines, Progress: func(w, d string) {
+				slog.Info("bench: measuring", "workload", w, "device", d)
+			}})
+			if err != nil {
+				return err
+			}
+			if mdFile != "" {
+				hdr := fmt.Sprintf("`gotrain bench --size %s --repeats %d` on %s", size, repeats, device.HostInfo())
+				if err := bench.WriteMarkdownFile(mdFile, results, hdr); err != nil {
+					return err
+				}
+			}
+			if pngFile != "" {
+				if err := bench.WritePNG(pngFile, results); err != nil {
+					return err
+				}
+			}
+			return g.print(cmd, &bench.Report{Host: device.HostInfo(), Results: results, Size: size})
+		},
+	}
+	cmd.Flags().StringVar(&size, "size", "small", "workload sizes: small (seconds) or seed (the seed systems' sizes)")
+	cmd.Flags().StringVar(&devices, "devices", "all", "devices to run on when --device is not given: all (every available one) or a comma list of --device forms; cpu always runs first as the reference")
+	cmd.Flags().IntVar(&repeats, "repeats", 5, "timed calls after the first")
+	cmd.Flags().StringVar(&mdFile, "md", "", "also write the table as Markdown to this file")
+	cmd.Flags().StringVar(&pngFile, "png", "", "also write a bar chart of speed-ups to this PNG file")
+	return cmd
+}
+
+// benchEngines returns the native CPU (the reference) followed by the
+// devices to time: the global --device when it is given (auto aside),
+// else --devices. A device that is not available is an error with the
+// reason (unless --fallback).
+func benchEngines(cmd *cobra.Command, g *globals, list string) ([]*device.Engine, error) {
+	specs := []string{"cpu"}
+	deviceSet := cmd.Flags().Changed("device") && !strings.EqualFold(strings.TrimSpace(g.device), "auto")
+	switch {
+	case deviceSet && cmd.Flags().Changed("devices"):
+		return nil, fmt.Errorf("bench: give --device or --devices, not both (--device %s, --devices %s)", g.device, list)
+	case deviceSet:
+		specs = append(specs, g.device)
+	default:
+		specs = append(specs, strings.Split(list, ",")...)
+	}
+	engines, err := device.SelectEach(specs, device.Request{Fallback: g.fallback})
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	for _, e := range engines {
+		if w := e.Warning(); w != "" {
+			fmt.Fprintln(cmd.ErrOrStderr(), w)
+		}
+	}
+	return engines, nil
 }
