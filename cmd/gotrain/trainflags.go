@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/gomlx/gomlx/backends"
@@ -67,10 +68,6 @@ var configFlagFields = map[string]string{
 // BatchSize, Resume and CheckpointDir, which addTrainFlags spells), with
 // c's current values as defaults, skipping the names in omit.
 func addConfigFlags(fs *pflag.FlagSet, c *train.Config, omit ...string) {
-	skip := map[string]bool{}
-	for _, n := range omit {
-		skip[n] = true
-	}
 	var all pflag.FlagSet
 	all.StringVar(&c.Optimizer, "optimizer", c.Optimizer, "optimizer: adam, adamw or sgd")
 	all.Float64Var(&c.LearningRate, "lr", c.LearningRate, "peak learning rate")
@@ -104,7 +101,7 @@ func addConfigFlags(fs *pflag.FlagSet, c *train.Config, omit ...string) {
 	all.StringVar(&c.Devices, "devices", c.Devices, "devices to train on, data parallel: N or all")
 	all.StringVar(&c.PlotsDir, "plots-dir", c.PlotsDir, "directory for PNG plots of the metrics at the end of a run (empty: none)")
 	all.VisitAll(func(f *pflag.Flag) {
-		if !skip[f.Name] {
+		if !slices.Contains(omit, f.Name) {
 			fs.AddFlag(f)
 		}
 	})
