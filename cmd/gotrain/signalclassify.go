@@ -196,17 +196,12 @@ func newSignalDatasetCmd(g *globals) *cobra.Command {
 		Short: "Generate a labelled feature data set of synthetic records (CSV, optional SigMF)",
 		Long: `signal dataset synthesizes --per-class records of each modulation in --mods at
 full-band SNRs in --snr (MIN:MAX spreads them uniformly, MIN:MAX:STEP cycles
-through the grid so every SNR has the same count), extracts the CPU features of
-every record on --workers goroutines, and writes DIR/features.csv (label,
-snr_db_true, then the features of "signal features --csv"), DIR/dataset.json
-(the options, classes, counts and version) and with --iq one SigMF pair per
-record (DIR/iq/<label>_<idx>.sigmf-meta/-data).
-
-Each record is a pure function of --seed, its modulation and its index (the
-output does not depend on --workers). Per record the carrier phase is uniform,
-the carrier offset uniform in +-max-offset, the digital symbol rate rate/sps with
-sps drawn from --sps, and FM deviation and tone, AM depth and tone are drawn
-from the ranges in docs/SIGNAL.md. A non-empty DIR is refused unless --force.`,
+through the grid so every SNR has the same count), extracts their CPU features
+and writes DIR/features.csv (label, snr_db_true, then the features of "signal
+features --csv"), DIR/dataset.json and with --iq one SigMF pair per record.
+Each record is a pure function of --seed, its modulation and its index; its
+nuisance parameters (phase, offset, symbol rate, FM and AM) are drawn from the
+ranges in docs/SIGNAL.md, which describes the files.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSignalDataset(cmd, g, &fl) },
 	}
