@@ -27,9 +27,10 @@
 // columns and class labels are checked against the training ones. [Train]
 // fits (with a [Learner]: [Native], or package forestgraph's Learner on a
 // GoMLX device), repeats for timing, scores the test set ([Accuracy],
-// [MeanSquaredError], [R2]) and adds feature importances; in JSON, its
-// [TrainResult] is the report of `forest train --json` less what the
-// command adds (the device, the data's name and the model file).
+// [MeanSquaredError], [R2]) and adds feature importances; its
+// [TrainResult] is the report of `forest train` (in JSON, and as text with
+// [TrainResult.WriteText]), the device, the data's name and the model file
+// filled in by the caller.
 //
 // # Trees
 //

@@ -19,10 +19,12 @@
 // [FeatureExtractor]. [Features.Vector] and [FeatureNames] give the flat
 // row a classifier uses (package signal/modclass); [NewFeaturesJSON],
 // [WriteFeaturesTable], [WriteFeaturesCSV] and [WriteSpectrogram] present
-// it.
+// it; [FeaturesReport] is the report of `gotrain signal features`, and
+// [SynthesizeFile] (with its [SynthReport]) is `gotrain signal synth`.
 //
 // Timing: [Benchmark] measures the latency of synthesis and extraction of
-// one record and the throughput of a batch ([BenchResult]).
+// one record and the throughput of a batch ([BenchResult], whose WriteText
+// is the text of `gotrain signal bench`).
 //
 // Every feature is defined in docs/SIGNAL.md, with its parity against the
 // numpy/scipy peer and the measured speed.
