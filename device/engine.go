@@ -157,7 +157,12 @@ func SelectEach(specs []string, req Request) ([]*Engine, error) {
 // backend: the shortest way for a Go program to get a GoMLX backend on the
 // device a user named. Close the engine when done; it closes the backend.
 func Open(device string) (*Engine, backends.Backend, error) {
-	e, err := Select(Request{Device: device})
+	return WithBackend(Select(Request{Device: device}))
+}
+
+// WithBackend takes Select's results and opens the engine's backend,
+// closing the engine if that fails: e, b, err := WithBackend(Select(req)).
+func WithBackend(e *Engine, err error) (*Engine, backends.Backend, error) {
 	if err != nil {
 		return nil, nil, err
 	}
@@ -236,12 +241,9 @@ func (e *Engine) Close() {
 // slower there).
 func open(d Device) (backends.Backend, error) {
 	switch d.Kind {
-	case Native:
+	case Native, SimpleGo:
 		fastgrad.Register()
-		return newBackend(CPUConfig)
-	case SimpleGo:
-		fastgrad.Register()
-		return newBackend(SimpleGoConfig)
+		return newBackend(d.BackendConfig())
 	case XLAKind:
 		if d.Plugin == nil {
 			return nil, fmt.Errorf("device %s: no plugin", d.Name)

@@ -1,6 +1,7 @@
 package signal
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/gotrain/gotrain/data"
 )
 
 // FeaturesJSON is the JSON form of [Features] that `gotrain signal
@@ -82,26 +85,15 @@ func WriteSpectrogram(path string, f *Features) error {
 }
 
 // WriteFeaturesCSV writes f's scalar features to path as a CSV file with
-// the header [FeatureNames] and one row ([Features.Vector]), every number
-// in the shortest form that reads back exactly (NaN as "NaN"; an infinite
-// value is an error), atomically.
+// the header [FeatureNames] and one row ([Features.Vector]), written by
+// data.WriteCSV (every number in the shortest form that reads back
+// exactly, NaN as "NaN", an infinite value an error), atomically.
 func WriteFeaturesCSV(path string, f *Features) error {
-	names := FeatureNames(len(f.MFCC))
-	b := []byte(strings.Join(names, ",") + "\n")
-	for i, v := range f.Vector(nil) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		switch {
-		case math.IsNaN(v):
-			b = append(b, "NaN"...)
-		case math.IsInf(v, 0):
-			return fmt.Errorf("signal: %s: feature %s is %v", path, names[i], v)
-		default:
-			b = strconv.AppendFloat(b, v, 'g', -1, 64)
-		}
+	var b bytes.Buffer
+	if err := data.WriteCSV(&b, FeatureNames(len(f.MFCC)), [][]float64{f.Vector(nil)}); err != nil {
+		return fmt.Errorf("signal: %s: %w", path, err)
 	}
-	return writeAtomic(path, append(b, '\n'))
+	return writeAtomic(path, b.Bytes())
 }
 
 // Compiler is implemented by extractors that compile code for a batch

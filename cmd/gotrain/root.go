@@ -70,16 +70,7 @@ func (g *globals) engine(cmd *cobra.Command, req device.Request) (*device.Engine
 // trainEngine selects the engine for a neural command and opens its
 // backend (on the CPU: gotrain's cpu backend).
 func (g *globals) trainEngine(cmd *cobra.Command) (*device.Engine, backends.Backend, error) {
-	e, err := g.engine(cmd, device.Request{})
-	if err != nil {
-		return nil, nil, err
-	}
-	b, err := e.Backend()
-	if err != nil {
-		e.Close()
-		return nil, nil, err
-	}
-	return e, b, nil
+	return device.WithBackend(g.engine(cmd, device.Request{}))
 }
 
 // printJSON writes v as indented JSON.
