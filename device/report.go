@@ -22,6 +22,41 @@ type Report struct {
 	Verify []VerifyResult `json:"verify,omitempty"`
 }
 
+// NewReport returns the report of the inventory inv: the host and the
+// device table, nothing selected or verified yet.
+func NewReport(inv Inventory) *Report {
+	return &Report{Host: HostInfo(), Inventory: inv, Devices: List(inv)}
+}
+
+// Available returns the devices of the table that can be used.
+func (r *Report) Available() []Device {
+	var ds []Device
+	for _, e := range r.Devices {
+		if e.Available {
+			ds = append(ds, *e.Device)
+		}
+	}
+	return ds
+}
+
+// VerifyAll runs Verify on each of targets with repeats timed calls,
+// appends the results to r.Verify, and returns an error counting the
+// devices that failed (nil when none did).
+func (r *Report) VerifyAll(targets []Device, repeats int) error {
+	failed := 0
+	for _, d := range targets {
+		v := Verify(d, repeats)
+		r.Verify = append(r.Verify, v)
+		if !v.OK {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d device(s) failed verification", failed)
+	}
+	return nil
+}
+
 // WriteText writes r as `gotrain devices` prints it: the host (and why XLA
 // is not compiled in), the device table with each device's description or
 // the reason it cannot be used, the selected device and the verification

@@ -45,3 +45,25 @@ go      FAILED: boom bang  1.00e+00   2.000          3.000 (n=1)
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestReportAvailableVerifyAll checks that the available devices are the
+// table's usable ones and that VerifyAll records every result and counts
+// the failures in its error.
+func TestReportAvailableVerifyAll(t *testing.T) {
+	cpu := Device{Name: "cpu", Kind: Native, Class: "cpu"}
+	bad := Device{Name: "xla:nothere", Kind: XLAKind, Class: "gpu", Plugin: &Plugin{Name: "nothere", Path: "/nonexistent/pjrt_c_api_nothere_plugin.so"}}
+	r := &Report{Devices: []Entry{
+		{Name: "cpu", Available: true, Device: &cpu},
+		{Name: "gpu", Reason: "no plugin"},
+	}}
+	if got := r.Available(); len(got) != 1 || got[0].Name != "cpu" {
+		t.Fatalf("Available() = %+v, want [cpu]", got)
+	}
+	if err := r.VerifyAll([]Device{cpu}, 1); err != nil || len(r.Verify) != 1 || !r.Verify[0].OK {
+		t.Fatalf("VerifyAll(cpu) = %v, results %+v", err, r.Verify)
+	}
+	err := r.VerifyAll([]Device{bad, cpu}, 1)
+	if err == nil || !strings.Contains(err.Error(), "1 device(s) failed") || len(r.Verify) != 3 || r.Verify[1].OK {
+		t.Errorf("VerifyAll(bad, cpu) = %v, results %+v", err, r.Verify)
+	}
+}

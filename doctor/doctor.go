@@ -263,9 +263,24 @@ func (c *checker) getenv(name string) (string, bool) {
 	return c.p.Env(name)
 }
 
+// Err is the verdict of the report as an error: nil when the requested
+// device was used and no finding failed; otherwise an error saying that
+// --device cannot be used (and why), or which findings failed.
+func (rep *Report) Err() error {
+	switch {
+	case rep.ResolveError != "":
+		return fmt.Errorf("doctor: --device %s cannot be used: %s", rep.Requested, rep.ResolveError)
+	case rep.Selected != nil && rep.Selected.FellBack:
+		return fmt.Errorf("doctor: --device %s cannot be used (%s)", rep.Requested, rep.Selected.Warning)
+	case !rep.OK:
+		return fmt.Errorf("doctor: failed: %s", strings.Join(rep.Failed(), ", "))
+	}
+	return nil
+}
+
 // WriteText writes the report for people: one line per finding with its
 // status and title, then its evidence and fix indented below it.
-func WriteText(w io.Writer, rep Report) error {
+func (rep *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	counts := map[Status]int{}
 	for _, f := range rep.Findings {

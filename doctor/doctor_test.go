@@ -538,6 +538,10 @@ func TestFallbackSelection(t *testing.T) {
 	if rep.Selected == nil || !rep.Selected.FellBack || rep.Selected.Device.Name != "cpu" || rep.OK {
 		t.Errorf("fallback report: selected %+v, ok %v", rep.Selected, rep.OK)
 	}
+	// A fallback is a failure of the request: doctor's verdict says so.
+	if err := rep.Err(); err == nil || !strings.Contains(err.Error(), "--device gpu cannot be used (") {
+		t.Errorf("Err() = %v, want --device gpu cannot be used (warning)", err)
+	}
 }
 
 func TestNoBurstOnCPU(t *testing.T) {
@@ -610,8 +614,11 @@ func TestWriteText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := rep.Err(); err == nil || !strings.Contains(err.Error(), "--device gpu cannot be used") {
+		t.Errorf("Err() = %v, want --device gpu cannot be used", err)
+	}
 	var b bytes.Buffer
-	if err := WriteText(&b, rep); err != nil {
+	if err := rep.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -661,6 +668,9 @@ func TestLiveRealCPU(t *testing.T) {
 		}
 		if rep.Selected == nil || rep.Selected.Device.Accelerator() {
 			t.Errorf("%s: selected %+v", tt.device, rep.Selected)
+		}
+		if err := rep.Err(); (err == nil) != rep.OK {
+			t.Errorf("%s: Err() = %v with OK %v", tt.device, err, rep.OK)
 		}
 	}
 	rep, err := Run(context.Background(), Options{Device: "gpu"}, DefaultProbes())

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"runtime"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -29,35 +27,24 @@ float64 CPU reference and times it, the first call (compilation) apart.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			inv := device.Discover(device.DiscoverOptions{Probe: true})
-			rep := &device.Report{Host: device.HostInfo(), Inventory: inv, Devices: device.List(inv)}
-			var targets []device.Device
+			rep := device.NewReport(inv)
+			targets := rep.Available()
 			if cmd.Flags().Changed("device") {
 				e, err := g.engine(cmd, device.Request{Inventory: &inv})
 				if err != nil {
 					return err
 				}
 				rep.Selected, targets = &e.Resolution, []device.Device{e.Device()}
-			} else {
-				for _, e := range rep.Devices {
-					if e.Available {
-						targets = append(targets, *e.Device)
-					}
-				}
 			}
-			failed := 0
-			for _, d := range targets {
-				if verify {
-					rep.Verify = append(rep.Verify, device.Verify(d, repeats))
-					if !rep.Verify[len(rep.Verify)-1].OK {
-						failed++
-					}
-				}
+			var verr error
+			if verify {
+				verr = rep.VerifyAll(targets, repeats)
 			}
 			if err := g.print(cmd, rep); err != nil {
 				return err
 			}
-			if failed > 0 {
-				return fmt.Errorf("devices: %d device(s) failed verification", failed)
+			if verr != nil {
+				return fmt.Errorf("devices: %w", verr)
 			}
 			return nil
 		},
@@ -87,23 +74,10 @@ be used or any finding fails. doctor never downloads anything; see docs/DOCTOR.m
 			if err != nil {
 				return err
 			}
-			if g.json {
-				err = printJSON(cmd.OutOrStdout(), rep)
-			} else {
-				err = doctor.WriteText(cmd.OutOrStdout(), rep)
-			}
-			if err != nil {
+			if err := g.print(cmd, &rep); err != nil {
 				return err
 			}
-			switch {
-			case rep.ResolveError != "":
-				return fmt.Errorf("doctor: --device %s cannot be used: %s", rep.Requested, rep.ResolveError)
-			case rep.Selected != nil && rep.Selected.FellBack:
-				return fmt.Errorf("doctor: --device %s cannot be used (%s)", rep.Requested, rep.Selected.Warning)
-			case !rep.OK:
-				return fmt.Errorf("doctor: failed: %s", strings.Join(rep.Failed(), ", "))
-			}
-			return nil
+			return rep.Err()
 		},
 	}
 	cmd.Flags().DurationVar(&burst, "burst", time.Second, "how long to keep an accelerator busy with 1024×1024 matmuls while watching its utilisation (0 skips it)")
@@ -144,20 +118,8 @@ func newVersionCmd(g *globals) *cobra.Command {
 		Short: "Print the gotrain version and build",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v := "(devel)"
-			if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-				v = bi.Main.Version
-			}
-			build := "xla-capable (cgo, PJRT plugins loaded at run time)"
-			if inv := device.Discover(device.DiscoverOptions{SkipNVIDIA: true}); !inv.XLACompiled {
-				build = "pure Go (noxla)"
-			}
-			info := map[string]string{"version": v, "go": runtime.Version(), "os_arch": runtime.GOOS + "/" + runtime.GOARCH, "build": build}
-			if g.json {
-				return printJSON(cmd.OutOrStdout(), info)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "gotrain %s (%s, %s, %s)\n", v, info["go"], info["os_arch"], build)
-			return nil
+			b := device.BuildInfo()
+			return g.print(cmd, &b)
 		},
 	}
 }

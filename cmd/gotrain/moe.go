@@ -35,9 +35,8 @@ var moeFields = map[string]string{"Experts": "experts", "MaxExperts": "max-exper
 	"GateHidden": "gate-hidden", "CapacityFactor": "capacity-factor", "BalanceAlpha": "balance-alpha"}
 
 func newMoETrainCmd(g *globals) *cobra.Command {
-	fl := moeTrainFlags{data: moe.DataOptions{Logf: logf}, opts: moe.Options{Model: moe.DefaultConfig(), Train: train.DefaultConfig(), Logf: logf}}
-	fl.opts.Train.Optimizer = train.OptimizerAdam
-	fl.opts.Train.Epochs = 5
+	fl := moeTrainFlags{data: moe.DataOptions{Logf: logf, ValFraction: 0.1}, opts: moe.DefaultOptions()}
+	fl.opts.Logf = logf
 	mnist := "$" + data.DataDirEnv + "/mnist, else ~/.local/share/gotrain/mnist"
 	if dir, err := data.MNISTDir(""); err == nil {
 		mnist += "; here " + dir
@@ -61,7 +60,7 @@ and checkpoints (--out/checkpoints) go to --out.`,
 	f.StringVar(&fl.data.Dataset, "dataset", moe.DatasetAuto, "auto (MNIST when --data-dir holds it, else digits), mnist or digits")
 	f.StringVar(&fl.data.Dir, "data-dir", "", "folder of the MNIST IDX files, optionally .gz (default: "+mnist+")")
 	f.BoolVar(&fl.data.Download, "download", false, "download MNIST into --data-dir (default: "+mnist+") from its canonical mirrors, checksums verified, when the files are not there")
-	f.Float64Var(&fl.data.ValFraction, "val-fraction", 0.1, "fraction of the training images held out for validation")
+	f.Float64Var(&fl.data.ValFraction, "val-fraction", fl.data.ValFraction, "fraction of the training images held out for validation")
 	f.StringVar(&fl.parallel, "parallel", "data", "with --devices > 1: data (experts replicated) or expert (experts sharded over the devices)")
 	f.IntVar(&m.Experts, "experts", m.Experts, "number of experts")
 	f.IntVar(&m.MaxExperts, "max-experts", 0, "expert slots for --grow-experts (0: --experts + 4 with --grow-experts, else --experts)")
@@ -72,11 +71,11 @@ and checkpoints (--out/checkpoints) go to --out.`,
 	f.Float64Var(&m.BalanceAlpha, "balance-alpha", m.BalanceAlpha, "weight of the load-balancing loss (0: off)")
 	f.BoolVar(&m.Dense, "dense", false, "run every expert on every example (no sparse dispatch; same predictions)")
 	f.BoolVar(&o.GrowExperts, "grow-experts", false, "split the most loaded expert when the validation loss plateaus")
-	f.IntVar(&o.GrowPatience, "grow-patience", 1, "epochs without validation improvement before a split")
-	f.Float64Var(&o.GrowMinDelta, "grow-min-delta", 0.001, "least validation-loss decrease that counts as improvement")
+	f.IntVar(&o.GrowPatience, "grow-patience", o.GrowPatience, "epochs without validation improvement before a split")
+	f.Float64Var(&o.GrowMinDelta, "grow-min-delta", o.GrowMinDelta, "least validation-loss decrease that counts as improvement")
 	f.BoolVar(&o.MonitorMemory, "monitor-memory", false, "record resident memory every epoch (epochs.jsonl, summary)")
 	addTrainFlags(cmd, &o.Train, &fl.run, trainFlagSpec{
-		batchDefault: "256", batchUsage: "batch size, or auto (the largest that fits, on an accelerator; 256 on the host)",
+		batchDefault: fmt.Sprint(o.Train.BatchSize), batchUsage: "batch size, or auto (the largest that fits, on an accelerator; 256 on the host)",
 		outDefault: "runs/moe", outUsage: "output directory of the run: plots, performance_summary.txt, metrics.jsonl, epochs.jsonl, checkpoints/",
 		omit: []string{"plots-dir", "perf-summary"}})
 	// Before --out held everything, --checkpoint-dir named the checkpoints' folder; it still does.

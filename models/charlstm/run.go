@@ -48,6 +48,18 @@ type Options struct {
 	AutoBatchSize bool
 }
 
+// DefaultOptions returns the options `gotrain lm lstm train` starts from:
+// two LSTM layers of 512 units on windows of 100 characters every 3, the
+// last 10% of the text held out; Adam at 0.001 with the gradient norm
+// clipped to 5, batches of 512, 50 epochs, early stopping after 20
+// validations without a lower validation loss. Set Path or Text.
+func DefaultOptions() Options {
+	cfg := train.DefaultConfig()
+	cfg.Optimizer, cfg.LearningRate, cfg.ClipNorm, cfg.BatchSize, cfg.Epochs = train.OptimizerAdam, 0.001, 5, 512, 50
+	cfg.EarlyStopMonitor, cfg.EarlyStopPatience = "val_loss", 20
+	return Options{Hidden: 512, Layers: 2, SeqLength: 100, Step: 3, ValFraction: 0.1, Train: cfg}
+}
+
 // Result is the outcome of Train.
 type Result struct {
 	// Data is the corpus path.

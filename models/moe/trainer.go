@@ -57,6 +57,16 @@ type Options struct {
 	AutoBatchSize bool
 }
 
+// DefaultOptions returns the options `gotrain moe train` starts from: the
+// model of DefaultConfig trained with Adam for 5 epochs in batches of 256,
+// a split considered after one epoch without a validation-loss decrease
+// of 0.001 (when GrowExperts is set). Set Data.
+func DefaultOptions() Options {
+	cfg := train.DefaultConfig()
+	cfg.Optimizer, cfg.Epochs, cfg.BatchSize = train.OptimizerAdam, 5, 256
+	return Options{Model: DefaultConfig(), Train: cfg, GrowPatience: 1, GrowMinDelta: 0.001}
+}
+
 // EpochRecord is what Train records at the end of every epoch.
 type EpochRecord struct {
 	Epoch       int     `json:"epoch"`

@@ -77,6 +77,24 @@ type Options struct {
 	AutoBatchSize bool
 }
 
+// DefaultOptions returns the options `gotrain lm transformer train`
+// starts from: 4 blocks of 4 heads, width 128, a context of 64 characters,
+// softmax attention, a SwiGLU feed-forward and RMSNorm; pretraining
+// windows every 4 characters, the last 10% of the corpus held out, one
+// pretraining epoch in batches of 32 and three instruction-tuning epochs
+// in batches of 16; AdamW at 0.001 with the gradient norm clipped to 1.
+// Set the data (PretrainPath or PretrainText, InstructionPath or
+// Instructions).
+func DefaultOptions() Options {
+	cfg := train.DefaultConfig()
+	cfg.Optimizer, cfg.LearningRate, cfg.ClipNorm = train.OptimizerAdamW, 0.001, 1
+	return Options{
+		Arch:     Arch{Layers: 4, Heads: 4, Width: 128, Context: 64, Attention: AttentionSoftmax, FFN: FFNSwiGLU, Norm: NormRMS},
+		Pretrain: Phase{Epochs: 1, BatchSize: 32, Accumulate: 1}, Instruct: Phase{Epochs: 3, BatchSize: 16, Accumulate: 1},
+		Stride: 4, ValFraction: 0.1, Train: cfg,
+	}
+}
+
 // PhaseResult is the outcome of one phase.
 type PhaseResult struct {
 	// Examples is the number of training rows (windows or instruction examples).
