@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/cmplx"
 	"strconv"
 	"strings"
 )
@@ -139,24 +140,27 @@ type SynthOptions struct {
 	Seed uint64 `json:"seed"`
 }
 
-// withDefaults validates o and fills in the defaults.
+// withDefaults validates o and fills in the defaults. Every size and
+// value is checked against the limits below before anything is allocated,
+// and each error names the option and the allowed range.
 func (o SynthOptions) withDefaults() (SynthOptions, error) {
 	if _, err := ParseModulation(string(o.Mod)); err != nil {
 		return o, err
 	}
-	if !(o.SampleRate > 0) || math.IsInf(o.SampleRate, 0) {
-		return o, fmt.Errorf("signal: sample rate %v must be positive", o.SampleRate)
+	if !(o.SampleRate >= MinSampleRate && o.SampleRate <= MaxSampleRate) {
+		return o, fmt.Errorf("signal: SampleRate %v Hz: want %g to %g Hz", o.SampleRate, MinSampleRate, MaxSampleRate)
 	}
 	if o.Samples <= 0 || o.Samples > MaxSamples {
-		return o, fmt.Errorf("signal: record length %d must be in [1, %d] samples", o.Samples, MaxSamples)
+		return o, fmt.Errorf("signal: Samples %d: want 1 to %d (MaxSamples)", o.Samples, MaxSamples)
 	}
 	if o.Mod.digital() {
 		if o.SymbolRate == 0 {
 			o.SymbolRate = o.SampleRate / 8
 		}
 		sps := o.SampleRate / o.SymbolRate
-		if !(o.SymbolRate > 0) || sps != math.Round(sps) || sps < 1 {
-			return o, fmt.Errorf("signal: symbol rate %v must divide the sample rate %v a whole number of times", o.SymbolRate, o.SampleRate)
+		if !(o.SymbolRate > 0) || !(sps >= 1 && sps <= MaxSamplesPerSymbol) || sps != math.Round(sps) {
+			return o, fmt.Errorf("signal: SymbolRate %v: want the sample rate %v divided by a whole number of samples per symbol from 1 to %d",
+				o.SymbolRate, o.SampleRate, MaxSamplesPerSymbol)
 		}
 	} else if o.EsN0 {
 		return o, fmt.Errorf("signal: Es/N0 needs a digital modulation, not %s", o.Mod)
@@ -165,13 +169,13 @@ func (o SynthOptions) withDefaults() (SynthOptions, error) {
 		o.RollOff = 0.35
 	}
 	if !(o.RollOff > 0 && o.RollOff <= 1) {
-		return o, fmt.Errorf("signal: roll-off %v must be in (0, 1]", o.RollOff)
+		return o, fmt.Errorf("signal: RollOff %v: want a number in (0, 1]", o.RollOff)
 	}
 	if o.SpanSymbols == 0 {
 		o.SpanSymbols = 8
 	}
 	if o.SpanSymbols < 2 || o.SpanSymbols%2 != 0 || o.SpanSymbols > 64 {
-		return o, fmt.Errorf("signal: RRC span %d must be an even number of symbols in [2, 64]", o.SpanSymbols)
+		return o, fmt.Errorf("signal: SpanSymbols %d: want an even number of symbols from 2 to 64", o.SpanSymbols)
 	}
 	if o.ModIndex == 0 {
 		switch o.Mod {
@@ -183,17 +187,20 @@ func (o SynthOptions) withDefaults() (SynthOptions, error) {
 			o.ModIndex = 1
 		}
 	}
-	if o.ModIndex < 0 || math.IsNaN(o.ModIndex) || math.IsInf(o.ModIndex, 0) {
-		return o, fmt.Errorf("signal: modulation index %v must be positive", o.ModIndex)
+	if !(o.ModIndex > 0 && o.ModIndex <= MaxModIndex) {
+		return o, fmt.Errorf("signal: ModIndex %v: want a number in (0, %g]", o.ModIndex, float64(MaxModIndex))
 	}
 	if o.BT == 0 {
 		o.BT = 0.5
 	}
 	if !(o.BT > 0) || o.BT > 10 {
-		return o, fmt.Errorf("signal: GFSK BT %v must be in (0, 10]", o.BT)
+		return o, fmt.Errorf("signal: BT %v: want a number in (0, 10]", o.BT)
 	}
 	if o.ModFreq == 0 {
 		o.ModFreq = 1000
+	}
+	if !(o.ModFreq >= MinModFreq && o.ModFreq <= MaxFrequency) {
+		return o, fmt.Errorf("signal: ModFreq %v Hz: want %g to %g Hz", o.ModFreq, MinModFreq, MaxFrequency)
 	}
 	if o.Deviation == 0 {
 		o.Deviation = 10000
@@ -202,13 +209,13 @@ func (o SynthOptions) withDefaults() (SynthOptions, error) {
 		o.Subcarriers = 64
 	}
 	if o.Subcarriers < 8 || o.Subcarriers > 1<<16 || o.Subcarriers&(o.Subcarriers-1) != 0 {
-		return o, fmt.Errorf("signal: OFDM subcarriers %d must be a power of two in [8, 65536]", o.Subcarriers)
+		return o, fmt.Errorf("signal: Subcarriers %d: want a power of two from 8 to 65536", o.Subcarriers)
 	}
 	if o.CyclicPrefix == 0 {
 		o.CyclicPrefix = o.Subcarriers / 4
 	}
 	if o.CyclicPrefix < 0 || o.CyclicPrefix > o.Subcarriers {
-		return o, fmt.Errorf("signal: cyclic prefix %d must be in [0, %d]", o.CyclicPrefix, o.Subcarriers)
+		return o, fmt.Errorf("signal: CyclicPrefix %d: want 0 to %d (the subcarriers)", o.CyclicPrefix, o.Subcarriers)
 	}
 	if o.Bandwidth == 0 {
 		o.Bandwidth = o.SampleRate / 4
@@ -216,19 +223,70 @@ func (o SynthOptions) withDefaults() (SynthOptions, error) {
 	if o.ChirpPeriod == 0 {
 		o.ChirpPeriod = float64(o.Samples) / o.SampleRate
 	}
-	if !(o.ChirpPeriod > 0) {
-		return o, fmt.Errorf("signal: chirp period %v must be positive", o.ChirpPeriod)
+	if !(o.ChirpPeriod >= 1/o.SampleRate) || math.IsInf(o.ChirpPeriod, 0) {
+		return o, fmt.Errorf("signal: ChirpPeriod %v s: want a finite number of seconds, at least one sample (%g s)", o.ChirpPeriod, 1/o.SampleRate)
 	}
-	if len(o.Multipath) > 1024 {
-		return o, fmt.Errorf("signal: %d multipath taps, at most 1024", len(o.Multipath))
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"CarrierOffset", o.CarrierOffset}, {"Deviation", o.Deviation}, {"Bandwidth", o.Bandwidth}} {
+		if !(math.Abs(f.v) <= MaxFrequency) {
+			return o, fmt.Errorf("signal: %s %v Hz: want -%g to %g Hz", f.name, f.v, MaxFrequency, MaxFrequency)
+		}
 	}
-	for _, v := range []float64{o.SNRdB, o.CarrierOffset, o.Phase, o.ModFreq, o.Deviation, o.Bandwidth, o.IQGainDB, o.IQPhaseDeg} {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return o, fmt.Errorf("signal: synthesis option %v is not a finite number", v)
+	if !(o.SNRdB >= MinSNRdB && o.SNRdB <= MaxSNRdB) {
+		return o, fmt.Errorf("signal: SNRdB %v: want %g to %g dB", o.SNRdB, MinSNRdB, MaxSNRdB)
+	}
+	if !(math.Abs(o.IQGainDB) <= MaxIQGainDB) {
+		return o, fmt.Errorf("signal: IQGainDB %v: want -%g to %g dB", o.IQGainDB, MaxIQGainDB, MaxIQGainDB)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"Phase", o.Phase}, {"IQPhaseDeg", o.IQPhaseDeg}} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			return o, fmt.Errorf("signal: %s %v: want a finite number", f.name, f.v)
+		}
+	}
+	if len(o.Multipath) > MaxMultipathTaps {
+		return o, fmt.Errorf("signal: Multipath has %d taps: want at most %d", len(o.Multipath), MaxMultipathTaps)
+	}
+	for i, h := range o.Multipath {
+		if !(cmplx.Abs(h) <= MaxTapMagnitude) {
+			return o, fmt.Errorf("signal: Multipath tap %d is %v: want a magnitude of at most %g", i+1, h, float64(MaxTapMagnitude))
 		}
 	}
 	return o, nil
 }
+
+// Limits of [SynthOptions], checked before a record is allocated. Within
+// them every record is finite as complex64 ([Synthesize] also checks the
+// samples it made).
+const (
+	// MaxSamples bounds one record's length (2^28 samples, 2 GiB as cf32).
+	MaxSamples = 1 << 28
+	// MinSampleRate and MaxSampleRate bound SampleRate, in Hz.
+	MinSampleRate = 1e-3
+	MaxSampleRate = 1e12
+	// MaxSamplesPerSymbol bounds SampleRate/SymbolRate (the RRC filter
+	// has SpanSymbols·sps+1 taps).
+	MaxSamplesPerSymbol = 1024
+	// MaxFrequency bounds the magnitude of CarrierOffset, Deviation,
+	// Bandwidth and ModFreq, in Hz; MinModFreq is the lowest ModFreq.
+	MaxFrequency = 1e12
+	MinModFreq   = 1e-3
+	// MinSNRdB and MaxSNRdB bound SNRdB: the noise is at most 10^10 times
+	// the signal's power and at least 10^−20 times.
+	MinSNRdB = -100.0
+	MaxSNRdB = 200.0
+	// MaxModIndex bounds ModIndex (the FSK index or the AM depth).
+	MaxModIndex = 100
+	// MaxIQGainDB bounds the magnitude of IQGainDB.
+	MaxIQGainDB = 60.0
+	// MaxMultipathTaps and MaxTapMagnitude bound Multipath.
+	MaxMultipathTaps = 1024
+	MaxTapMagnitude  = 1e6
+)
 
 // Taps are the complex taps of a tapped delay line; in JSON each tap is a
 // [re, im] pair.
@@ -270,9 +328,6 @@ func ParseTaps(s string) (Taps, error) {
 	return t, nil
 }
 
-// MaxSamples bounds one record's length (2^28 samples, 2 GiB as cf32).
-const MaxSamples = 1 << 28
-
 // SamplesFor returns the samples of a record of the given seconds at
 // rate Hz (rounded to the nearest), or an error outside 1..[MaxSamples].
 func SamplesFor(seconds, rate float64) (int, error) {
@@ -295,13 +350,20 @@ func (o SynthOptions) SNRString() string {
 	return fmt.Sprintf("SNR %g dB (full band)", o.SNRdB)
 }
 
-// Synthesize returns one record of o.Samples samples. It allocates; use a
-// [Synthesizer] to generate many records without allocation.
+// Synthesize returns one record of o.Samples samples. It allocates (after
+// checking o); use a [Synthesizer] to generate many records without
+// allocation. A record with a sample that is not finite is an error.
 func Synthesize(o SynthOptions) ([]complex64, error) {
 	var s Synthesizer
+	if _, err := o.withDefaults(); err != nil {
+		return nil, err // before the record is allocated
+	}
 	out := make([]complex64, o.Samples)
 	if err := s.Generate(out, o); err != nil {
 		return nil, err
+	}
+	if i := nonFinite(out); i >= 0 {
+		return nil, fmt.Errorf("signal: sample %d of the %s record is %v: the options give values beyond float32", i, o.Mod, out[i])
 	}
 	return out, nil
 }
@@ -332,7 +394,8 @@ type Synthesizer struct {
 }
 
 // Generate writes one record described by o into out, which must have
-// length o.Samples.
+// length o.Samples. Options outside their limits are an error naming the
+// option and its range.
 func (s *Synthesizer) Generate(out []complex64, o SynthOptions) error {
 	o, err := o.withDefaults()
 	if err != nil {
@@ -375,11 +438,23 @@ func (s *Synthesizer) Generate(out []complex64, o SynthOptions) error {
 			<-noiseDone
 		}
 		finishParallel(out, o, s.noiseAll)
-		return nil
+	} else {
+		s.noise = grow(s.noise, 2*finishBlock)
+		finish(out, o, s.noise)
 	}
-	s.noise = grow(s.noise, 2*finishBlock)
-	finish(out, o, s.noise)
 	return nil
+}
+
+// nonFinite returns the index of the first sample of x with an infinite
+// or NaN part, or −1.
+func nonFinite(x []complex64) int {
+	for i, v := range x {
+		// v−v is 0 for a finite part and NaN otherwise.
+		if d := v - v; d != 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // drawNoise fills s.noiseAll with a record's 2·n noise deviates on a new

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/cmplx"
+	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -68,27 +70,128 @@ func TestSynthesizeNoiseFreeQPSKHitsConstellation(t *testing.T) {
 	}
 }
 
+// TestSynthOptionErrors checks that every option outside its range is an
+// error naming the option and the range.
 func TestSynthOptionErrors(t *testing.T) {
 	base := SynthOptions{Mod: QPSK, SampleRate: 1000, Samples: 100}
 	cases := []struct {
 		name string
 		edit func(*SynthOptions)
+		want string
 	}{
-		{"unknown mod", func(o *SynthOptions) { o.Mod = "qqq" }},
-		{"zero rate", func(o *SynthOptions) { o.SampleRate = 0 }},
-		{"no samples", func(o *SynthOptions) { o.Samples = 0 }},
-		{"fractional sps", func(o *SynthOptions) { o.SymbolRate = 300 }},
-		{"roll-off", func(o *SynthOptions) { o.RollOff = 1.5 }},
-		{"odd span", func(o *SynthOptions) { o.SpanSymbols = 3 }},
-		{"esn0 analog", func(o *SynthOptions) { o.Mod = FM; o.EsN0 = true }},
-		{"subcarriers", func(o *SynthOptions) { o.Mod = OFDM; o.Subcarriers = 48 }},
-		{"nan snr", func(o *SynthOptions) { o.SNRdB = math.NaN() }},
+		{"unknown mod", func(o *SynthOptions) { o.Mod = "qqq" }, "unknown modulation"},
+		{"zero rate", func(o *SynthOptions) { o.SampleRate = 0 }, "SampleRate 0 Hz: want 0.001 to 1e+12 Hz"},
+		{"huge rate", func(o *SynthOptions) { o.SampleRate = 1e300 }, "SampleRate 1e+300 Hz: want"},
+		{"no samples", func(o *SynthOptions) { o.Samples = 0 }, "Samples 0: want 1 to 268435456"},
+		{"fractional sps", func(o *SynthOptions) { o.SymbolRate = 300 }, "SymbolRate 300"},
+		{"huge sps", func(o *SynthOptions) { o.SymbolRate = 1000.0 / 4096 }, "samples per symbol from 1 to 1024"},
+		{"tiny symbol rate", func(o *SynthOptions) { o.SymbolRate = 1e-300 }, "SymbolRate 1e-300"},
+		{"roll-off", func(o *SynthOptions) { o.RollOff = 1.5 }, "RollOff 1.5: want a number in (0, 1]"},
+		{"odd span", func(o *SynthOptions) { o.SpanSymbols = 3 }, "SpanSymbols 3: want an even number"},
+		{"esn0 analog", func(o *SynthOptions) { o.Mod = FM; o.EsN0 = true }, "Es/N0 needs a digital modulation"},
+		{"subcarriers", func(o *SynthOptions) { o.Mod = OFDM; o.Subcarriers = 48 }, "Subcarriers 48: want a power of two"},
+		{"cyclic prefix", func(o *SynthOptions) { o.Mod = OFDM; o.CyclicPrefix = -1 }, "CyclicPrefix -1: want 0 to 64"},
+		{"nan snr", func(o *SynthOptions) { o.SNRdB = math.NaN() }, "SNRdB NaN: want -100 to 200 dB"},
+		{"huge mod index", func(o *SynthOptions) { o.Mod = AM; o.ModIndex = 1e300 }, "ModIndex 1e+300: want a number in (0, 100]"},
+		{"negative mod index", func(o *SynthOptions) { o.Mod = FSK2; o.ModIndex = -1 }, "ModIndex -1"},
+		{"bt", func(o *SynthOptions) { o.Mod = GFSK; o.BT = 11 }, "BT 11: want a number in (0, 10]"},
+		{"tiny mod freq", func(o *SynthOptions) { o.Mod = FM; o.ModFreq = 1e-320 }, "ModFreq 1e-320 Hz: want 0.001 to 1e+12 Hz"},
+		{"huge deviation", func(o *SynthOptions) { o.Mod = FM; o.Deviation = 1e300 }, "Deviation 1e+300 Hz"},
+		{"huge offset", func(o *SynthOptions) { o.CarrierOffset = math.Inf(-1) }, "CarrierOffset -Inf Hz"},
+		{"huge bandwidth", func(o *SynthOptions) { o.Mod = Chirp; o.Bandwidth = 1e300 }, "Bandwidth 1e+300 Hz"},
+		{"short chirp", func(o *SynthOptions) { o.Mod = Chirp; o.ChirpPeriod = 1e-320 }, "ChirpPeriod 1e-320 s"},
+		{"iq gain", func(o *SynthOptions) { o.IQGainDB = 1e308 }, "IQGainDB 1e+308: want -60 to 60 dB"},
+		{"iq phase", func(o *SynthOptions) { o.IQPhaseDeg = math.Inf(1) }, "IQPhaseDeg +Inf: want a finite number"},
+		{"phase", func(o *SynthOptions) { o.Phase = math.NaN() }, "Phase NaN: want a finite number"},
+		{"many taps", func(o *SynthOptions) { o.Multipath = make(Taps, 1025) }, "Multipath has 1025 taps: want at most 1024"},
+		{"huge tap", func(o *SynthOptions) { o.Multipath = Taps{1, complex(1e300, 0)} }, "Multipath tap 2"},
+		{"nan tap", func(o *SynthOptions) { o.Multipath = Taps{complex(math.NaN(), 0)} }, "Multipath tap 1"},
 	}
 	for _, c := range cases {
 		o := base
 		c.edit(&o)
-		if _, err := Synthesize(o); err == nil {
-			t.Errorf("%s: no error", c.name)
+		_, err := Synthesize(o)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestSynthesizeChecksSizeBeforeAllocating checks that a record length
+// outside 1..MaxSamples is an error, not a panic or a large allocation.
+func TestSynthesizeChecksSizeBeforeAllocating(t *testing.T) {
+	for _, n := range []int{-5, math.MinInt, MaxSamples + 1, 1e12} {
+		o := SynthOptions{Mod: QPSK, SampleRate: 200e3, Samples: n, SNRdB: 10}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := Synthesize(o)
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("Samples %d: want 1 to %d", n, MaxSamples)) {
+			t.Errorf("Samples %d: error %v, want one naming Samples and its limit", n, err)
+		}
+		if d := after.TotalAlloc - before.TotalAlloc; d > 1<<20 {
+			t.Errorf("Samples %d: %d bytes allocated before the error", n, d)
+		}
+	}
+}
+
+// TestSynthesizeRejectsSNROutOfRange checks that an SNR whose noise
+// cannot be represented is refused with the allowed range instead of
+// giving a record of infinite samples.
+func TestSynthesizeRejectsSNROutOfRange(t *testing.T) {
+	for _, snr := range []float64{-1e308, -1000, MinSNRdB - 1, MaxSNRdB + 1, 1e308, math.Inf(1)} {
+		for _, esn0 := range []bool{false, true} {
+			o := SynthOptions{Mod: QPSK, SampleRate: 200e3, Samples: 4000, SNRdB: snr, EsN0: esn0}
+			x, err := Synthesize(o)
+			if err == nil || !strings.Contains(err.Error(), "want -100 to 200 dB") {
+				t.Errorf("SNRdB %v (Es/N0 %v): error %v with %d samples, want the allowed range", snr, esn0, err, len(x))
+			}
+		}
+	}
+}
+
+// TestSynthesizeAtLimitsIsFinite synthesizes every modulation with the
+// options at the ends of their ranges and checks every sample is finite.
+func TestSynthesizeAtLimitsIsFinite(t *testing.T) {
+	edges := []struct {
+		name string
+		set  func(*SynthOptions)
+	}{
+		{"lowest snr", func(o *SynthOptions) { o.SNRdB = MinSNRdB }},
+		{"lowest es/n0", func(o *SynthOptions) { o.SNRdB, o.EsN0 = MinSNRdB, o.Mod.digital() }},
+		{"highest snr", func(o *SynthOptions) { o.SNRdB = MaxSNRdB }},
+		{"unscaled extremes", func(o *SynthOptions) {
+			o.Unscaled, o.ModIndex, o.IQGainDB, o.SNRdB = true, MaxModIndex, MaxIQGainDB, MinSNRdB
+			o.Multipath = Taps{MaxTapMagnitude, complex(0, MaxTapMagnitude)}
+		}},
+		{"scaled extremes", func(o *SynthOptions) {
+			o.ModIndex, o.IQGainDB, o.IQPhaseDeg, o.Phase = MaxModIndex, -MaxIQGainDB, 1e300, -1e300
+			o.Multipath = Taps{MaxTapMagnitude, 1e-300}
+		}},
+		{"frequencies", func(o *SynthOptions) {
+			o.CarrierOffset, o.Deviation, o.Bandwidth, o.ModFreq = -MaxFrequency, MaxFrequency, MaxFrequency, MinModFreq
+			o.ChirpPeriod = 1 / o.SampleRate
+		}},
+		{"lowest rate", func(o *SynthOptions) {
+			o.SampleRate, o.CarrierOffset, o.Deviation, o.Bandwidth, o.ModFreq = MinSampleRate, MaxFrequency, MaxFrequency, MaxFrequency, MinModFreq
+		}},
+		{"highest rate", func(o *SynthOptions) { o.SampleRate, o.ModFreq = MaxSampleRate, MinModFreq }},
+	}
+	for _, m := range Modulations {
+		for _, e := range edges {
+			o := SynthOptions{Mod: m, SampleRate: 64e3, Samples: 3000, SNRdB: 10, Seed: 5}
+			e.set(&o)
+			if m.digital() && (o.SampleRate == MinSampleRate || o.SampleRate == MaxSampleRate) {
+				o.SymbolRate = o.SampleRate / 8
+			}
+			x, err := Synthesize(o)
+			if err != nil {
+				t.Errorf("%s, %s: %v", m, e.name, err)
+				continue
+			}
+			if i := nonFinite(x); i >= 0 {
+				t.Errorf("%s, %s: sample %d is %v", m, e.name, i, x[i])
+			}
 		}
 	}
 }

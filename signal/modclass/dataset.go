@@ -98,18 +98,22 @@ func (o DatasetOptions) withDefaults() (DatasetOptions, error) {
 	switch {
 	case o.PerClass < 1:
 		return o, fmt.Errorf("modclass: records per class %d must be at least 1", o.PerClass)
-	case o.PerClass*len(o.Mods) > maxRecords:
-		return o, fmt.Errorf("modclass: %d records is too many (at most %d)", o.PerClass*len(o.Mods), maxRecords)
+	case o.PerClass > maxRecords/len(o.Mods):
+		return o, fmt.Errorf("modclass: PerClass %d: %d modulations of %d records is too many (at most %d records in all)",
+			o.PerClass, len(o.Mods), o.PerClass, maxRecords)
 	case !finite(o.SNRMinDB) || !finite(o.SNRMaxDB) || !finite(o.SNRStepDB):
 		return o, fmt.Errorf("modclass: SNR range %v:%v:%v is not finite", o.SNRMinDB, o.SNRMaxDB, o.SNRStepDB)
+	case o.SNRMinDB < signal.MinSNRdB || o.SNRMaxDB > signal.MaxSNRdB:
+		return o, fmt.Errorf("modclass: SNR range %v:%v: SNRMinDB and SNRMaxDB must be within %g to %g dB",
+			o.SNRMinDB, o.SNRMaxDB, signal.MinSNRdB, signal.MaxSNRdB)
 	case o.SNRMinDB > o.SNRMaxDB:
 		return o, fmt.Errorf("modclass: SNR range %v:%v: the minimum is above the maximum", o.SNRMinDB, o.SNRMaxDB)
 	case o.SNRStepDB < 0:
 		return o, fmt.Errorf("modclass: SNR step %v must be positive", o.SNRStepDB)
 	case o.SNRStepDB > 0 && (o.SNRMaxDB-o.SNRMinDB)/o.SNRStepDB > 10000:
 		return o, fmt.Errorf("modclass: SNR step %v gives more than 10000 SNRs", o.SNRStepDB)
-	case !(o.SampleRate > 0) || math.IsInf(o.SampleRate, 0):
-		return o, fmt.Errorf("modclass: sample rate %v must be positive", o.SampleRate)
+	case !(o.SampleRate >= signal.MinSampleRate && o.SampleRate <= signal.MaxSampleRate):
+		return o, fmt.Errorf("modclass: sample rate %v must be %g to %g Hz", o.SampleRate, signal.MinSampleRate, signal.MaxSampleRate)
 	case !(o.MaxOffsetHz >= 0) || o.MaxOffsetHz > o.SampleRate/2:
 		return o, fmt.Errorf("modclass: carrier offset bound %v Hz must be in [0, %v]", o.MaxOffsetHz, o.SampleRate/2)
 	}

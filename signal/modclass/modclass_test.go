@@ -217,6 +217,10 @@ func TestBadOptions(t *testing.T) {
 		{"sps", func(o *DatasetOptions) { o.SPS = []int{1} }, "samples per symbol"},
 		{"sps divides", func(o *DatasetOptions) { o.SPS = []int{4, 3} }, "samples per symbol 3 does not divide"},
 		{"rate", func(o *DatasetOptions) { o.SampleRate = 0 }, "sample rate"},
+		{"huge rate", func(o *DatasetOptions) { o.SampleRate = 1e300 }, "sample rate 1e+300 must be 0.001 to 1e+12 Hz"},
+		{"snr beyond the synthesizer", func(o *DatasetOptions) { o.SNRMinDB = -1e308 }, "within -100 to 200 dB"},
+		{"snr above the synthesizer", func(o *DatasetOptions) { o.SNRMaxDB = 1e6 }, "within -100 to 200 dB"},
+		{"records overflow", func(o *DatasetOptions) { o.PerClass = math.MaxInt/2 + 1 }, "at most 16777216 records"},
 	}
 	for _, c := range cases {
 		o := small(1)
