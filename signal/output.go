@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gotrain/gotrain/data"
+	"github.com/gotrain/gotrain/internal/atomicfile"
 )
 
 // FeaturesJSON is the JSON form of [Features] that `gotrain signal
@@ -81,7 +82,10 @@ func WriteSpectrogram(path string, f *Features) error {
 		u := math.Float32bits(x)
 		b = append(b, byte(u), byte(u>>8), byte(u>>16), byte(u>>24))
 	}
-	return writeAtomic(path, b)
+	if err := atomicfile.WriteFile(path, b); err != nil {
+		return fmt.Errorf("signal: %w", err)
+	}
+	return nil
 }
 
 // WriteFeaturesCSV writes f's scalar features to path as a CSV file with
@@ -93,7 +97,10 @@ func WriteFeaturesCSV(path string, f *Features) error {
 	if err := data.WriteCSV(&b, FeatureNames(len(f.MFCC)), [][]float64{f.Vector(nil)}); err != nil {
 		return fmt.Errorf("signal: %s: %w", path, err)
 	}
-	return writeAtomic(path, b.Bytes())
+	if err := atomicfile.WriteFile(path, b.Bytes()); err != nil {
+		return fmt.Errorf("signal: %w", err)
+	}
+	return nil
 }
 
 // Compiler is implemented by extractors that compile code for a batch

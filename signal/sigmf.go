@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gotrain/gotrain/internal/atomicfile"
 )
 
 // Meta is the part of a SigMF recording's metadata that gotrain uses.
@@ -215,8 +217,13 @@ func parseDatatype(dt string) (Format, error) {
 }
 
 // WriteSigMF writes rec as a SigMF pair named by path (either file or
-// their base). Each file is written to a temporary name and renamed, so a
-// reader never sees a half-written file.
+// their base), as one commit (internal/atomicfile's Group): both files are
+// written to temporary names first, then renamed, the .sigmf-data first
+// and the .sigmf-meta last, so a reader never sees a half-written file and
+// a reader that goes by the meta file never sees it beside another
+// record's data. On failure neither file changes. A FIFO or character
+// device named by either path is written through, not replaced; a
+// directory or other special file is refused.
 func WriteSigMF(path string, rec *Recording) error {
 	if rec == nil || len(rec.Samples) == 0 {
 		return errors.New("signal: no samples to write")
@@ -262,28 +269,17 @@ func WriteSigMF(path string, rec *Recording) error {
 	if err != nil {
 		return fmt.Errorf("signal: %s: %w", metaPath, err)
 	}
-	if err := writeAtomic(dataPath, data); err != nil {
-		return err
-	}
-	return writeAtomic(metaPath, append(mb, '\n'))
-}
-
-// writeAtomic writes b to path through a temporary file in the same folder.
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+	// The pair is one commit: both files are staged, then the data file
+	// is renamed first and the meta file, which readers look for, last.
+	var g atomicfile.Group
+	defer g.Abort()
+	if err := g.Stage(dataPath, data); err != nil {
 		return fmt.Errorf("signal: %w", err)
 	}
-	name := tmp.Name()
-	_, werr := tmp.Write(b)
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("signal: writing %s: %w", path, err)
+	if err := g.Stage(metaPath, append(mb, '\n')); err != nil {
+		return fmt.Errorf("signal: %w", err)
 	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
+	if err := g.Commit(); err != nil {
 		return fmt.Errorf("signal: %w", err)
 	}
 	return nil
@@ -301,13 +297,17 @@ func ReadRaw(path string, f Format) ([]complex64, error) {
 	return decodeData(b, f, path)
 }
 
-// WriteRaw writes x to path as headerless samples in format f (atomically).
+// WriteRaw writes x to path as headerless samples in format f, atomically
+// (a FIFO or character device is written through; see internal/atomicfile).
 func WriteRaw(path string, x []complex64, f Format) error {
 	b, err := Encode(nil, x, f)
 	if err != nil {
 		return fmt.Errorf("signal: %s: %w", path, err)
 	}
-	return writeAtomic(path, b)
+	if err := atomicfile.WriteFile(path, b); err != nil {
+		return fmt.Errorf("signal: %w", err)
+	}
+	return nil
 }
 
 // FormatFromExt guesses a raw file's format from its extension: .cf32,
