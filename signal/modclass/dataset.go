@@ -1,6 +1,7 @@
 package modclass
 
 import (
+	stdcontext "context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gotrain/gotrain/internal/atomicfile"
 	"github.com/gotrain/gotrain/rng"
 	"github.com/gotrain/gotrain/signal"
 )
@@ -225,12 +227,23 @@ func Columns() []string {
 // Generate synthesizes the data set o describes, extracts the features of
 // every record on o.Workers goroutines, and writes dir/features.csv,
 // dir/dataset.json and, with o.IQ, dir/iq/<label>_<idx>.sigmf-{meta,data}.
-// A folder that exists and is not empty is refused unless force is set;
-// force first removes dataset.json, features.csv and the iq folder (other
-// files are left alone). Every file is
-// written to a temporary name and renamed, dataset.json last, so an
-// interrupted run leaves no partial file.
+// A folder that exists and is not empty is refused unless force is set.
+//
+// The data set appears all at once (internal/atomicfile's ReplaceDir): it
+// is built in a hidden folder beside dir and swapped in when complete,
+// with the files of the old folder other than dataset.json, features.csv
+// and iq carried over (as hard links). A failed or interrupted run leaves
+// dir as it was (an interrupted process may leave the hidden folder
+// ".NAME.tmp-…" beside it), and replacing a data set (force) never
+// empties the old one before the new one is ready.
 func Generate(dir string, o DatasetOptions, force bool) (*Info, error) {
+	return GenerateContext(stdcontext.Background(), dir, o, force)
+}
+
+// GenerateContext is [Generate] stopping early when ctx is cancelled
+// (Ctrl-C): the workers stop after their current record, the hidden folder
+// is removed and dir is left as it was; the error wraps ctx's cause.
+func GenerateContext(ctx stdcontext.Context, dir string, o DatasetOptions, force bool) (*Info, error) {
 	o, err := o.withDefaults()
 	if err != nil {
 		return nil, err
@@ -238,11 +251,36 @@ func Generate(dir string, o DatasetOptions, force bool) (*Info, error) {
 	if dir == "" {
 		return nil, errors.New("modclass: no output folder")
 	}
-	if err := prepareDir(dir, force); err != nil {
+	if err := checkDir(dir, force); err != nil {
 		return nil, err
 	}
+	var (
+		info *Info
+		gerr error
+	)
+	err = atomicfile.ReplaceDirKeeping(dir, notDataSet, func(tmp string) error {
+		info, gerr = generate(ctx, tmp, o)
+		return gerr
+	})
+	if gerr != nil {
+		return nil, gerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("modclass: %w", err)
+	}
+	return info, nil
+}
+
+// notDataSet tells the entries of a data set folder that are not part of
+// the data set (kept when --force replaces it).
+func notDataSet(name string) bool {
+	return name != InfoFile && name != FeaturesFile && name != IQDir
+}
+
+// generate writes the data set into the (new, empty) folder dir.
+func generate(ctx stdcontext.Context, dir string, o DatasetOptions) (*Info, error) {
 	if o.IQ {
-		if err := os.MkdirAll(filepath.Join(dir, IQDir), 0o755); err != nil {
+		if err := os.Mkdir(filepath.Join(dir, IQDir), 0o777); err != nil {
 			return nil, fmt.Errorf("modclass: %w", err)
 		}
 	}
@@ -282,6 +320,10 @@ func Generate(dir string, o DatasetOptions, force bool) (*Info, error) {
 				x   = make([]complex64, o.Samples)
 			)
 			for !failed.Load() {
+				if ctx.Err() != nil {
+					fail(fmt.Errorf("modclass: stopped after %d of %d records: %w", done.Load(), n, stdcontext.Cause(ctx)))
+					return
+				}
 				i := int(next.Add(1) - 1)
 				if i >= n {
 					return
@@ -333,34 +375,23 @@ func Generate(dir string, o DatasetOptions, force bool) (*Info, error) {
 	if err != nil {
 		return nil, fmt.Errorf("modclass: %w", err)
 	}
-	if err := writeAtomic(filepath.Join(dir, InfoFile), append(b, '\n')); err != nil {
-		return nil, err
+	if err := atomicfile.WriteFile(filepath.Join(dir, InfoFile), append(b, '\n')); err != nil {
+		return nil, fmt.Errorf("modclass: %w", err)
 	}
 	return info, nil
 }
 
-// prepareDir creates dir, or checks that it may be written to.
-func prepareDir(dir string, force bool) error {
+// checkDir checks that dir may hold a new data set: it does not exist, or
+// it is an empty folder, or force is set.
+func checkDir(dir string, force bool) error {
 	ents, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("modclass: %w", err)
-		}
 		return nil
 	case err != nil:
 		return fmt.Errorf("modclass: output folder: %w", err)
 	case len(ents) > 0 && !force:
 		return fmt.Errorf("modclass: output folder %s is not empty (use --force to replace its data set)", dir)
-	}
-	if force {
-		// dataset.json first: a run interrupted later leaves no info file
-		// that describes other rows.
-		for _, name := range []string{InfoFile, FeaturesFile, IQDir} {
-			if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
-				return fmt.Errorf("modclass: removing the old %s: %w", name, err)
-			}
-		}
 	}
 	return nil
 }
@@ -381,7 +412,10 @@ func writeCSV(path string, o DatasetOptions, rows [][]float64) error {
 		}
 		buf = append(buf, '\n')
 	}
-	return writeAtomic(path, buf)
+	if err := atomicfile.WriteFile(path, buf); err != nil {
+		return fmt.Errorf("modclass: %w", err)
+	}
+	return nil
 }
 
 // nuisanceText documents the per-record draws in dataset.json.
@@ -403,27 +437,6 @@ func buildVersion() string {
 		return bi.Main.Version
 	}
 	return "(devel)"
-}
-
-// writeAtomic writes b to path through a temporary file in the same folder.
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("modclass: %w", err)
-	}
-	name := tmp.Name()
-	_, werr := tmp.Write(b)
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("modclass: writing %s: %w", path, err)
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("modclass: %w", err)
-	}
-	return nil
 }
 
 // ParseMods parses a comma-separated list of modulation names ("" gives

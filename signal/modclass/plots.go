@@ -1,11 +1,9 @@
 package modclass
 
 import (
-	"errors"
 	"fmt"
 	"image/color"
-	"os"
-	"path/filepath"
+	"io"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -14,6 +12,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/gotrain/gotrain/internal/atomicfile"
 )
 
 // confusionGrid is the row-normalised confusion matrix as a heat-map grid:
@@ -153,25 +153,19 @@ func WriteSNRPNG(path string, e *Eval, title string) error {
 }
 
 // savePNG writes the plot, with a small margin on the right and at the
-// top (gonum/plot draws up to the canvas edge there), through a temporary
-// file and a rename.
+// top (gonum/plot draws up to the canvas edge there), through
+// internal/atomicfile.
 func savePNG(p *plot.Plot, path string, w, h vg.Length) error {
 	img := vgimg.New(w, h)
 	dc := draw.New(img)
 	p.Draw(draw.Crop(dc, 0, -vg.Points(12), 0, -vg.Points(4)))
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+	if err := atomicfile.Write(path, func(w io.Writer) error {
+		if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		return nil
+	}); err != nil {
 		return fmt.Errorf("modclass: plot: %w", err)
-	}
-	_, werr := vgimg.PngCanvas{Canvas: img}.WriteTo(tmp)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("modclass: writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("modclass: %w", err)
 	}
 	return nil
 }
