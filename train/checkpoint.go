@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
@@ -44,6 +45,9 @@ type Checkpointer struct {
 	Mode string
 	// Warn, if set, receives a message for each checkpoint skipped as invalid.
 	Warn func(msg string)
+	// manifest, when set, is written to Dir as run.json before the first
+	// checkpoint of a new run.
+	manifest *Manifest
 }
 
 type ckptVar struct {
@@ -71,6 +75,13 @@ type ckptHeader struct {
 func (c *Checkpointer) Save(h *Harness, monitor float64) (string, error) {
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return "", fmt.Errorf("train: checkpoint: %w", err)
+	}
+	if c.manifest != nil {
+		c.manifest.Created = time.Now().UTC()
+		if err := writeManifest(c.Dir, c.manifest); err != nil {
+			return "", fmt.Errorf("train: checkpoint: run manifest: %w", err)
+		}
+		c.manifest = nil
 	}
 	hdr := ckptHeader{Step: h.step, Monitor: monitor, Data: h.data.Position(), Stopper: h.stopper, Scaler: h.scaler, Config: h.cfg}
 	if math.IsNaN(monitor) || math.IsInf(monitor, 0) {

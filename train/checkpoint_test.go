@@ -89,6 +89,7 @@ func TestTruncatedCheckpointRejected(t *testing.T) {
 	if _, err := h.Run(); err != nil {
 		t.Fatal(err)
 	}
+	dir = h.RunDir()
 	ck := &Checkpointer{Dir: dir}
 	files, err := ck.List()
 	if err != nil || len(files) != 2 {
@@ -146,7 +147,7 @@ func TestKeepBestAndLast(t *testing.T) {
 	if _, err := h.Run(); err != nil {
 		t.Fatal(err)
 	}
-	files, err := (&Checkpointer{Dir: dir}).List()
+	files, err := (&Checkpointer{Dir: h.RunDir()}).List()
 	if err != nil || len(files) != 3 {
 		t.Fatalf("files %v, %v: want the last and the 2 best", files, err)
 	}
@@ -322,6 +323,7 @@ func TestResumeDir(t *testing.T) {
 	if _, err := h.Run(); err != nil {
 		t.Fatal(err)
 	}
+	dir = h.RunDir()
 	files, err := (&Checkpointer{Dir: dir}).List()
 	if err != nil || len(files) < 2 {
 		t.Fatalf("checkpoints %v, %v; want at least 2", files, err)

@@ -115,8 +115,10 @@ type Config struct {
 	// infinite (--stop-on-nan, default true).
 	StopOnNonFinite bool `json:"stop_on_non_finite"`
 
-	// CheckpointDir is where checkpoints are written (--out, default
-	// "checkpoints"; moe train uses <out>/checkpoints).
+	// CheckpointDir is where runs write their checkpoints (--out, default
+	// "checkpoints"; moe train uses <out>/checkpoints): each run in a folder
+	// of its own, run-<time>-<random>, with a manifest (run.json), so that
+	// runs sharing CheckpointDir never prune each other's files.
 	CheckpointDir string `json:"checkpoint_dir"`
 	// CheckpointEvery writes a checkpoint every N optimizer steps
 	// (--checkpoint-every, default 1000; 0: only at the end).
@@ -124,10 +126,15 @@ type Config struct {
 	// KeepBest keeps the K checkpoints with the best monitored value, besides
 	// the last one (--keep-best, default 1).
 	KeepBest int `json:"keep_best"`
-	// Resume continues from the latest valid checkpoint in CheckpointDir
+	// Resume continues the newest compatible run in CheckpointDir, or the
+	// run folder CheckpointDir names, from its latest valid checkpoint
 	// (--resume, default false; --resume=PATH sets CheckpointDir too, see
-	// ResumeDir).
+	// ResumeDir and Harness.Resume). Nothing valid to resume from is an
+	// error.
 	Resume bool `json:"resume"`
+	// Run says what the run trains, for its manifest (models set it);
+	// resuming from a run of another kind or architecture is an error.
+	Run RunInfo `json:"run,omitempty"`
 	// NoCheckpoint disables checkpoints (--no-checkpoint, default false).
 	NoCheckpoint bool `json:"no_checkpoint"`
 

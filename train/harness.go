@@ -7,6 +7,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -148,7 +149,11 @@ func New(backend backends.Backend, cfg Config, model ModelFn, loss LossFn, data 
 		h.stopper = NewEarlyStopping(cfg.EarlyStopMode, cfg.EarlyStopPatience, cfg.EarlyStopMinDelta)
 	}
 	if !cfg.NoCheckpoint {
-		h.ckpt = &Checkpointer{Dir: cfg.CheckpointDir, KeepBest: cfg.KeepBest, Mode: cfg.EarlyStopMode}
+		// A new run writes into a folder of its own under CheckpointDir
+		// (Resume moves it to the folder of the run it continues).
+		name := NewRunName()
+		h.ckpt = &Checkpointer{Dir: filepath.Join(cfg.CheckpointDir, name), KeepBest: cfg.KeepBest, Mode: cfg.EarlyStopMode,
+			manifest: &Manifest{Format: manifestFormat, Run: name, RunInfo: cfg.Run, Seed: cfg.Seed, Version: moduleVersion()}}
 	}
 	dataPlace := "host (streamed per batch)"
 	if cfg.DeviceDataBudgetMiB > 0 {
@@ -518,13 +523,12 @@ func (h *Harness) Run() (Result, error) { return h.RunContext(stdcontext.Backgro
 // and SIGTERM.
 func (h *Harness) RunContext(ctx stdcontext.Context) (res Result, err error) {
 	if h.cfg.Resume {
-		path, err := h.ckpt.Restore(h)
-		if err != nil && !errors.Is(err, ErrNoCheckpoint) {
+		path, err := h.Resume()
+		if err != nil {
 			return res, err
 		}
-		if path != "" {
-			res.Resumed = h.step
-		}
+		h.logf(fmt.Sprintf("train: resumed from %s at step %d", path, h.step))
+		res.Resumed = h.step
 	}
 	if h.cfg.MetricsLog != "" {
 		h.log, err = OpenMetricsLog(h.cfg.MetricsLog)
