@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gotrain/gotrain/internal/atomicfile"
 )
 
 // ErrInvalidModel is wrapped by the errors of [Load] and [LoadFile] about a
@@ -307,16 +309,19 @@ func (f *Forest) encode(w io.Writer) error {
 	return err
 }
 
-// SaveFile writes the forest to the named file, atomically: it writes a
-// temporary file in the same folder, syncs it to disk and renames it over
-// path. On error, no temporary file is left and an existing file at path is
-// unchanged. A new file gets permissions 0644; a replaced file keeps its
-// permissions. A symbolic link at path is replaced, not followed.
+// SaveFile writes the forest to the named file, atomically
+// (internal/atomicfile): it writes a temporary file in the same folder,
+// syncs it to disk and renames it over path. On error, no temporary file is
+// left and an existing file at path is unchanged. A new file gets the usual
+// permissions (0666 less the umask: 0644 under umask 022); a replaced file
+// keeps its permissions. A symbolic link at path is followed (the file it
+// names is replaced, the link kept); a FIFO or character device is written
+// through; a folder or other special file is refused.
 func (f *Forest) SaveFile(path string) error {
 	if err := f.checkSave(); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(path, f.encode); err != nil {
+	if err := atomicfile.Write(path, f.encode); err != nil {
 		return fmt.Errorf("forest: save model %s: %w", path, err)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gotrain/gotrain/data"
+	"github.com/gotrain/gotrain/internal/atomicfile"
 )
 
 // A Predictor predicts the rows of a row-major matrix: a *Forest (the
@@ -179,11 +180,12 @@ func (p *Predictions) writeCSV(w io.Writer) error {
 }
 
 // WriteFile writes the predictions as WriteCSV does to the named file,
-// atomically: a temporary file in the same folder, synced and renamed over
-// path, so that path never holds half-written predictions; on error an
-// existing file is unchanged.
+// atomically (internal/atomicfile): a temporary file in the same folder,
+// synced and renamed over path, so that path never holds half-written
+// predictions; on error an existing file is unchanged. A FIFO or character
+// device is written through; a folder or other special file is refused.
 func (p *Predictions) WriteFile(path string) error {
-	if err := writeFileAtomic(path, p.writeCSV); err != nil {
+	if err := atomicfile.Write(path, p.writeCSV); err != nil {
 		return fmt.Errorf("forest: writing predictions to %s: %w", path, err)
 	}
 	return nil
