@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/gotrain/gotrain/internal/atomicfile"
 )
 
 // MNISTMirrors are the canonical MNIST mirrors DownloadMNIST tries, in order.
@@ -63,8 +65,8 @@ func DownloadMNIST(ctx context.Context, dir string, mirrors []string, checksums 
 				errs = append(errs, fmt.Errorf("%s%s.gz: %w", m, name, err))
 				continue
 			}
-			if err := writeAtomic(filepath.Join(dir, name+".gz"), gz); err != nil {
-				return err
+			if err := atomicfile.WriteFile(filepath.Join(dir, name+".gz"), gz); err != nil {
+				return fmt.Errorf("data: %w", err)
 			}
 			done = true
 			break
@@ -130,27 +132,4 @@ func fileMD5Is(path, sum string, gz bool) (bool, error) {
 	}
 	h := md5.Sum(b)
 	return hex.EncodeToString(h[:]) == sum, nil
-}
-
-func writeAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".download-*")
-	if err != nil {
-		return fmt.Errorf("data: %w", err)
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return fmt.Errorf("data: writing %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("data: writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("data: writing %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("data: %w", err)
-	}
-	return nil
 }

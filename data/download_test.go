@@ -74,7 +74,7 @@ func TestDownloadMNIST(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".download-") {
+		if strings.HasPrefix(e.Name(), ".") { // a hidden temporary file
 			t.Errorf("temporary file left behind: %s", e.Name())
 		}
 	}
