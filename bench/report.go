@@ -3,13 +3,14 @@ package bench
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/gotrain/gotrain/internal/atomicfile"
 )
 
 // Report is the report of `gotrain bench`: its JSON is that of --json,
@@ -58,24 +59,17 @@ func WriteMarkdown(w io.Writer, results []Result, header string) error {
 	return err
 }
 
-// WriteMarkdownFile writes WriteMarkdown's table to path.
+// WriteMarkdownFile writes WriteMarkdown's table to path, atomically
+// (internal/atomicfile: a FIFO or character device is written through).
 func WriteMarkdownFile(path string, results []Result, header string) error {
-	f, err := os.Create(path)
-	if err != nil {
+	if err := atomicfile.Write(path, func(w io.Writer) error { return WriteMarkdown(w, results, header) }); err != nil {
 		return fmt.Errorf("bench: %w", err)
-	}
-	if err := WriteMarkdown(f, results, header); err != nil {
-		f.Close()
-		return fmt.Errorf("bench: writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("bench: writing %s: %w", path, err)
 	}
 	return nil
 }
 
 // WritePNG draws a bar chart of each available result's speed-up against the
-// CPU (1.0 for the CPU itself) and saves it as a PNG file.
+// CPU (1.0 for the CPU itself) and saves it as a PNG file, atomically.
 func WritePNG(path string, results []Result) error {
 	var vals plotter.Values
 	var names []string
@@ -103,7 +97,11 @@ func WritePNG(path string, results []Result) error {
 	}
 	p.Y.Min, p.Y.Max = 0, top*1.15
 	width := vg.Length(max(4, len(vals))) * vg.Inch * 0.9
-	if err := p.Save(width, 4*vg.Inch, path); err != nil {
+	wt, err := p.WriterTo(width, 4*vg.Inch, "png")
+	if err != nil {
+		return fmt.Errorf("bench: drawing %s: %w", path, err)
+	}
+	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := wt.WriteTo(w); return err }); err != nil {
 		return fmt.Errorf("bench: saving %s: %w", path, err)
 	}
 	return nil
