@@ -17,6 +17,8 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+
+	"github.com/gotrain/gotrain/internal/atomicfile"
 )
 
 // ErrNoCheckpoint is returned by Restore when the directory holds no valid
@@ -139,37 +141,10 @@ func isMetricsScope(scope string) bool {
 	return scope == "/metrics" || strings.HasPrefix(scope, "/metrics/")
 }
 
-// writeAtomic writes data to a temporary file beside path, syncs it and
-// renames it to path.
+// writeAtomic writes data to path atomically, through internal/atomicfile
+// (the one write path of gotrain's files).
 func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		_ = f.Close()
-		_ = os.Remove(tmp)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		_ = f.Close()
-		_ = os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
+	return atomicfile.WriteFile(path, data)
 }
 
 // List returns the checkpoint files in Dir, newest (highest step) first.

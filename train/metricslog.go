@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gotrain/gotrain/internal/atomicfile"
 )
 
 // MetricsLog writes one JSON object per line.
@@ -18,9 +20,12 @@ type MetricsLog struct {
 	w *bufio.Writer
 }
 
-// OpenMetricsLog opens path for appending (so a resumed run continues it).
+// OpenMetricsLog opens path for appending (so a resumed run continues it),
+// through internal/atomicfile: a new log gets the usual permission bits, a
+// FIFO or character device is written through, a folder or other special
+// file is refused.
 func OpenMetricsLog(path string) (*MetricsLog, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	f, err := atomicfile.OpenAppend(path)
 	if err != nil {
 		return nil, fmt.Errorf("train: opening metrics log: %w", err)
 	}
@@ -156,9 +161,9 @@ func (p Perf) Summary() string {
 	return b.String()
 }
 
-// WriteSummary writes Summary to path.
+// WriteSummary writes Summary to path, atomically (internal/atomicfile).
 func (p Perf) WriteSummary(path string) error {
-	if err := os.WriteFile(path, []byte(p.Summary()), 0o644); err != nil {
+	if err := atomicfile.WriteFile(path, []byte(p.Summary())); err != nil {
 		return fmt.Errorf("train: writing performance summary: %w", err)
 	}
 	return nil
