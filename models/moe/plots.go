@@ -2,6 +2,7 @@ package moe
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/gotrain/gotrain/internal/atomicfile"
 )
 
 // Plot files WritePlots writes.
@@ -129,7 +132,7 @@ func plotActivations(path string, history []EpochRecord) error {
 		return err
 	}
 	p.Legend.Top = true
-	return p.Save(6*vg.Inch, 4*vg.Inch, path)
+	return savePNG(p, 6*vg.Inch, 4*vg.Inch, path)
 }
 
 func plotDevices(path string, active []bool, devices int) error {
@@ -150,10 +153,11 @@ func plotDevices(path string, active []bool, devices int) error {
 	p.Add(bars)
 	p.NominalX(names...)
 	p.Y.Min = 0
-	return p.Save(4*vg.Inch, 3*vg.Inch, path)
+	return savePNG(p, 4*vg.Inch, 3*vg.Inch, path)
 }
 
-// saveGrid draws plots aligned in a grid into one PNG.
+// saveGrid draws plots aligned in a grid into one PNG, written through
+// internal/atomicfile.
 func saveGrid(path string, rows [][]*plot.Plot, w, h vg.Length) error {
 	img := vgimg.New(w, h)
 	dc := draw.New(img)
@@ -165,13 +169,22 @@ func saveGrid(path string, rows [][]*plot.Plot, w, h vg.Length) error {
 			p.Draw(canvases[i][j])
 		}
 	}
-	f, err := os.Create(path)
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w)
+		return err
+	})
+}
+
+// savePNG draws p as a PNG image of w × h and writes it to path through
+// internal/atomicfile (atomically; a FIFO or character device is written
+// through).
+func savePNG(p *plot.Plot, w, h vg.Length, path string) error {
+	wt, err := p.WriterTo(w, h, "png")
 	if err != nil {
 		return err
 	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := wt.WriteTo(w)
 		return err
-	}
-	return f.Close()
+	})
 }
