@@ -225,8 +225,8 @@ func TestResumeContinuesRun(t *testing.T) {
 	// A different corpus cannot resume this run.
 	o := opts(dir, 14, true)
 	o.Text = strings.Repeat("another text, other vocabulary", 3)
-	if _, err := Train(stdcontext.Background(), b, o); err == nil || !strings.Contains(err.Error(), "does not match") {
-		t.Errorf("resume with another vocabulary: %v, want a mismatch error", err)
+	if _, err := Train(stdcontext.Background(), b, o); err == nil || !strings.Contains(err.Error(), `architecture {"vocab":`) {
+		t.Errorf("resume with another vocabulary: %v, want an architecture mismatch error", err)
 	}
 }
 

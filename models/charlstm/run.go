@@ -168,6 +168,7 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 	cfg := opts.Train
 	resume := cfg.Resume
 	cfg.Resume = false // restored here, to check the vocabulary first
+	cfg.Run = train.RunInfo{Kind: "charlstm", Arch: train.ArchJSON(arch), Data: train.Fingerprint([]byte(corpus))}
 	var vx, vy []float32
 	if len(valIDs) > 0 {
 		if vx, vy, _, err = text.Windows(valIDs, opts.SeqLength, opts.SeqLength); err != nil {
@@ -187,34 +188,29 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 	}
 	h.SetLogger(func(msg string) { logf("%s", msg) })
 	h.SetProgressWriter(opts.Progress)
-	if err := setMeta(h.Context(), vocab, arch, opts.SeqLength); err != nil {
-		return nil, err
-	}
 	res := &Result{Data: opts.Path, Vocab: vocab.Size(), TrainChars: len(trainIDs), ValChars: len(valIDs),
 		Windows: n, SeqLength: opts.SeqLength, Arch: arch, ValLoss: math.NaN(), ValPerplexity: math.NaN(), VocabRunes: vocab,
 		BatchSize: opts.Train.BatchSize, Config: opts.Train}
 	var resumedStep int64
 	if resume {
-		ck := &train.Checkpointer{Dir: cfg.CheckpointDir, KeepBest: cfg.KeepBest, Mode: cfg.EarlyStopMode,
-			Warn: func(msg string) { logf("%s", msg) }}
-		path, err := ck.Restore(h)
-		switch {
-		case errors.Is(err, train.ErrNoCheckpoint):
-			logf("charlstm: no checkpoint in %s: starting afresh", cfg.CheckpointDir)
-		case err != nil:
+		// The model's metadata comes from the checkpoint: one without it
+		// is not a charlstm model.
+		path, err := h.Resume()
+		if err != nil {
 			return nil, fmt.Errorf("charlstm: %w", err)
-		default:
-			sv, sa, _, err := readMeta(h.Context())
-			if err != nil {
-				return nil, fmt.Errorf("charlstm: resume from %s: %w", path, err)
-			}
-			if !sv.Equal(vocab) || sa != arch {
-				return nil, fmt.Errorf("charlstm: resume from %s: the checkpoint's model (vocabulary %d, hidden %d, layers %d) does not match this corpus and these options (vocabulary %d, hidden %d, layers %d)",
-					path, sv.Size(), sa.Hidden, sa.Layers, arch.Vocab, arch.Hidden, arch.Layers)
-			}
-			res.ResumedFrom, resumedStep = path, h.Step()
-			logf("charlstm: resumed from %s at step %d", path, h.Step())
 		}
+		sv, sa, _, err := readMeta(h.Context())
+		if err != nil {
+			return nil, fmt.Errorf("charlstm: resume from %s: %w", path, err)
+		}
+		if !sv.Equal(vocab) || sa != arch {
+			return nil, fmt.Errorf("charlstm: resume from %s: the checkpoint's model (vocabulary %d, hidden %d, layers %d) does not match this corpus and these options (vocabulary %d, hidden %d, layers %d)",
+				path, sv.Size(), sa.Hidden, sa.Layers, arch.Vocab, arch.Hidden, arch.Layers)
+		}
+		res.ResumedFrom, resumedStep = path, h.Step()
+		logf("charlstm: resumed from %s at step %d", path, h.Step())
+	} else if err := setMeta(h.Context(), vocab, arch, opts.SeqLength); err != nil {
+		return nil, err
 	}
 	if vx != nil {
 		h.SetEvaluator(func(h *train.Harness) (map[string]float64, error) {

@@ -2,7 +2,7 @@ package moe
 
 import (
 	stdcontext "context"
-	"encoding/json"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +18,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
+	"github.com/gotrain/gotrain/internal/atomicfile"
 	"github.com/gotrain/gotrain/train"
 )
 
@@ -31,7 +32,9 @@ type Options struct {
 	// Data is the data set.
 	Data *Data
 	// OutDir receives the plots, the performance summary, epochs.jsonl and,
-	// unless Train sets them, metrics.jsonl ("": no files).
+	// unless Train sets them, metrics.jsonl ("": no files). A resumed run
+	// continues epochs.jsonl and metrics.jsonl, its epochs numbered on
+	// from the checkpoint's step.
 	OutDir string
 	// GrowExperts splits the most loaded expert when the validation loss
 	// has not improved by GrowMinDelta for GrowPatience epochs.
@@ -208,6 +211,12 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 		logf("moe: %s", note)
 		cfg.BatchSize = n
 	}
+	// The architecture of a run: what the checkpoint's shapes depend on.
+	shape := struct {
+		Inputs, Classes, Experts, MaxExperts, GateHidden int
+		Hidden                                           []int
+	}{mc.Inputs, mc.Classes, mc.Experts, mc.MaxExperts, mc.GateHidden, mc.Hidden}
+	cfg.Run = train.RunInfo{Kind: "moe", Arch: train.ArchJSON(shape), Data: train.Fingerprint(float32Bytes(d.TrainX), float32Bytes(d.TrainY))}
 	h, err := train.New(backend, cfg, m.ModelFn(), Loss, ds)
 	if err != nil {
 		return nil, fmt.Errorf("moe: %w", err)
@@ -328,7 +337,7 @@ func (t *tracker) afterStep(step int64, loss float64) error {
 
 func (t *tracker) endEpoch(step int64) error {
 	d := t.opts.Data
-	rec := EpochRecord{Epoch: len(t.history) + 1, Step: step, TrainLoss: t.epochLoss / float64(max(t.epochSteps, 1)),
+	rec := EpochRecord{Epoch: epochOf(step, t.stepsPerEpoch), Step: step, TrainLoss: t.epochLoss / float64(max(t.epochSteps, 1)),
 		Seconds: time.Since(t.epochStart).Seconds(), Load: make([]float64, len(t.load)),
 		Dropped: t.dropped / math.Max(t.assigned, 1), ValLoss: math.NaN(), ValAccuracy: math.NaN()}
 	for s := range t.load {
@@ -471,37 +480,27 @@ func currentRSSMiB() float64 {
 	return 0
 }
 
-// writeOutputs writes epochs.jsonl, performance_summary.txt and the plots
-// to dir.
+// writeOutputs writes epochs.jsonl (continued when the run resumed; see
+// epochLog), performance_summary.txt and the plots (of every epoch in
+// epochs.jsonl) to dir, each atomically.
 func writeOutputs(dir string, res *Result, perf train.Perf, cfg Config) ([]string, error) {
 	var files []string
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	for _, r := range res.History {
-		if err := enc.Encode(sanitize(r)); err != nil {
-			return files, fmt.Errorf("moe: encoding epoch %d: %w", r.Epoch, err)
-		}
+	p := filepath.Join(dir, EpochsFile)
+	log, all, err := epochLog(p, res.Train.Resumed, res.History)
+	if err != nil {
+		return files, err
 	}
-	p := filepath.Join(dir, "epochs.jsonl")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+	if err := atomicfile.WriteFile(p, log); err != nil {
 		return files, fmt.Errorf("moe: %w", err)
 	}
 	files = append(files, p)
 	p = filepath.Join(dir, "performance_summary.txt")
-	if err := os.WriteFile(p, []byte(summary(res, perf, cfg)), 0o644); err != nil {
+	if err := atomicfile.WriteFile(p, []byte(summary(res, perf, cfg))); err != nil {
 		return files, fmt.Errorf("moe: writing the performance summary: %w", err)
 	}
 	files = append(files, p)
-	plots, err := WritePlots(dir, res.History, res.Active, cfg.Devices)
+	plots, err := WritePlots(dir, all, res.Active, cfg.Devices)
 	return append(files, plots...), err
-}
-
-// sanitize replaces NaN (no validation data) by -1 so that JSON can hold it.
-func sanitize(r EpochRecord) EpochRecord {
-	if math.IsNaN(r.ValLoss) {
-		r.ValLoss, r.ValAccuracy = -1, -1
-	}
-	return r
 }
 
 // summary is performance_summary.txt: the harness's figures and the
@@ -533,4 +532,13 @@ func summary(res *Result, perf train.Perf, cfg Config) string {
 		fmt.Fprintf(&b, "grown: expert %d split into slot %d (device %d) after step %d\n", g.Parent, g.Child, g.Device, g.Step)
 	}
 	return b.String()
+}
+
+// float32Bytes returns the bytes of v (little-endian), for fingerprints.
+func float32Bytes(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
 }
