@@ -15,10 +15,16 @@
 //  4. Product code has no development paths: no non-test file outside
 //     data/ names the development data folder (shared/ beside the
 //     repository, followed by data).
+//  5. One write path: no non-test file outside internal/atomicfile (and
+//     the cpubackend fork) calls os.Create, os.WriteFile, os.CreateTemp,
+//     os.OpenFile or os.Rename; files are written through package
+//     internal/atomicfile, which replaces them atomically, writes FIFOs
+//     and devices through and refuses other special files.
 //
 // A call that rule 1 would flag but that chooses no device (for example a
-// graph built on simplego only to record which operations a model uses)
-// carries the comment "layout:allow" and the reason on its line.
+// graph built on simplego only to record which operations a model uses),
+// or that rule 5 would flag but writes no output (a scratch file), carries
+// the comment "layout:allow" and the reason on its line.
 //
 // Check reads the source with go/parser; it runs nothing.
 package layout
@@ -176,12 +182,32 @@ func checkFile(fset *token.FileSet, rel, dir string, f *ast.File, src []byte) []
 			return true
 		})
 	}
+	if !under(dir, "internal/atomicfile") && !under(dir, "cpubackend") {
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if id, ok := sel.X.(*ast.Ident); ok && names[id.Name] == "os" && writeCalls[sel.Sel.Name] && !allowed(src, fset.Position(call.Pos()).Offset) {
+				out = append(out, Violation{5, pos(call.Pos()), fmt.Sprintf("calls os.%s: write files through internal/atomicfile (Write, WriteFile, Group, ReplaceDir, OpenAppend)", sel.Sel.Name)})
+			}
+			return true
+		})
+	}
 	if i := strings.Index(string(src), devDataPath); i >= 0 && !under(dir, "data") {
 		line := 1 + strings.Count(string(src[:i]), "\n")
 		out = append(out, Violation{4, fmt.Sprintf("%s:%d", rel, line), "names the development data folder " + devDataPath + ": find data through package data (MNISTDir)"})
 	}
 	return out
 }
+
+// writeCalls are the functions of package os that only internal/atomicfile
+// may call (rule 5).
+var writeCalls = map[string]bool{"Create": true, "WriteFile": true, "CreateTemp": true, "OpenFile": true, "Rename": true}
 
 // devDataPath is the development data folder no product code may name.
 var devDataPath = "shared" + "/data"
