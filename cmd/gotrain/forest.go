@@ -100,6 +100,9 @@ func (fl *forestTrainFlags) check() error {
 }
 
 func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error {
+	if err := notInputs(cmd, []string{"save"}, []string{"train", "test"}, nil); err != nil {
+		return err
+	}
 	if err := fl.check(); err != nil {
 		return fmt.Errorf("forest train: %w", err)
 	}
@@ -182,6 +185,9 @@ Predictions.WriteCSV or WriteFile.`,
 				return errors.New("forest predict: --json needs --out (the predictions go to the file, the JSON report to stdout)")
 			case batchRows < 1:
 				return fmt.Errorf("forest predict: --batch-rows %d must be >= 1", batchRows)
+			}
+			if err := notInputs(cmd, []string{"out"}, []string{"data", "model"}, nil); err != nil {
+				return err
 			}
 			eng, err := g.nativeFirst(cmd, "forest predict", nil)
 			if err != nil {

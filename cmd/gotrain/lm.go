@@ -79,6 +79,9 @@ Newton's Opticks from the Go source tree.`,
 // runLMTrain runs `lm lstm train` with o, the options the flags set.
 func runLMTrain(cmd *cobra.Command, g *globals, rf *runFlags, o charlstm.Options) error {
 	const name = "lm lstm train"
+	if err := notInputs(cmd, []string{"metrics-log", "perf-summary"}, []string{"data"}, nil); err != nil {
+		return err
+	}
 	err := valFraction(&o.ValFraction)
 	if err == nil {
 		o.AutoBatchSize, err = rf.resolve(&o.Train, rf.out, train.ResumeDir)
@@ -200,6 +203,9 @@ from the Go source tree.`,
 // runLMTransformerTrain runs `lm transformer train` with the flags' values.
 func runLMTransformerTrain(cmd *cobra.Command, g *globals, fl lmTransformerFlags) error {
 	const name = "lm transformer train"
+	if err := notInputs(cmd, []string{"metrics-log", "perf-summary"}, []string{"pretrain-data", "instruction-data"}, nil); err != nil {
+		return err
+	}
 	o := fl.opts
 	var err error
 	if o.AutoBatchSize, err = fl.run.resolve(&o.Train, fl.run.out, transformer.ResumeDir); err != nil {

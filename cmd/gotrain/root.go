@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"strings"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/spf13/cobra"
 
 	"github.com/gotrain/gotrain/device"
+	"github.com/gotrain/gotrain/internal/atomicfile"
 )
 
 // globals are the flags every command shares.
@@ -102,4 +105,32 @@ func (g *globals) nativeFirst(cmd *cobra.Command, what string, accept func(devic
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return e, nil
+}
+
+// notInputs refuses to run when an output flag of cmd (outs) names the
+// same file as an input flag (ins) or one of extra (derived inputs, by
+// what they are): writing the output would destroy the input. An empty
+// path or "-" is no file. A SigMF input counts with its pair.
+func notInputs(cmd *cobra.Command, outs, ins []string, extra map[string]string) error {
+	inputs := map[string]string{}
+	for _, name := range ins {
+		if p, _ := cmd.Flags().GetString(name); p != "" && p != "-" {
+			inputs["--"+name] = p
+			base := strings.TrimSuffix(strings.TrimSuffix(p, ".sigmf-meta"), ".sigmf-data")
+			inputs["--"+name+" (its SigMF data)"], inputs["--"+name+" (its SigMF metadata)"] = base+".sigmf-data", base+".sigmf-meta"
+		}
+	}
+	maps.Copy(inputs, extra)
+	for _, name := range outs {
+		out, _ := cmd.Flags().GetString(name)
+		if out == "" || out == "-" {
+			continue
+		}
+		for what, in := range inputs {
+			if same, _ := atomicfile.SameFile(in, out); same {
+				return fmt.Errorf("%s: --%s %s is the input %s: refusing to overwrite it", cmd.CommandPath(), name, out, what)
+			}
+		}
+	}
+	return nil
 }

@@ -189,6 +189,9 @@ func runSignalFeatures(cmd *cobra.Command, g *globals, fl *featuresFlags) error 
 	if fl.in == "" {
 		return errors.New("signal features: --in is required")
 	}
+	if err := notInputs(cmd, []string{"csv", "spectrogram"}, []string{"in"}, nil); err != nil {
+		return err
+	}
 	eng, err := g.nativeFirst(cmd, "signal", nil)
 	if err != nil {
 		return err

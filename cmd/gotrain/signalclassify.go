@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -95,6 +96,15 @@ func (fl *classifyFlags) runOptions(cmd *cobra.Command, g *globals) (modclass.Ru
 		return fl.o, errors.New(what + ": --data is required")
 	case cmd.Name() == "eval" && (fl.o.ModelFile == "" || fl.dataDir == ""):
 		return fl.o, errors.New(what + ": --model and --data are required")
+	}
+	extra := map[string]string{}
+	for _, dir := range []string{fl.dataDir, fl.testDir} {
+		if dir != "" {
+			extra[dir] = filepath.Join(dir, modclass.FeaturesFile)
+		}
+	}
+	if err := notInputs(cmd, []string{"out", "png-confusion", "png-snr"}, []string{"data", "test", "model"}, extra); err != nil {
+		return fl.o, err
 	}
 	o := fl.o
 	lo, hi, _, err := modclass.ParseSNRRange(fl.band)

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// faultFixtures are the inputs the fault-class tests give the commands.
+type faultFixtures struct {
+	dir, model, predictCSV, record, dataset, corpus, trainCSV string
+}
+
+// newFaultFixtures writes a small model, CSV, SigMF record, signal data set
+// and corpus.
+func newFaultFixtures(t *testing.T) *faultFixtures {
+	t.Helper()
+	d := t.TempDir()
+	f := &faultFixtures{dir: d, model: filepath.Join(d, "m.gtf"), predictCSV: filepath.Join(d, "in.csv"),
+		record: filepath.Join(d, "rec"), dataset: filepath.Join(d, "set"), corpus: filepath.Join(d, "corpus.txt"),
+		trainCSV: filepath.Join(d, "train.csv")}
+	must := func(_, _ string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(run(t, "forest", "train", "--dataset", "diabetes", "--trees", "5", "--save", f.model))
+	csv := "bmi,age,sex,bp,s1,s2,s3,s4,s5,s6\n32.1,59,2,101,157,93.2,38,4,4.8598,87\n21.6,48,1,87,183,103.2,70,3,3.8918,69\n"
+	if err := os.WriteFile(f.predictCSV, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.trainCSV, []byte("x,y\n1,2\n2,4\n3,6\n4,8\n5,10\n6,12\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	must(run(t, "signal", "synth", "--samples", "4096", "--out", f.record))
+	must(run(t, "signal", "dataset", "--per-class", "8", "--samples", "4096", "--snr", "10:20:5", "--mods", "bpsk,fm", "--out", f.dataset))
+	if err := os.WriteFile(f.corpus, []byte(strings.Repeat("abcdefghijklmnopqrstuvwxyz ", 8)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// fileOutput is one flag of one command that writes one file.
+type fileOutput struct {
+	name string
+	// args returns the command line with the output at out.
+	args func(f *faultFixtures, out string) []string
+	// input returns one of the command's inputs, for the input = output case.
+	input func(f *faultFixtures) string
+}
+
+var fileOutputs = []fileOutput{
+	{"signal synth --out", func(f *faultFixtures, out string) []string {
+		return []string{"signal", "synth", "--samples", "4096", "--format", "cu8", "--out", out}
+	}, nil},
+	{"forest train --save", func(f *faultFixtures, out string) []string {
+		return []string{"forest", "train", "--train", f.trainCSV, "--trees", "3", "--save", out}
+	}, func(f *faultFixtures) string { return f.trainCSV }},
+	{"forest predict --out", func(f *faultFixtures, out string) []string {
+		return []string{"forest", "predict", "--model", f.model, "--data", f.predictCSV, "--out", out}
+	}, func(f *faultFixtures) string { return f.predictCSV }},
+	{"signal features --csv", func(f *faultFixtures, out string) []string {
+		return []string{"signal", "features", "--in", f.record + ".sigmf-meta", "--csv", out}
+	}, func(f *faultFixtures) string { return f.record + ".sigmf-data" }},
+	{"signal features --spectrogram", func(f *faultFixtures, out string) []string {
+		return []string{"signal", "features", "--in", f.record + ".sigmf-meta", "--spectrogram", out}
+	}, func(f *faultFixtures) string { return f.record + ".sigmf-meta" }},
+	{"signal classify train --out", func(f *faultFixtures, out string) []string {
+		return []string{"signal", "classify", "train", "--data", f.dataset, "--test-fraction", "0.25", "--trees", "5", "--out", out}
+	}, func(f *faultFixtures) string { return filepath.Join(f.dataset, "features.csv") }},
+	{"signal classify eval --png-confusion", func(f *faultFixtures, out string) []string {
+		return []string{"signal", "classify", "train", "--data", f.dataset, "--test-fraction", "0.25", "--trees", "5", "--png-confusion", out}
+	}, func(f *faultFixtures) string { return filepath.Join(f.dataset, "features.csv") }},
+	{"lm lstm train --metrics-log", func(f *faultFixtures, out string) []string {
+		return []string{"--device", "go", "lm", "lstm", "train", "--data", f.corpus, "--hidden-size", "8", "--layers", "1",
+			"--seq-length", "4", "--batch-size", "8", "--steps", "2", "--no-checkpoint", "--progress", "off", "--metrics-log", out}
+	}, func(f *faultFixtures) string { return f.corpus }},
+}
+
+// TestOutputsToSpecialFiles applies the special-file fault class to every
+// flag that names one output file: a FIFO is written through (a reader
+// gets the bytes, the FIFO stays), a character device stays one, a
+// directory is refused, and an output that is one of the command's inputs
+// is refused with the input unchanged.
+func TestOutputsToSpecialFiles(t *testing.T) {
+	f := newFaultFixtures(t)
+	for _, o := range fileOutputs {
+		t.Run(o.name, func(t *testing.T) {
+			dir := t.TempDir()
+			// A FIFO is written through.
+			fifo := filepath.Join(dir, "fifo")
+			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got := make(chan int, 1)
+			go func() {
+				r, err := os.Open(fifo)
+				if err != nil {
+					got <- -1
+					return
+				}
+				n, _ := io.Copy(io.Discard, r)
+				r.Close()
+				got <- int(n)
+			}()
+			if _, _, err := run(t, o.args(f, fifo)...); err != nil {
+				t.Errorf("to a FIFO: %v", err)
+				// Unblock the reader.
+				if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+					w.Close()
+				}
+			}
+			if n := <-got; n <= 0 {
+				t.Errorf("the FIFO's reader got %d bytes", n)
+			}
+			if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+				t.Errorf("the FIFO was replaced: %v %v", fi.Mode(), err)
+			}
+			// A character device stays one (a private null device, when
+			// this process may make one; else /dev/null is only read).
+			null := filepath.Join(dir, "null")
+			if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, int(mkdev(1, 3))); err != nil {
+				null = ""
+			}
+			if null != "" {
+				if _, _, err := run(t, o.args(f, null)...); err != nil {
+					t.Errorf("to a character device: %v", err)
+				}
+				if fi, err := os.Lstat(null); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+					t.Errorf("the character device was replaced: %v %v", fi.Mode(), err)
+				}
+			}
+			// A directory is refused.
+			if _, _, err := run(t, o.args(f, dir)...); err == nil || !strings.Contains(err.Error(), "directory") {
+				t.Errorf("to a directory: %v; want a refusal naming a directory", err)
+			}
+			// An input is refused and stays as it was.
+			if o.input != nil {
+				in := o.input(f)
+				before, err := os.ReadFile(in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, _, err = run(t, o.args(f, in)...)
+				if err == nil || !strings.Contains(err.Error(), "refusing to overwrite") {
+					t.Errorf("to its input %s: %v; want a refusal", in, err)
+				}
+				if after, _ := os.ReadFile(in); !bytes.Equal(before, after) {
+					t.Errorf("the input %s changed", in)
+				}
+			}
+		})
+	}
+}
+
+// mkdev returns the device number of major and minor (Linux encoding).
+func mkdev(major, minor uint32) uint64 {
+	return uint64(major&0xfff)<<8 | uint64(minor&0xff) | uint64(minor&^0xff)<<12 | uint64(major&^0xfff)<<32
+}
