@@ -203,34 +203,7 @@ func (c *Checkpointer) prune() error {
 
 // readCheckpoint reads and verifies a checkpoint file.
 func readCheckpoint(path string) (ckptHeader, []byte, error) {
-	var hdr ckptHeader
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return hdr, nil, err
-	}
-	minLen := len(ckptMagic) + 8 + sha256.Size
-	if len(b) < minLen || string(b[:len(ckptMagic)]) != ckptMagic {
-		return hdr, nil, fmt.Errorf("checkpoint %s: not a gotrain checkpoint or truncated (%d bytes)", path, len(b))
-	}
-	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
-	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
-		return hdr, nil, fmt.Errorf("checkpoint %s: checksum mismatch (truncated or corrupt)", path)
-	}
-	hl := binary.LittleEndian.Uint64(body[len(ckptMagic):])
-	start := uint64(len(ckptMagic) + 8)
-	if hl > uint64(len(body))-start {
-		return hdr, nil, fmt.Errorf("checkpoint %s: header length %d out of range", path, hl)
-	}
-	if err := json.Unmarshal(body[start:start+hl], &hdr); err != nil {
-		return hdr, nil, fmt.Errorf("checkpoint %s: header: %w", path, err)
-	}
-	blob := body[start+hl:]
-	for _, v := range hdr.Variables {
-		if v.Offset < 0 || v.Size < 0 || v.Offset+v.Size > len(blob) {
-			return hdr, nil, fmt.Errorf("checkpoint %s: variable %s/%s out of range", path, v.Scope, v.Name)
-		}
-	}
-	return hdr, blob, nil
+	return readCheckpointFile(path)
 }
 
 // Restore loads the newest valid checkpoint into h (variables, step, data

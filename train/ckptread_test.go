@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -178,5 +179,36 @@ func TestCheckpointReaderRefusesSpecialFiles(t *testing.T) {
 	}
 	if _, _, err := readCheckpointFile(path); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("FIFO: %v, want a refusal", err)
+	}
+}
+
+// TestRestoreSkipsCheckpointWithImpossibleShape checks that resuming
+// skips, with a warning naming it, a checkpoint whose header (under a
+// valid checksum) gives a variable a negative or oversized shape, instead
+// of panicking or allocating for it.
+func TestRestoreSkipsCheckpointWithImpossibleShape(t *testing.T) {
+	b := testBackend(t)
+	good := smallCheckpoint(t, b)
+	for _, dims := range [][]int64{{-4, -1}, {1 << 40, 1 << 20}} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "ckpt-000000000002.gtc")
+		bad := editHeader(t, good, func(h map[string]any) { firstVar(h)["dims"] = dims })
+		if err := os.WriteFile(path, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h, err := New(b, testConfig(func(c *Config) { c.BatchSize, c.Steps = 16, 2 }), noisyMLP, losses.MeanSquaredError, synthDataN(64))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var warned []string
+		ck := &Checkpointer{Dir: dir, Warn: func(m string) { warned = append(warned, m) }}
+		var rerr error
+		n := allocated(func() { _, rerr = ck.Restore(h) })
+		if !errors.Is(rerr, ErrNoCheckpoint) || len(warned) != 1 || !strings.Contains(warned[0], path) {
+			t.Errorf("dims %v: %v, warnings %q; want ErrNoCheckpoint and a warning naming %s", dims, rerr, warned, path)
+		}
+		if n > 64<<20 {
+			t.Errorf("dims %v: %d bytes allocated", dims, n)
+		}
 	}
 }
