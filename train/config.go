@@ -134,7 +134,7 @@ type Config struct {
 	Resume bool `json:"resume"`
 	// Run says what the run trains, for its manifest (models set it);
 	// resuming from a run of another kind or architecture is an error.
-	Run RunInfo `json:"run,omitempty"`
+	Run RunInfo `json:"-"`
 	// NoCheckpoint disables checkpoints (--no-checkpoint, default false).
 	NoCheckpoint bool `json:"no_checkpoint"`
 

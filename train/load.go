@@ -1,13 +1,8 @@
 package train
 
 import (
-	"bufio"
-	"encoding/binary"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/gomlx/gomlx/backends"
@@ -15,46 +10,58 @@ import (
 
 // LoadForInference restores a checkpoint written by a harness run into a
 // fresh harness on backend, for sampling or evaluation: path is a
-// checkpoint file, or a directory whose newest valid checkpoint is used
-// (invalid files are skipped and named in the error if none is valid).
+// checkpoint file, or a directory whose newest valid checkpoint is used:
+// a run folder's, or that of the newest run in a folder of runs
+// (RunCheckpoints; invalid files are skipped and named in the error if
+// none is valid).
 // model and loss only have to build: the restored variables carry the
-// real shapes. The harness has a placeholder data set (as many rows as the
-// checkpoints' data positions need) and no logger; read its Context.
+// real shapes. The file is read once and checked (size, checksum, then
+// every header field against the file) before anything it describes is
+// allocated, and errors name path. The harness has a one-row placeholder
+// data set (the checkpoint's data position is not restored) and no
+// logger; read its Context.
 func LoadForInference(backend backends.Backend, path string, model ModelFn, loss LossFn) (*Harness, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("train: %w", err)
 	}
-	dir := path
-	if !fi.IsDir() {
-		// The harness restores the newest checkpoint of a directory: give
-		// it a directory holding only this file.
-		tmp, err := os.MkdirTemp("", "gotrain-model-")
+	files := []string{path}
+	if fi.IsDir() {
+		if files, err = RunCheckpoints(path); err != nil {
+			return nil, err
+		}
+	}
+	var skipped []string
+	for _, f := range files {
+		hdr, blob, err := readCheckpointFile(f)
+		if err != nil {
+			skipped = append(skipped, err.Error())
+			continue
+		}
+		h, err := inferenceHarness(backend, model, loss)
 		if err != nil {
 			return nil, err
 		}
-		defer func() { _ = os.RemoveAll(tmp) }()
-		dst := filepath.Join(tmp, "ckpt-000000000000.gtc")
-		if err := os.Link(path, dst); err != nil {
-			if err := copyFile(path, dst); err != nil {
-				return nil, err
-			}
+		// The data position only matters to training; the placeholder data
+		// set has none to restore.
+		hdr.Data = DataPosition{}
+		if err := (&Checkpointer{}).load(h, hdr, blob); err != nil {
+			return nil, fmt.Errorf("train: loading %s: %w", f, err)
 		}
-		dir = tmp
+		return h, nil
 	}
+	if len(skipped) > 0 {
+		return nil, fmt.Errorf("train: %s: %w: %s", path, ErrNoCheckpoint, strings.Join(skipped, "; "))
+	}
+	return nil, fmt.Errorf("train: %s: %w (no checkpoint files)", path, ErrNoCheckpoint)
+}
+
+// inferenceHarness returns a harness for model and loss on a one-row
+// placeholder data set, without checkpoints or a logger.
+func inferenceHarness(backend backends.Backend, model ModelFn, loss LossFn) (*Harness, error) {
 	cfg := DefaultConfig()
-	cfg.Steps, cfg.BatchSize, cfg.CheckpointDir = 1, 1, dir
-	// The harness restores the data position too: give it a placeholder
-	// data set with as many rows as the largest offset among the files.
-	rows := 1
-	files, err := (&Checkpointer{Dir: dir}).List()
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range files {
-		rows = max(rows, dataOffset(f))
-	}
-	ds, err := NewDataset(make([]float32, rows), 1, make([]float32, rows), 1, 0, false)
+	cfg.Steps, cfg.BatchSize, cfg.NoCheckpoint, cfg.CheckpointDir = 1, 1, true, ""
+	ds, err := NewDataset([]float32{0}, 1, []float32{0}, 1, 0, false)
 	if err != nil {
 		return nil, err
 	}
@@ -63,60 +70,5 @@ func LoadForInference(backend backends.Backend, path string, model ModelFn, loss
 		return nil, err
 	}
 	h.SetLogger(nil)
-	var warns []string
-	ck := &Checkpointer{Dir: dir, Warn: func(msg string) { warns = append(warns, msg) }}
-	if _, err := ck.Restore(h); err != nil {
-		if len(warns) > 0 {
-			msg := strings.Join(warns, "; ")
-			if dir != path {
-				msg = strings.ReplaceAll(msg, filepath.Join(dir, "ckpt-000000000000.gtc"), path)
-			}
-			return nil, fmt.Errorf("%w: %s", err, msg)
-		}
-		return nil, err
-	}
 	return h, nil
-}
-
-// dataOffset reads the data-set offset from the JSON header of a
-// checkpoint (a magic line, the header length as a little-endian uint64,
-// the header); 0 if it cannot.
-func dataOffset(path string) int {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer func() { _ = f.Close() }()
-	r := bufio.NewReader(f)
-	if _, err := r.ReadString('\n'); err != nil {
-		return 0
-	}
-	var n uint64
-	if err := binary.Read(r, binary.LittleEndian, &n); err != nil || n > 1<<30 {
-		return 0
-	}
-	var hdr struct {
-		Data DataPosition `json:"data"`
-	}
-	if err := json.NewDecoder(io.LimitReader(r, int64(n))).Decode(&hdr); err != nil {
-		return 0
-	}
-	return hdr.Data.Offset
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = in.Close() }()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		_ = out.Close()
-		return err
-	}
-	return out.Close()
 }

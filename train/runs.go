@@ -313,3 +313,30 @@ func (h *Harness) RunDir() string {
 	}
 	return h.ckpt.Dir
 }
+
+// RunCheckpoints returns the checkpoint files to load a model from, given
+// a folder: those of the folder itself when it holds any (a run folder, or
+// a folder of earlier releases), else those of its runs, newest run first
+// (ResumeCandidates); each folder's newest checkpoint first. A folder with
+// neither gives no files.
+func RunCheckpoints(dir string) ([]string, error) {
+	files, err := (&Checkpointer{Dir: dir}).List()
+	if err != nil || len(files) > 0 {
+		return files, err
+	}
+	runs, err := ResumeCandidates(dir, RunInfo{}, nil)
+	if errors.Is(err, ErrNoCheckpoint) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range runs {
+		fs, err := (&Checkpointer{Dir: r}).List()
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, fs...)
+	}
+	return files, nil
+}

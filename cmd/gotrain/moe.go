@@ -76,7 +76,7 @@ and checkpoints (--out/checkpoints) go to --out.`,
 	f.BoolVar(&o.MonitorMemory, "monitor-memory", false, "record resident memory every epoch (epochs.jsonl, summary)")
 	addTrainFlags(cmd, &o.Train, &fl.run, trainFlagSpec{
 		batchDefault: fmt.Sprint(o.Train.BatchSize), batchUsage: "batch size, or auto (the largest that fits, on an accelerator; 256 on the host)",
-		outDefault: "runs/moe", outUsage: "output directory of the run: plots, performance_summary.txt, metrics.jsonl, epochs.jsonl, checkpoints/",
+		outDefault: "runs/moe", outUsage: "output directory of the run: plots, performance_summary.txt, metrics.jsonl, epochs.jsonl, and checkpoints/ with a folder per run",
 		omit: []string{"plots-dir", "perf-summary"}})
 	// Before --out held everything, --checkpoint-dir named the checkpoints' folder; it still does.
 	f.StringVar(&fl.checkpointDir, "checkpoint-dir", "", "checkpoint directory (default: --out/checkpoints)")

@@ -117,7 +117,7 @@ func addTrainFlags(cmd *cobra.Command, cfg *train.Config, rf *runFlags, spec tra
 	addConfigFlags(f, cfg, spec.omit...)
 	f.StringVar(&rf.batchSize, "batch-size", spec.batchDefault, spec.batchUsage)
 	f.StringVar(&rf.out, "out", spec.outDefault, spec.outUsage)
-	f.StringVar(&rf.resume, "resume", "", "resume from the newest valid checkpoint of --out (--resume), or from a checkpoint file or directory (--resume=PATH)")
+	f.StringVar(&rf.resume, "resume", "", "continue the newest run of this model and architecture in --out (--resume), or the run folder or checkpoint file PATH (--resume=PATH); nothing valid to resume from is an error")
 	f.Lookup("resume").NoOptDefVal = resumeLatest
 	cmd.Args = resumeArgs(rf)
 }

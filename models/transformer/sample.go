@@ -68,8 +68,8 @@ func NewModel(backend backends.Backend, ctx *context.Context) (*Model, error) {
 
 // Load reads a model from a checkpoint written by Train: path is a
 // checkpoint file, or a directory whose newest valid checkpoint is used
-// (for a run's checkpoint directory, the instruction phase's when there is
-// one, else the pretraining phase's). The checksum is verified and the
+// (train.RunCheckpoints: for an output directory, the newest run of the
+// instruction phase when there is one, else of the pretraining phase). The checksum is verified and the
 // vocabulary comes from the file.
 func Load(backend backends.Backend, path string) (*Model, error) {
 	fi, err := os.Stat(path)
@@ -79,7 +79,7 @@ func Load(backend backends.Backend, path string) (*Model, error) {
 	src := path
 	if fi.IsDir() {
 		for _, phase := range []string{"instruct", "pretrain"} {
-			if files, err := (&train.Checkpointer{Dir: PhaseDir(path, phase)}).List(); err == nil && len(files) > 0 {
+			if files, err := train.RunCheckpoints(PhaseDir(path, phase)); err == nil && len(files) > 0 {
 				src = PhaseDir(path, phase)
 				break
 			}

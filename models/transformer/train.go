@@ -210,12 +210,15 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 	base := opts.Train
 	instDir := PhaseDir(base.CheckpointDir, "instruct")
 	resumeInst := false
+	base.Run = train.RunInfo{Kind: "transformer", Arch: train.ArchJSON(arch), Data: train.Fingerprint([]byte(corpus), []byte(instructionText(exs)))}
 	if base.Resume && doInst && !base.NoCheckpoint {
-		files, err := (&train.Checkpointer{Dir: instDir}).List()
-		if err != nil && !os.IsNotExist(err) {
+		// Continue instruction tuning when it has a run to resume; else
+		// resume pretraining and start instruction tuning afresh from it.
+		dirs, err := train.ResumeCandidates(instDir, base.Run, nil)
+		if err != nil && !errors.Is(err, train.ErrNoCheckpoint) {
 			return nil, fmt.Errorf("transformer: %w", err)
 		}
-		resumeInst = len(files) > 0
+		resumeInst = len(dirs) > 0
 	}
 
 	// Pretraining.
@@ -293,7 +296,9 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 			res.ResponseLossBefore = v
 			return err
 		}
-		h, err := runPhase(runCtx, backend, "instruct", arch, vocab, opts.Instruct, base, x, y, n, prevCtx, evalFn, pr, res, logf, opts, before)
+		instBase := base
+		instBase.Resume = resumeInst
+		h, err := runPhase(runCtx, backend, "instruct", arch, vocab, opts.Instruct, instBase, x, y, n, prevCtx, evalFn, pr, res, logf, opts, before)
 		if err != nil {
 			return nil, err
 		}
@@ -371,35 +376,32 @@ func runPhase(ctx stdcontext.Context, backend backends.Backend, name string, arc
 	}
 	h.SetLogger(func(msg string) { logf("%s", msg) })
 	h.SetProgressWriter(opts.Progress)
-	if from != nil {
-		if err := copyModel(from, h.Context()); err != nil {
-			return nil, fmt.Errorf("transformer: %s: %w", name, err)
-		}
-	}
-	if err := setMeta(h.Context(), vocab, arch); err != nil {
-		return nil, fmt.Errorf("transformer: %s: %w", name, err)
-	}
 	var resumedStep int64
 	if resume && !cfg.NoCheckpoint {
-		ck := &train.Checkpointer{Dir: cfg.CheckpointDir, KeepBest: cfg.KeepBest, Mode: cfg.EarlyStopMode,
-			Warn: func(msg string) { logf("%s", msg) }}
-		path, err := ck.Restore(h)
-		switch {
-		case errors.Is(err, train.ErrNoCheckpoint):
-			logf("transformer: %s: no checkpoint in %s: starting afresh", name, cfg.CheckpointDir)
-		case err != nil:
+		// The model's metadata comes from the checkpoint: one without it
+		// is not a transformer.
+		path, err := h.Resume()
+		if err != nil {
 			return nil, fmt.Errorf("transformer: %s: %w", name, err)
-		default:
-			sv, sa, err := readMeta(h.Context())
-			if err != nil {
-				return nil, fmt.Errorf("transformer: %s: resume from %s: %w", name, path, err)
+		}
+		sv, sa, err := readMeta(h.Context())
+		if err != nil {
+			return nil, fmt.Errorf("transformer: %s: resume from %s: %w", name, path, err)
+		}
+		if !sv.Equal(vocab) || sa != arch {
+			return nil, fmt.Errorf("transformer: %s: resume from %s: the checkpoint's model (%s) does not match this data and these options (%s)",
+				name, path, describe(sa), describe(arch))
+		}
+		pr.ResumedFrom, resumedStep = path, h.Step()
+		logf("transformer: %s: resumed from %s at step %d", name, path, h.Step())
+	} else {
+		if from != nil {
+			if err := copyModel(from, h.Context()); err != nil {
+				return nil, fmt.Errorf("transformer: %s: %w", name, err)
 			}
-			if !sv.Equal(vocab) || sa != arch {
-				return nil, fmt.Errorf("transformer: %s: resume from %s: the checkpoint's model (%s) does not match this data and these options (%s)",
-					name, path, describe(sa), describe(arch))
-			}
-			pr.ResumedFrom, resumedStep = path, h.Step()
-			logf("transformer: %s: resumed from %s at step %d", name, path, h.Step())
+		}
+		if err := setMeta(h.Context(), vocab, arch); err != nil {
+			return nil, fmt.Errorf("transformer: %s: %w", name, err)
 		}
 	}
 	note, err := initParams(backend, h.Context(), arch)
@@ -634,11 +636,11 @@ func EvalLoss(backend backends.Backend, ctx *context.Context, a Arch, x, y []flo
 	return sum / count, nil
 }
 
-// ResumeDir returns the run directory (the Train.CheckpointDir holding
+// ResumeDir returns the output directory (the Train.CheckpointDir holding
 // "pretrain" and "instruct") to resume from, given that directory, one of
-// its phase directories, or a checkpoint file that is the newest of its
-// phase directory (train.ResumeDir). Train with Resume then continues the
-// phase the run was in.
+// its phase directories, a run folder in one, or a checkpoint file that is
+// the newest of its folder (train.ResumeDir). Train with Resume then
+// continues the newest compatible run of the phase the run was in.
 func ResumeDir(path string) (string, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -655,9 +657,13 @@ func ResumeDir(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("transformer: %w", err)
 	}
-	switch filepath.Base(filepath.Clean(dir)) {
+	dir = filepath.Clean(dir)
+	if _, err := os.Stat(filepath.Join(dir, train.ManifestName)); err == nil {
+		dir = filepath.Dir(dir) // a run folder: its phase directory
+	}
+	switch filepath.Base(dir) {
 	case "pretrain", "instruct":
 		return filepath.Dir(filepath.Clean(dir)), nil
 	}
-	return "", fmt.Errorf("transformer: resume from %s: not a run directory (with pretrain/ or instruct/), a phase directory or a checkpoint in one", path)
+	return "", fmt.Errorf("transformer: resume from %s: not an output directory (with pretrain/ or instruct/), a phase directory, a run folder or a checkpoint in one", path)
 }
