@@ -283,7 +283,11 @@ func readMeta(ctx *context.Context) (*text.Vocab, Arch, int, error) {
 	if err != nil {
 		return nil, Arch{}, 0, err
 	}
-	return v, Arch{Vocab: v.Size(), Hidden: int(ar[0]), Layers: int(ar[1])}, int(ar[2]), nil
+	a := Arch{Vocab: v.Size(), Hidden: int(ar[0]), Layers: int(ar[1])}
+	if err := checkArch(ctx, a, int(ar[2])); err != nil {
+		return nil, Arch{}, 0, err
+	}
+	return v, a, int(ar[2]), nil
 }
 
 // Evaluate returns the mean cross-entropy in nats per character of the
