@@ -582,7 +582,10 @@ func readMeta(ctx *context.Context) (*text.Vocab, Arch, error) {
 	}
 	a := Arch{Vocab: v.Size(), Layers: int(ar[0]), Heads: int(ar[1]), Width: int(ar[2]), Context: int(ar[3]), Hidden: int(ar[4]),
 		Attention: names[0], FFN: names[1], Norm: names[2]}
-	return v, a, a.Validate()
+	if err := checkArch(ctx, a); err != nil {
+		return nil, Arch{}, err
+	}
+	return v, a, nil
 }
 
 // EvalLoss returns the mean cross-entropy, in nats per counted token, of
