@@ -21,6 +21,11 @@
 //   - A directory, a socket, a block device or another special file: the
 //     write is refused with a [*TargetError] naming the path and what it is.
 //
+// Replacing a file by a rename has its costs, which gotrain accepts for
+// its outputs: it needs write permission on the folder (not only on the
+// file); the new file belongs to the user who writes it; and other hard
+// links to the old file keep the old content.
+//
 // [Write] and [WriteFile] write one file; a [Group] stages several and
 // renames them together (a SigMF .sigmf-meta and .sigmf-data pair);
 // [ReplaceDir] builds a whole folder beside the old one and swaps it in;
