@@ -334,6 +334,9 @@ func Load(path, format string, rate float64) (*Recording, error) {
 	if format == "" && !IsSigMF(path) && FormatFromExt(path) == "" {
 		if _, err := os.Stat(path + MetaExt); err == nil {
 			path += MetaExt
+		} else if _, err := os.Stat(path); err != nil {
+			// Say what is wrong (no such file) before guessing formats.
+			return nil, fmt.Errorf("signal: %w (nor is there a %s)", err, path+MetaExt)
 		}
 	}
 	if strings.EqualFold(format, "sigmf") || format == "" && IsSigMF(path) {
@@ -362,6 +365,9 @@ func Load(path, format string, rate float64) (*Recording, error) {
 		}
 	}
 	if rate == 0 {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("signal: %w", err)
+		}
 		return nil, fmt.Errorf("signal: %s is a raw %s file with no sample rate; give the sample rate", path, f)
 	}
 	x, err := ReadRaw(path, f)

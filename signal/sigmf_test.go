@@ -2,6 +2,7 @@ package signal
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -238,7 +239,28 @@ func TestLoadSigMFByBaseName(t *testing.T) {
 	if len(rec.Samples) != 300 || rec.Meta.SampleRate != 1e4 {
 		t.Errorf("loaded %d samples at %g Hz", len(rec.Samples), rec.Meta.SampleRate)
 	}
-	if _, err := Load(filepath.Join(dir, "missing"), "", 0); err == nil || !strings.Contains(err.Error(), "cannot tell the sample format") {
-		t.Errorf("missing file without extension: %v", err)
+}
+
+// TestLoadSaysWhatIsWrong checks that Load reports a missing file as
+// missing (not as a file of unknown format), whatever its name, and an
+// existing file without a known extension as a format it cannot tell.
+func TestLoadSaysWhatIsWrong(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"nothere", "nothere.cf32", "nothere.sigmf-meta", "nothere.sigmf-data", "nothere.bin"} {
+		for _, rate := range []float64{0, 1e6} {
+			p := filepath.Join(dir, name)
+			_, err := Load(p, "", rate)
+			base := strings.TrimSuffix(p, filepath.Ext(p)) // a SigMF pair's error names its meta file
+			if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "no such file") || !strings.Contains(err.Error(), base) {
+				t.Errorf("Load(%s, rate %g): %v, want an error saying there is no such file", name, rate, err)
+			}
+		}
+	}
+	other := filepath.Join(dir, "capture.bin")
+	if err := os.WriteFile(other, make([]byte, 64), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(other, "", 1e6); err == nil || !strings.Contains(err.Error(), "cannot tell the sample format") {
+		t.Errorf("file without a known extension: %v", err)
 	}
 }
