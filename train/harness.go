@@ -30,29 +30,33 @@ type LossFn = gtrain.LossFn
 
 // Harness trains one model on one Dataset with a Config.
 type Harness struct {
-	cfg        Config
-	backend    backends.Backend
-	ctx        *context.Context
-	trainer    *gtrain.Trainer
-	data       *Dataset
-	stopper    *EarlyStopping
-	evaluator  Evaluator
-	lastEval   map[string]float64
-	scaler     *LossScaler
-	logf       func(msg string)
-	skipped    bool // the last step was skipped by the loss scaler
-	totalSteps int
-	step       int64 // optimizer steps done
-	lastLoss   float64
-	perf       Perf
-	log        *MetricsLog
-	ckpt       *Checkpointer
-	progressW  io.Writer
-	stepHook   func(step int64, loss float64)
-	gpu        *gpuSampler
-	history    []map[string]any // records logged in this run (for plots)
-	dp         *dataParallel    // nil on one device
-	sharder    Sharder
+	// resumedFrom and restored, after Resume until the first step, are the
+	// checkpoint and the trainable variables it held (checkRestored).
+	resumedFrom string
+	restored    map[string]bool
+	cfg         Config
+	backend     backends.Backend
+	ctx         *context.Context
+	trainer     *gtrain.Trainer
+	data        *Dataset
+	stopper     *EarlyStopping
+	evaluator   Evaluator
+	lastEval    map[string]float64
+	scaler      *LossScaler
+	logf        func(msg string)
+	skipped     bool // the last step was skipped by the loss scaler
+	totalSteps  int
+	step        int64 // optimizer steps done
+	lastLoss    float64
+	perf        Perf
+	log         *MetricsLog
+	ckpt        *Checkpointer
+	progressW   io.Writer
+	stepHook    func(step int64, loss float64)
+	gpu         *gpuSampler
+	history     []map[string]any // records logged in this run (for plots)
+	dp          *dataParallel    // nil on one device
+	sharder     Sharder
 }
 
 // ErrInterrupted is wrapped by the error RunContext returns when its
@@ -363,6 +367,9 @@ func (h *Harness) TrainStep() (float64, error) {
 			return 0, fmt.Errorf("train: step %d: reading the loss: %w", h.step+1, err)
 		}
 		sum += l
+	}
+	if err := h.checkRestored(); err != nil {
+		return 0, err
 	}
 	h.step++
 	h.lastLoss = sum / float64(h.cfg.Accumulate) / scale

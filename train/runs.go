@@ -295,6 +295,12 @@ func (h *Harness) Resume() (string, error) {
 			warn(fmt.Sprintf("warning: resuming run %s on other training data than it started with", dir))
 		}
 		h.ckpt.Dir, h.ckpt.manifest = dir, nil // continue the run where it is
+		h.resumedFrom, h.restored = path, map[string]bool{}
+		for v := range h.ctx.IterVariables() {
+			if v.Trainable {
+				h.restored[v.ScopeAndName()] = true
+			}
+		}
 		return path, nil
 	}
 	msg := fmt.Sprintf("train: resume: no valid checkpoint in %s", strings.Join(dirs, ", "))
@@ -339,4 +345,31 @@ func RunCheckpoints(dir string) ([]string, error) {
 		files = append(files, fs...)
 	}
 	return files, nil
+}
+
+// checkRestored, on the first step after Resume, when the model has built
+// its variables, checks that the checkpoint held every trainable one: a
+// variable created afresh means the checkpoint was written by another
+// model or architecture, and training on would silently start from new
+// weights.
+func (h *Harness) checkRestored() error {
+	if h.restored == nil {
+		return nil
+	}
+	restored, from := h.restored, h.resumedFrom
+	h.restored, h.resumedFrom = nil, ""
+	var fresh []string
+	for v := range h.ctx.IterVariables() {
+		if v.Trainable && !restored[v.ScopeAndName()] {
+			fresh = append(fresh, v.ScopeAndName())
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	sort.Strings(fresh)
+	if len(fresh) > 3 {
+		fresh = append(fresh[:3], fmt.Sprintf("and %d more", len(fresh)-3))
+	}
+	return fmt.Errorf("train: resume from %s: the checkpoint does not hold the model's variables %s: it was written by another model or architecture", from, strings.Join(fresh, ", "))
 }

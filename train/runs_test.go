@@ -7,6 +7,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/gomlx/gomlx/pkg/ml/train/losses"
 )
 
 // runConfig is a checkpointing configuration of steps steps into parent,
@@ -159,5 +163,41 @@ func TestResumeFlatFolder(t *testing.T) {
 	res, err := h.Run()
 	if err != nil || res.Resumed != 2 || h.RunDir() != flat {
 		t.Errorf("resume a flat folder: resumed %d in %s, %v; want step 2 in %s", res.Resumed, h.RunDir(), err, flat)
+	}
+}
+
+// TestResumeIntoAnotherModelFails checks that a checkpoint without a
+// manifest (the layout of earlier releases) that lacks the model's
+// trainable variables is refused on the first step instead of training
+// fresh weights.
+func TestResumeIntoAnotherModelFails(t *testing.T) {
+	flat := t.TempDir()
+	h := newHarness(t, runConfig(flat, "", "", 2, false), synthData(t, 64, false))
+	if _, err := h.Run(); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := (&Checkpointer{Dir: h.RunDir()}).List()
+	if err := os.Rename(files[0], filepath.Join(flat, filepath.Base(files[0]))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(h.RunDir()); err != nil {
+		t.Fatal(err)
+	}
+	// The same layers under other scopes: another model.
+	other := func(ctx *context.Context, spec any, inputs []*graph.Node) []*graph.Node {
+		return mlp(ctx.In("other"), spec, inputs)
+	}
+	h2, err := New(testBackend(t), runConfig(flat, "", "", 4, true), other, losses.MeanSquaredError, synthData(t, 64, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h2.Run()
+	if err == nil || !strings.Contains(err.Error(), "another model") || !strings.Contains(err.Error(), "/other/") {
+		t.Errorf("resume another model's checkpoint: %v; want a refusal naming its variables", err)
+	}
+	// The same model resumes.
+	h3 := newHarness(t, runConfig(flat, "", "", 4, true), synthData(t, 64, false))
+	if res, err := h3.Run(); err != nil || res.Resumed != 2 {
+		t.Errorf("resume the same model: %+v, %v", res, err)
 	}
 }
