@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gotrain/gotrain/internal/readlimit"
 )
 
 // CSVOptions controls how [ReadCSV] and [LoadCSV] interpret a CSV file.
@@ -40,7 +42,20 @@ type CSVOptions struct {
 	// NoTarget reads every column as a feature (for prediction inputs):
 	// Y stays nil and Target must be empty.
 	NoTarget bool
+
+	// MaxBytes caps the bytes read: a larger input (a huge file, an
+	// endless FIFO or device) is an error naming it, the cap and this
+	// option, wrapping ErrTooLarge. 0 means DefaultMaxBytes (1 GiB).
+	MaxBytes int64
 }
+
+// DefaultMaxBytes is the size cap of the CSV and IDX readers when their
+// MaxBytes is 0: 1 GiB.
+const DefaultMaxBytes = 1 << 30
+
+// ErrTooLarge is wrapped by the error of an input larger than its reader's
+// size cap (CSVOptions.MaxBytes, the maxBytes of the IDX readers).
+var ErrTooLarge = readlimit.ErrTooLarge
 
 // maxIntLabel bounds the labels that are kept as their own class index, so
 // that a label such as "1000000" cannot make a model allocate a million
@@ -69,6 +84,11 @@ func ReadCSV(r io.Reader, name string, opts CSVOptions) (*Dataset, error) {
 	if opts.MaxRows < 0 {
 		return nil, fmt.Errorf("data: %s: negative MaxRows %d", name, opts.MaxRows)
 	}
+	limit, err := readlimit.Check(opts.MaxBytes, DefaultMaxBytes, "CSVOptions.MaxBytes")
+	if err != nil {
+		return nil, fmt.Errorf("data: %s: %w", name, err)
+	}
+	r = readlimit.NewReader(r, limit, name, "CSVOptions.MaxBytes")
 	comma := opts.Comma
 	if comma == 0 {
 		comma = ','
@@ -123,13 +143,24 @@ func ReadCSV(r io.Reader, name string, opts CSVOptions) (*Dataset, error) {
 }
 
 // LoadCSV reads the CSV file at path with [ReadCSV]. The data set is named
-// after the file's base name, and errors name the path.
+// after the file's base name, and errors name the path. A regular file
+// larger than opts.MaxBytes is refused before it is read; a FIFO or a
+// device is read up to the cap.
 func LoadCSV(path string, opts CSVOptions) (*Dataset, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("data: %w", err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil {
+		limit, cerr := readlimit.Check(opts.MaxBytes, DefaultMaxBytes, "CSVOptions.MaxBytes")
+		switch {
+		case st.IsDir():
+			return nil, fmt.Errorf("data: %s is a directory, not a CSV file", path)
+		case cerr == nil && st.Mode().IsRegular() && st.Size() > limit:
+			return nil, fmt.Errorf("data: %w", &readlimit.Error{Name: path, Limit: limit, Option: "CSVOptions.MaxBytes"})
+		}
+	}
 	d, err := ReadCSV(f, path, opts)
 	if err != nil {
 		return nil, err
@@ -214,6 +245,10 @@ func (p *csvParser) read() ([]string, error) {
 	rec, err := p.cr.Read()
 	if err == nil || err == io.EOF {
 		return rec, err
+	}
+	var le *readlimit.Error
+	if errors.As(err, &le) {
+		return nil, fmt.Errorf("data: %w", le)
 	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {

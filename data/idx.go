@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+
+	"github.com/gotrain/gotrain/internal/readlimit"
 )
 
 // Magic numbers of the IDX files used by MNIST: unsigned bytes, with three
@@ -28,9 +30,13 @@ const (
 	maxIDXPixels = 1 << 31
 )
 
+// idxOption is the option that raises the IDX readers' cap, for errors.
+const idxOption = "the maxBytes of LoadMNISTMax"
+
 // openIDX returns a buffered reader for r that transparently gunzips the
-// stream if it starts with the gzip magic bytes.
-func openIDX(r io.Reader, name string) (io.Reader, error) {
+// stream if it starts with the gzip magic bytes. At most limit bytes are
+// read from the (decompressed) stream: a gzip bomb stops there.
+func openIDX(r io.Reader, name string, limit int64) (io.Reader, error) {
 	br := bufio.NewReader(r)
 	magic, err := br.Peek(2)
 	if err != nil && len(magic) < 2 {
@@ -44,9 +50,20 @@ func openIDX(r io.Reader, name string) (io.Reader, error) {
 		if err != nil {
 			return nil, fmt.Errorf("data: %s: %w", name, err)
 		}
-		return bufio.NewReader(zr), nil
+		return bufio.NewReader(readlimit.NewReader(zr, limit, name, idxOption)), nil
 	}
-	return br, nil
+	return readlimit.NewReader(br, limit, name, idxOption), nil
+}
+
+// checkIDXSize refuses a header that declares a file of more than limit
+// bytes (total: the header and the data) before anything is read or
+// allocated.
+func checkIDXSize(name string, total, limit int64, what string) error {
+	if total > limit {
+		return fmt.Errorf("data: %s declares %s (%s): %w", name, what, readlimit.Bytes(total),
+			&readlimit.Error{Name: name, Limit: limit, Option: idxOption})
+	}
+	return nil
 }
 
 // readIDXHeader reads the magic number and the n dimensions that follow it.
@@ -83,7 +100,7 @@ func readIDXData(r io.Reader, name string, size int, what string) ([]byte, error
 			return nil, fmt.Errorf("data: %s: truncated: header promises %s (%d bytes of data), file has %d", name, what, size, len(buf))
 		}
 		if err != nil {
-			return nil, fmt.Errorf("data: reading %s: %w", name, err)
+			return nil, idxReadError(name, err)
 		}
 	}
 	var one [1]byte
@@ -92,9 +109,18 @@ func readIDXData(r io.Reader, name string, size int, what string) ([]byte, error
 		return nil, fmt.Errorf("data: %s: trailing data after %s (%d bytes)", name, what, size)
 	}
 	if err != io.EOF {
-		return nil, fmt.Errorf("data: reading %s: %w", name, err)
+		return nil, idxReadError(name, err)
 	}
 	return buf[:size:size], nil
+}
+
+// idxReadError wraps a read error, keeping a cap's error as it is.
+func idxReadError(name string, err error) error {
+	var le *readlimit.Error
+	if errors.As(err, &le) {
+		return fmt.Errorf("data: %w", err)
+	}
+	return fmt.Errorf("data: reading %s: %w", name, err)
 }
 
 // ReadIDXImages reads an IDX file of unsigned-byte images (magic 0x00000803),
@@ -103,10 +129,24 @@ func readIDXData(r io.Reader, name string, size int, what string) ([]byte, error
 // used in error messages.
 //
 // The header is checked before anything is allocated: at most 10,000,000
-// images of at most 4096×4096 pixels, and at most 2³¹ pixels in all. The data
-// must be exactly as long as the header says.
+// images of at most 4096×4096 pixels, at most 2³¹ pixels in all, and at
+// most DefaultMaxBytes (1 GiB) of file, decompressed ([ReadIDXImagesMax]
+// sets another cap). The data must be exactly as long as the header says,
+// and memory grows with the data the stream delivers, not with what the
+// header declares.
 func ReadIDXImages(r io.Reader, name string) (images []uint8, n, rows, cols int, err error) {
-	r, err = openIDX(r, name)
+	return ReadIDXImagesMax(r, name, 0)
+}
+
+// ReadIDXImagesMax is [ReadIDXImages] with a cap of maxBytes on the
+// (decompressed) file: a header declaring more, or a stream delivering
+// more, is an error wrapping ErrTooLarge. 0 means DefaultMaxBytes.
+func ReadIDXImagesMax(r io.Reader, name string, maxBytes int64) (images []uint8, n, rows, cols int, err error) {
+	limit, err := readlimit.Check(maxBytes, DefaultMaxBytes, "maxBytes")
+	if err != nil {
+		return nil, 0, 0, 0, fmt.Errorf("data: %s: %w", name, err)
+	}
+	r, err = openIDX(r, name, limit)
 	if err != nil {
 		return nil, 0, 0, 0, err
 	}
@@ -124,6 +164,9 @@ func ReadIDXImages(r io.Reader, name string) (images []uint8, n, rows, cols int,
 		return nil, 0, 0, 0, fmt.Errorf("data: %s: %d images of %d×%d is %d pixels, over the limit of %d", name, n, rows, cols, uint64(n)*uint64(rows)*uint64(cols), uint64(maxIDXPixels))
 	}
 	what := strconv.Itoa(n) + " images of " + strconv.Itoa(rows) + "×" + strconv.Itoa(cols)
+	if err := checkIDXSize(name, 16+int64(n*rows*cols), limit, what); err != nil {
+		return nil, 0, 0, 0, err
+	}
 	images, err = readIDXData(r, name, n*rows*cols, what)
 	if err != nil {
 		return nil, 0, 0, 0, err
@@ -135,9 +178,19 @@ func ReadIDXImages(r io.Reader, name string) (images []uint8, n, rows, cols int,
 // 0x00000801), such as MNIST's train-labels-idx1-ubyte, gunzipping it first
 // if it is gzipped. The name is used in error messages. At most 10,000,000
 // labels are accepted, and the data must be exactly as long as the header
-// says.
+// says (and at most DefaultMaxBytes; see [ReadIDXLabelsMax]).
 func ReadIDXLabels(r io.Reader, name string) ([]uint8, error) {
-	r, err := openIDX(r, name)
+	return ReadIDXLabelsMax(r, name, 0)
+}
+
+// ReadIDXLabelsMax is [ReadIDXLabels] with a cap of maxBytes on the
+// (decompressed) file; 0 means DefaultMaxBytes.
+func ReadIDXLabelsMax(r io.Reader, name string, maxBytes int64) ([]uint8, error) {
+	limit, err := readlimit.Check(maxBytes, DefaultMaxBytes, "maxBytes")
+	if err != nil {
+		return nil, fmt.Errorf("data: %s: %w", name, err)
+	}
+	r, err = openIDX(r, name, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +201,9 @@ func ReadIDXLabels(r io.Reader, name string) ([]uint8, error) {
 	n := int(dims[0])
 	if n > maxIDXItems {
 		return nil, fmt.Errorf("data: %s: %d labels exceeds the limit of %d", name, n, maxIDXItems)
+	}
+	if err := checkIDXSize(name, 8+int64(n), limit, strconv.Itoa(n)+" labels"); err != nil {
+		return nil, err
 	}
 	return readIDXData(r, name, n, strconv.Itoa(n)+" labels")
 }
@@ -163,20 +219,29 @@ func ReadIDXLabels(r io.Reader, name string) ([]uint8, error) {
 // When a file is missing, the error wraps [MNISTMissingError] of dir (test
 // with errors.Is(err, ErrMNISTMissing)).
 //
-// The full training set takes about 376 MB as float64.
+// The full training set takes about 376 MB as float64. Each file may hold
+// at most DefaultMaxBytes (1 GiB) decompressed ([LoadMNISTMax] sets
+// another cap); the data set takes 8 bytes per pixel.
 func LoadMNIST(dir string) (train, test *Dataset, err error) {
-	train, err = loadMNISTPart(dir, "train", "mnist-train")
+	return LoadMNISTMax(dir, 0)
+}
+
+// LoadMNISTMax is [LoadMNIST] with a cap of maxBytes on each
+// (decompressed) file: a larger one is an error naming it, wrapping
+// ErrTooLarge. 0 means DefaultMaxBytes.
+func LoadMNISTMax(dir string, maxBytes int64) (train, test *Dataset, err error) {
+	train, err = loadMNISTPart(dir, "train", "mnist-train", maxBytes)
 	if err != nil {
 		return nil, nil, err
 	}
-	test, err = loadMNISTPart(dir, "t10k", "mnist-test")
+	test, err = loadMNISTPart(dir, "t10k", "mnist-test", maxBytes)
 	if err != nil {
 		return nil, nil, err
 	}
 	return train, test, nil
 }
 
-func loadMNISTPart(dir, prefix, name string) (*Dataset, error) {
+func loadMNISTPart(dir, prefix, name string, maxBytes int64) (*Dataset, error) {
 	imgPath, err := findMNISTFile(dir, prefix, "images", "idx3")
 	if err != nil {
 		return nil, err
@@ -190,7 +255,7 @@ func loadMNISTPart(dir, prefix, name string) (*Dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("data: %w", err)
 	}
-	pixels, n, rows, cols, err := ReadIDXImages(f, imgPath)
+	pixels, n, rows, cols, err := ReadIDXImagesMax(f, imgPath, maxBytes)
 	f.Close()
 	if err != nil {
 		return nil, err
@@ -199,7 +264,7 @@ func loadMNISTPart(dir, prefix, name string) (*Dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("data: %w", err)
 	}
-	labels, err := ReadIDXLabels(f, lblPath)
+	labels, err := ReadIDXLabelsMax(f, lblPath, maxBytes)
 	f.Close()
 	if err != nil {
 		return nil, err

@@ -97,7 +97,7 @@ func TestIDXErrors(t *testing.T) {
 		{"zero cols", false, idxFile(idxImagesMagic, []uint32{1, 28, 0}, nil), "out of range"},
 		{"too many pixels", false, idxFile(idxImagesMagic, []uint32{10_000_000, 28, 28}, nil), "over the limit"},
 		{"truncated images", false, goodImg[:len(goodImg)-1], "truncated: header promises 2 images of 3×3 (18 bytes of data), file has 17"},
-		{"truncated at the limit", false, idxFile(idxImagesMagic, []uint32{2048, 1024, 1024}, []byte{1, 2, 3}), "truncated"},
+		{"declared beyond the size cap", false, idxFile(idxImagesMagic, []uint32{2048, 1024, 1024}, []byte{1, 2, 3}), "is larger than the 1 GiB limit"},
 		{"truncated labels", true, idxFile(idxLabelsMagic, []uint32{5}, []byte{1, 2}), "truncated"},
 		{"trailing data", true, idxFile(idxLabelsMagic, []uint32{1}, []byte{1, 2}), "trailing data"},
 		{"truncated gzip", false, gzipBytes(t, goodImg)[:20], "nm"},
