@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/gotrain/gotrain/data"
+	"github.com/gotrain/gotrain/internal/readlimit"
 )
 
 // NoHoldout is the DataSpec.Holdout that keeps every row for training.
@@ -43,6 +44,10 @@ type DataSpec struct {
 	// means the default: 0.2 for Dataset, none for Train; NoHoldout (or any
 	// negative value) means none. It must be below 1.
 	Holdout float64
+	// MaxBytes caps each file read (a CSV file, an MNIST file
+	// decompressed): a larger one is an error naming it and this option,
+	// wrapping data.ErrTooLarge. 0 means data.DefaultMaxBytes (1 GiB).
+	MaxBytes int64
 }
 
 // DefaultTask returns the task of the data s names when s.Task is empty:
@@ -83,7 +88,10 @@ func LoadData(ctx context.Context, s DataSpec) (*Split, error) {
 	if sp.Task == "" {
 		sp.Task = s.DefaultTask()
 	}
-	csvOpt := data.CSVOptions{Target: s.Target, Classification: sp.Task == Classification}
+	if s.MaxBytes < 0 {
+		return nil, fmt.Errorf("forest: DataSpec.MaxBytes %d: want a positive number of bytes (0: the default %d)", s.MaxBytes, data.DefaultMaxBytes)
+	}
+	csvOpt := data.CSVOptions{Target: s.Target, Classification: sp.Task == Classification, MaxBytes: s.MaxBytes}
 	holdout := s.Holdout
 	var err error
 	switch {
@@ -95,14 +103,14 @@ func LoadData(ctx context.Context, s DataSpec) (*Split, error) {
 		if err != nil {
 			return nil, fmt.Errorf("forest: %w", err)
 		}
-		sp.Train, sp.Test, err = data.LoadMNIST(dir)
+		sp.Train, sp.Test, err = data.LoadMNISTMax(dir, s.MaxBytes)
 		if s.Download && errors.Is(err, data.ErrMNISTMissing) {
 			if err = data.DownloadMNIST(ctx, dir, data.MNISTMirrors, data.MNISTChecksums, nil); err == nil {
-				sp.Train, sp.Test, err = data.LoadMNIST(dir)
+				sp.Train, sp.Test, err = data.LoadMNISTMax(dir, s.MaxBytes)
 			}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("forest: loading mnist: %w", err)
+			return nil, readlimit.Rename(fmt.Errorf("forest: loading mnist: %w", err), "DataSpec.MaxBytes")
 		}
 		sp.Name = "mnist (" + dir + ")"
 		return sp, nil
@@ -116,12 +124,12 @@ func LoadData(ctx context.Context, s DataSpec) (*Split, error) {
 		sp.Name = s.Train
 	}
 	if err != nil {
-		return nil, fmt.Errorf("forest: %w", err)
+		return nil, readlimit.Rename(fmt.Errorf("forest: %w", err), "DataSpec.MaxBytes")
 	}
 	if s.Test != "" {
 		csvOpt.Target = sp.Train.TargetName
 		if sp.Test, err = data.LoadCSV(s.Test, csvOpt); err != nil {
-			return nil, fmt.Errorf("forest: %w", err)
+			return nil, readlimit.Rename(fmt.Errorf("forest: %w", err), "DataSpec.MaxBytes")
 		}
 		if err := sameColumns(sp.Train, sp.Test, s.Test); err != nil {
 			return nil, err

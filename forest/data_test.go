@@ -45,6 +45,7 @@ func TestLoadData(t *testing.T) {
 	dir := t.TempDir()
 	train := writeFile(t, dir, "train.csv", "a,b,y\n1,2,3\n4,5,6\n7,8,9\n10,11,12\n")
 	test := writeFile(t, dir, "test.csv", "a,b,y\n1,1,1\n")
+	bigTest := writeFile(t, dir, "big-test.csv", "a,b,y\n"+strings.Repeat("1,1,1\n", 20))
 	swapped := writeFile(t, dir, "swapped.csv", "b,a,y\n1,1,1\n")
 	narrow := writeFile(t, dir, "narrow.csv", "a,y\n1,1\n")
 	bad := writeFile(t, dir, "bad.csv", "a,b,y\n1,2,3\n4,x,6\n")
@@ -65,6 +66,10 @@ func TestLoadData(t *testing.T) {
 		check func(t *testing.T, s *Split)
 	}{
 		{name: "neither", spec: DataSpec{}, want: "exactly one of DataSpec.Dataset and DataSpec.Train"},
+		{name: "train beyond MaxBytes", spec: DataSpec{Train: train, MaxBytes: 20}, want: train + " is larger than the 20 bytes limit; raise it with DataSpec.MaxBytes"},
+		{name: "test beyond MaxBytes", spec: DataSpec{Train: train, Test: bigTest, MaxBytes: 40}, want: bigTest + " is larger than the 40 bytes limit; raise it with DataSpec.MaxBytes"},
+		{name: "mnist beyond MaxBytes", spec: DataSpec{Dataset: "mnist", DataDir: mnist, MaxBytes: 16}, want: "is larger than the 16 bytes limit; raise it with DataSpec.MaxBytes"},
+		{name: "negative MaxBytes", spec: DataSpec{Dataset: "diabetes", MaxBytes: -1}, want: "DataSpec.MaxBytes -1"},
 		{name: "both", spec: DataSpec{Dataset: "diabetes", Train: train}, want: "exactly one"},
 		{name: "holdout 1", spec: DataSpec{Dataset: "diabetes", Holdout: 1}, want: "holdout 1 must be below 1"},
 		{name: "unknown data set", spec: DataSpec{Dataset: "iris"}, want: `"iris"`},

@@ -134,3 +134,26 @@ func ReadFile(path string, limit int64, option string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// Rename returns err with the [*Error] in its chain, if any, naming
+// option as the one that raises the cap (a caller's own option that sets
+// the reader's): its message says so, and errors.As and errors.Is see
+// through it as through err.
+func Rename(err error, option string) error {
+	var le *Error
+	if !errors.As(err, &le) || le.Option == option {
+		return err
+	}
+	old := le.Error()
+	le.Option = option
+	return &renamed{msg: strings.Replace(err.Error(), old, le.Error(), 1), err: err}
+}
+
+// renamed is an error chain with a cap's option renamed in its message.
+type renamed struct {
+	msg string
+	err error
+}
+
+func (r *renamed) Error() string { return r.msg }
+func (r *renamed) Unwrap() error { return r.err }

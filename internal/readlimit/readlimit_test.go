@@ -3,6 +3,7 @@ package readlimit
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -82,5 +83,25 @@ func TestCheck(t *testing.T) {
 	}
 	if _, err := Check(-1, 1<<30, "CSVOptions.MaxBytes"); err == nil || err.Error() != "CSVOptions.MaxBytes -1: want a positive number of bytes (0: the default 1 GiB)" {
 		t.Errorf("Check(-1) = %v", err)
+	}
+}
+
+func TestRename(t *testing.T) {
+	_, err := io.ReadAll(NewReader(endless{}, 10, "in", "CSVOptions.MaxBytes"))
+	err = Rename(fmt.Errorf("forest: %w", err), "DataSpec.MaxBytes")
+	if err.Error() != "forest: in is larger than the 10 bytes limit; raise it with DataSpec.MaxBytes" {
+		t.Errorf("renamed: %v", err)
+	}
+	if Rename(nil, "X") != nil || Rename(io.EOF, "X") != io.EOF {
+		t.Error("Rename changed an error without a cap")
+	}
+}
+
+func TestRenameKeepsTheChain(t *testing.T) {
+	_, err := io.ReadAll(NewReader(endless{}, 10, "in", "A"))
+	err = Rename(fmt.Errorf("x: %w", err), "B")
+	var le *Error
+	if !errors.Is(err, ErrTooLarge) || !errors.As(err, &le) || le.Option != "B" {
+		t.Errorf("chain: %v, %+v", err, le)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gotrain/gotrain/data"
+	"github.com/gotrain/gotrain/internal/readlimit"
 )
 
 // Data is a classification data set split into training, validation and
@@ -146,15 +147,21 @@ func MNISTPresent(dir string) bool {
 // files are an error wrapping data.MNISTMissingError(dir), which says how
 // to get them.
 func MNIST(dir string, valFraction float64, seed int64) (*Data, error) {
+	return mnist(dir, valFraction, seed, 0)
+}
+
+// mnist is MNIST with a cap of maxBytes on each file (data.LoadMNISTMax;
+// 0: data.DefaultMaxBytes), named DataOptions.MaxBytes in its error.
+func mnist(dir string, valFraction float64, seed int64, maxBytes int64) (*Data, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("moe: %w (no such folder)", data.MNISTMissingError(dir))
 	}
 	if missing := missingMNIST(dir); len(missing) > 0 {
 		return nil, fmt.Errorf("moe: %w (missing %v)", data.MNISTMissingError(dir), missing)
 	}
-	trainDS, testDS, err := data.LoadMNIST(dir)
+	trainDS, testDS, err := data.LoadMNISTMax(dir, maxBytes)
 	if err != nil {
-		return nil, fmt.Errorf("moe: reading MNIST from %s: %w", dir, err)
+		return nil, readlimit.Rename(fmt.Errorf("moe: reading MNIST from %s: %w", dir, err), "DataOptions.MaxBytes")
 	}
 	d := split(trainDS, nil, valFraction, 1, uint64(seed))
 	t := split(testDS, nil, 0, 1, 0)
@@ -189,6 +196,10 @@ type DataOptions struct {
 	ValFraction float64
 	// Seed draws the validation part (and the digits' test part).
 	Seed int64
+	// MaxBytes caps each MNIST file, decompressed (data.LoadMNISTMax): a
+	// larger one is an error naming it and this option, wrapping
+	// data.ErrTooLarge. 0 means data.DefaultMaxBytes (1 GiB).
+	MaxBytes int64
 	// Logf reports a download and the fallback of DatasetAuto (nil: silent).
 	Logf func(format string, args ...any)
 }
@@ -228,5 +239,5 @@ func LoadData(ctx stdcontext.Context, opts DataOptions) (*Data, error) {
 		logf("moe: no MNIST IDX files in %s: using the embedded 8x8 digits", dir)
 		return Digits(opts.ValFraction, opts.Seed)
 	}
-	return MNIST(dir, opts.ValFraction, opts.Seed)
+	return mnist(dir, opts.ValFraction, opts.Seed, opts.MaxBytes)
 }
