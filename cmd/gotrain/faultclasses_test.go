@@ -135,6 +135,21 @@ func TestOutputsToSpecialFiles(t *testing.T) {
 					t.Errorf("the character device was replaced: %v %v", fi.Mode(), err)
 				}
 			}
+			// "-" is standard output: the file's bytes go there (the
+			// report to standard error), the same as in a regular file
+			// (a metrics log has times in it: its first line is checked).
+			regular := filepath.Join(dir, "regular")
+			if _, _, err := run(t, o.args(f, regular)...); err != nil {
+				t.Fatalf("to a regular file: %v", err)
+			}
+			want, _ := os.ReadFile(regular)
+			stdout, _, err := run(t, o.args(f, "-")...)
+			if strings.Contains(o.name, "metrics-log") {
+				stdout, want = strings.SplitN(stdout, ":", 2)[0], []byte(strings.SplitN(string(want), ":", 2)[0])
+			}
+			if err != nil || len(want) == 0 || stdout != string(want) {
+				t.Errorf("to -: %v; standard output differs from the file (%d bytes, the file %d)", err, len(stdout), len(want))
+			}
 			// A directory is refused.
 			if _, _, err := run(t, o.args(f, dir)...); err == nil || !strings.Contains(err.Error(), "directory") {
 				t.Errorf("to a directory: %v; want a refusal naming a directory", err)

@@ -63,6 +63,12 @@ func runToEnd(t *testing.T, args ...string) time.Duration {
 // killAfter starts gotrain with args and kills it with SIGKILL after d
 // (it may finish first). It reports whether it was killed.
 func killAfter(t *testing.T, d time.Duration, args ...string) (killed bool) {
+	return signalAfter(t, d, os.Kill, args...)
+}
+
+// signalAfter starts gotrain with args and sends it sig after d (it may
+// finish first), then waits for it. It reports whether it was signalled.
+func signalAfter(t *testing.T, d time.Duration, sig os.Signal, args ...string) (killed bool) {
 	t.Helper()
 	defer func() {
 		if killed {
@@ -76,7 +82,7 @@ func killAfter(t *testing.T, d time.Duration, args ...string) (killed bool) {
 	case <-done:
 		return false
 	case <-time.After(d):
-		_ = cmd.Process.Kill()
+		_ = cmd.Process.Signal(sig)
 		<-done
 		return true
 	}
@@ -102,8 +108,9 @@ func finalFiles(t *testing.T, dir string) []string {
 	return out
 }
 
-// TestKillLeavesGoodState kills training, `signal dataset --force` and
-// `forest train --save` with SIGKILL at seeded random moments and checks
+// TestKillLeavesGoodState kills training, `signal dataset --force` (every
+// other time with Ctrl-C, SIGINT) and `forest train --save` with SIGKILL at
+// seeded random moments and checks
 // after each kill that every file under its final name is complete and
 // valid and that the good state from before the kill survives: the earlier
 // run's checkpoint, the data set being replaced, the model being
@@ -173,7 +180,18 @@ func TestKillLeavesGoodState(t *testing.T) {
 		full := runToEnd(t, args...)
 		for round := range *killRounds {
 			a := append(args[:len(args):len(args)], "--seed", string(rune('2'+round%8)))
-			killAfter(t, delay(full), a...)
+			if round%2 == 0 {
+				killAfter(t, delay(full), a...)
+			} else {
+				// Ctrl-C: the old set stays and the new one's hidden
+				// folder is removed.
+				pattern := filepath.Join(filepath.Dir(out), ".set.tmp-*")
+				before, _ := filepath.Glob(pattern) // left by SIGKILLs
+				signalAfter(t, delay(full), os.Interrupt, a...)
+				if after, _ := filepath.Glob(pattern); len(after) > len(before) {
+					t.Errorf("round %d: Ctrl-C left a build folder: %v", round, after)
+				}
+			}
 			d, err := modclass.Load(out)
 			if err != nil {
 				t.Fatalf("round %d: the data set does not load after a kill: %v", round, err)

@@ -100,9 +100,11 @@ func (fl *forestTrainFlags) check() error {
 }
 
 func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error {
-	if err := notInputs(cmd, []string{"save"}, []string{"train", "test"}, nil); err != nil {
+	wait, err := outputs(cmd, []string{"save"}, []string{"train", "test"}, nil)
+	if err != nil {
 		return err
 	}
+	defer wait()
 	if err := fl.check(); err != nil {
 		return fmt.Errorf("forest train: %w", err)
 	}
@@ -178,6 +180,9 @@ The library call behind this command is Forest.PredictData, then
 Predictions.WriteCSV or WriteFile.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if outFile == "-" {
+				outFile = "" // standard output, as without --out
+			}
 			switch {
 			case modelFile == "" || dataFile == "":
 				return errors.New("forest predict: --model and --data are required")
@@ -186,7 +191,7 @@ Predictions.WriteCSV or WriteFile.`,
 			case batchRows < 1:
 				return fmt.Errorf("forest predict: --batch-rows %d must be >= 1", batchRows)
 			}
-			if err := notInputs(cmd, []string{"out"}, []string{"data", "model"}, nil); err != nil {
+			if _, err := outputs(cmd, []string{"out"}, []string{"data", "model"}, nil); err != nil {
 				return err
 			}
 			eng, err := g.nativeFirst(cmd, "forest predict", nil)

@@ -55,7 +55,7 @@ clipping, early stopping on the validation loss). It reports the validation
 loss in nats per character and the perplexity. The default corpus is
 Newton's Opticks from the Go source tree.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagError(runLMTrain(cmd, g, &rf, o), lmFields)
+			return flagError(runLMTrain(cmd, g, &rf, &o), lmFields)
 		},
 	}
 	f := cmd.Flags()
@@ -77,12 +77,15 @@ Newton's Opticks from the Go source tree.`,
 }
 
 // runLMTrain runs `lm lstm train` with o, the options the flags set.
-func runLMTrain(cmd *cobra.Command, g *globals, rf *runFlags, o charlstm.Options) error {
+func runLMTrain(cmd *cobra.Command, g *globals, rf *runFlags, opts *charlstm.Options) error {
 	const name = "lm lstm train"
-	if err := notInputs(cmd, []string{"metrics-log", "perf-summary"}, []string{"data"}, nil); err != nil {
+	wait, err := outputs(cmd, []string{"metrics-log", "perf-summary"}, []string{"data"}, nil)
+	if err != nil {
 		return err
 	}
-	err := valFraction(&o.ValFraction)
+	defer wait()
+	o := *opts
+	err = valFraction(&o.ValFraction)
 	if err == nil {
 		o.AutoBatchSize, err = rf.resolve(&o.Train, rf.out, train.ResumeDir)
 	}
@@ -163,7 +166,7 @@ skipped. Checkpoints go to --out/pretrain and --out/instruct; --resume
 continues the phase the run was in. The default corpus is Newton's Opticks
 from the Go source tree.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagError(runLMTransformerTrain(cmd, g, fl), lmTransformerFields)
+			return flagError(runLMTransformerTrain(cmd, g, &fl), lmTransformerFields)
 		},
 	}
 	f, a := cmd.Flags(), &fl.opts.Arch
@@ -201,13 +204,14 @@ from the Go source tree.`,
 }
 
 // runLMTransformerTrain runs `lm transformer train` with the flags' values.
-func runLMTransformerTrain(cmd *cobra.Command, g *globals, fl lmTransformerFlags) error {
+func runLMTransformerTrain(cmd *cobra.Command, g *globals, fl *lmTransformerFlags) error {
 	const name = "lm transformer train"
-	if err := notInputs(cmd, []string{"metrics-log", "perf-summary"}, []string{"pretrain-data", "instruction-data"}, nil); err != nil {
+	wait, err := outputs(cmd, []string{"metrics-log", "perf-summary"}, []string{"pretrain-data", "instruction-data"}, nil)
+	if err != nil {
 		return err
 	}
+	defer wait()
 	o := fl.opts
-	var err error
 	if o.AutoBatchSize, err = fl.run.resolve(&o.Train, fl.run.out, transformer.ResumeDir); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

@@ -53,7 +53,7 @@ embedded 8x8 digits. --grow-experts splits the most loaded expert when the
 validation loss plateaus. Plots, the performance summary, the metrics log
 and checkpoints (--out/checkpoints) go to --out.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagError(runMoETrain(cmd, g, fl), moeFields)
+			return flagError(runMoETrain(cmd, g, &fl), moeFields)
 		},
 	}
 	f, m, o := cmd.Flags(), &fl.opts.Model, &fl.opts
@@ -85,8 +85,13 @@ and checkpoints (--out/checkpoints) go to --out.`,
 }
 
 // runMoETrain runs `moe train` with the flags' values.
-func runMoETrain(cmd *cobra.Command, g *globals, fl moeTrainFlags) error {
+func runMoETrain(cmd *cobra.Command, g *globals, fl *moeTrainFlags) error {
 	const name = "moe train"
+	wait, err := outputs(cmd, []string{"metrics-log"}, nil, nil)
+	if err != nil {
+		return err
+	}
+	defer wait()
 	if fl.data.ValFraction < 0 || fl.data.ValFraction >= 1 {
 		return fmt.Errorf("%s: --val-fraction %g: want 0 <= f < 1", name, fl.data.ValFraction)
 	}
@@ -94,7 +99,6 @@ func runMoETrain(cmd *cobra.Command, g *globals, fl moeTrainFlags) error {
 		return fmt.Errorf("%s: --parallel %q: want data or expert", name, fl.parallel)
 	}
 	o := fl.opts
-	var err error
 	if o.Model.Hidden, err = moe.ParseHidden(fl.hidden); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

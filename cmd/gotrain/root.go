@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"os"
 	"strings"
 
 	"github.com/gomlx/gomlx/backends"
@@ -107,11 +108,16 @@ func (g *globals) nativeFirst(cmd *cobra.Command, what string, accept func(devic
 	return e, nil
 }
 
-// notInputs refuses to run when an output flag of cmd (outs) names the
-// same file as an input flag (ins) or one of extra (derived inputs, by
-// what they are): writing the output would destroy the input. An empty
-// path or "-" is no file. A SigMF input counts with its pair.
-func notInputs(cmd *cobra.Command, outs, ins []string, extra map[string]string) error {
+// outputs prepares the output flags outs of cmd before any work. It
+// refuses an output that cannot be written (a directory, a socket:
+// atomicfile.Check) and one that names the same regular file as an input
+// flag (ins) or one of extra (derived inputs, by what they are): writing
+// it would destroy the input (a SigMF input counts with its pair). And it makes "-" mean standard output: the
+// flag is set to a path naming a pipe, which the library's writers write
+// through (as any FIFO), copied to the command's output; the report then
+// goes to standard error. At most one output may be "-". The returned
+// function closes the pipe and waits for the copy.
+func outputs(cmd *cobra.Command, outs, ins []string, extra map[string]string) (wait func() error, err error) {
 	inputs := map[string]string{}
 	for _, name := range ins {
 		if p, _ := cmd.Flags().GetString(name); p != "" && p != "-" {
@@ -121,16 +127,47 @@ func notInputs(cmd *cobra.Command, outs, ins []string, extra map[string]string) 
 		}
 	}
 	maps.Copy(inputs, extra)
+	dash := ""
 	for _, name := range outs {
 		out, _ := cmd.Flags().GetString(name)
+		if out == "-" && dash != "" {
+			return nil, fmt.Errorf("%s: only one output can be - (standard output): --%s and --%s", cmd.CommandPath(), dash, name)
+		} else if out == "-" {
+			dash = name
+		}
 		if out == "" || out == "-" {
 			continue
 		}
+		if err := atomicfile.Check(out); err != nil {
+			return nil, fmt.Errorf("%s: --%s: %w", cmd.CommandPath(), name, err)
+		}
 		for what, in := range inputs {
-			if same, _ := atomicfile.SameFile(in, out); same {
-				return fmt.Errorf("%s: --%s %s is the input %s: refusing to overwrite it", cmd.CommandPath(), name, out, what)
+			if fi, err := os.Stat(in); err == nil && fi.Mode().IsRegular() {
+				if same, _ := atomicfile.SameFile(in, out); same {
+					return nil, fmt.Errorf("%s: --%s %s is the input %s: refusing to overwrite it", cmd.CommandPath(), name, out, what)
+				}
 			}
 		}
 	}
-	return nil
+	if dash == "" {
+		return func() error { return nil }, nil
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("%s: standard output: %w", cmd.CommandPath(), err)
+	}
+	out, done := cmd.OutOrStdout(), make(chan error, 1)
+	go func() {
+		_, err := io.Copy(out, r)
+		_ = r.Close()
+		done <- err
+	}()
+	if err := cmd.Flags().Set(dash, fmt.Sprintf("/dev/fd/%d", w.Fd())); err != nil {
+		return nil, err
+	}
+	cmd.SetOut(cmd.ErrOrStderr())
+	return func() error {
+		_ = w.Close()
+		return <-done
+	}, nil
 }

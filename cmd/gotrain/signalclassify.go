@@ -13,6 +13,7 @@ import (
 	"github.com/gotrain/gotrain/forest"
 	"github.com/gotrain/gotrain/signal"
 	"github.com/gotrain/gotrain/signal/modclass"
+	"github.com/gotrain/gotrain/train"
 )
 
 func newSignalClassifyCmd(g *globals) *cobra.Command {
@@ -86,16 +87,21 @@ func newClassifyEvalCmd(g *globals) *cobra.Command {
 }
 
 // runOptions checks that the command may run and returns the run options
-// with --band (without data or model).
-func (fl *classifyFlags) runOptions(cmd *cobra.Command, g *globals) (modclass.RunOptions, error) {
+// with --band (without data or model), the outputs prepared (outputs) and
+// the function that finishes them.
+func (fl *classifyFlags) runOptions(cmd *cobra.Command, g *globals) (modclass.RunOptions, func() error, error) {
 	if err := signalCPU(cmd, g); err != nil {
-		return fl.o, err
+		return fl.o, nil, err
 	}
 	switch what := "signal classify " + cmd.Name(); {
 	case cmd.Name() == "train" && fl.dataDir == "":
-		return fl.o, errors.New(what + ": --data is required")
+		return fl.o, nil, errors.New(what + ": --data is required")
 	case cmd.Name() == "eval" && (fl.o.ModelFile == "" || fl.dataDir == ""):
-		return fl.o, errors.New(what + ": --model and --data are required")
+		return fl.o, nil, errors.New(what + ": --model and --data are required")
+	}
+	lo, hi, _, err := modclass.ParseSNRRange(fl.band)
+	if err != nil {
+		return fl.o, nil, fmt.Errorf("signal classify %s: --band: %w", cmd.Name(), err)
 	}
 	extra := map[string]string{}
 	for _, dir := range []string{fl.dataDir, fl.testDir} {
@@ -103,25 +109,24 @@ func (fl *classifyFlags) runOptions(cmd *cobra.Command, g *globals) (modclass.Ru
 			extra[dir] = filepath.Join(dir, modclass.FeaturesFile)
 		}
 	}
-	if err := notInputs(cmd, []string{"out", "png-confusion", "png-snr"}, []string{"data", "test", "model"}, extra); err != nil {
-		return fl.o, err
+	outs := []string{"png-confusion", "png-snr"}
+	if cmd.Name() == "train" {
+		outs = append(outs, "out")
 	}
+	wait, err := outputs(cmd, outs, []string{"data", "test", "model"}, extra)
 	o := fl.o
-	lo, hi, _, err := modclass.ParseSNRRange(fl.band)
-	if err != nil {
-		return o, fmt.Errorf("signal classify %s: --band: %w", cmd.Name(), err)
-	}
 	o.BandDB = [2]float64{lo, hi}
-	return o, nil
+	return o, wait, err
 }
 
 // runClassify trains (train: on --data, tested on --test) or evaluates
 // (eval: --model on --data) and prints the report.
 func runClassify(cmd *cobra.Command, g *globals, fl *classifyFlags) error {
-	o, err := fl.runOptions(cmd, g)
+	o, wait, err := fl.runOptions(cmd, g)
 	if err != nil {
 		return err
 	}
+	defer wait()
 	if cmd.Name() == "eval" {
 		if o.Model, err = forest.LoadFile(o.ModelFile); err != nil {
 			return err
@@ -159,10 +164,11 @@ prints the accuracy per SNR and the confusion matrix over --band. The numbers of
 docs/SIGNAL.md come from larger runs of "signal dataset" and "classify train".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, err := fl.runOptions(cmd, g)
+			o, wait, err := fl.runOptions(cmd, g)
 			if err != nil {
 				return err
 			}
+			defer wait()
 			dfl.sps, dfl.o.Seed = "4,8,16", o.Fit.Forest.Seed
 			ds, err := dfl.options()
 			if err != nil {
@@ -270,7 +276,9 @@ func runSignalDataset(cmd *cobra.Command, g *globals, fl *datasetFlags) error {
 		return fmt.Errorf("signal dataset: %w", err)
 	}
 	t0 := time.Now()
-	info, err := modclass.Generate(fl.out, o, fl.force)
+	ctx, stop := train.NotifyContext(cmd.Context()) // Ctrl-C leaves the folder as it was
+	defer stop()
+	info, err := modclass.GenerateContext(ctx, fl.out, o, fl.force)
 	if err != nil {
 		return fmt.Errorf("signal dataset: %w", err)
 	}
