@@ -21,8 +21,12 @@ import (
 type Options struct {
 	// Path names the corpus in messages (and is read when Text is empty).
 	Path string
-	// Text is the corpus; when empty, Path is read with text.LoadText.
+	// Text is the corpus; when empty, Path is read with text.LoadTextMax.
 	Text string
+	// MaxBytes caps the corpus file read from Path: a larger one is an
+	// error naming it and this option, wrapping text.ErrTooLarge. 0 means
+	// text.DefaultMaxBytes (1 GiB).
+	MaxBytes int64
 	// Hidden and Layers are the architecture.
 	Hidden, Layers int
 	// SeqLength is the window length in characters.
@@ -115,7 +119,7 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 	corpus := opts.Text
 	if corpus == "" {
 		var err error
-		if corpus, err = text.LoadText(opts.Path); err != nil {
+		if corpus, err = loadCorpus(opts); err != nil {
 			return nil, err
 		}
 		opts.Text = corpus
@@ -485,7 +489,7 @@ func AutoBatchSize(backend backends.Backend, opts Options, start, limit int) (in
 	corpus := opts.Text
 	if corpus == "" {
 		var err error
-		if corpus, err = text.LoadText(opts.Path); err != nil {
+		if corpus, err = loadCorpus(opts); err != nil {
 			return 0, err
 		}
 	}

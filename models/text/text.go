@@ -17,6 +17,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gotrain/gotrain/internal/readlimit"
 )
 
 // Vocab maps the distinct runes of a corpus to ids 0..Size()-1, in rune order.
@@ -145,11 +147,34 @@ func (v *Vocab) Decode(ids []int) (string, error) {
 	return b.String(), nil
 }
 
-// LoadText reads a UTF-8 text corpus. An unreadable, empty, binary (NUL
-// bytes) or invalid UTF-8 file is an error naming it.
+// DefaultMaxBytes is the corpus size cap of LoadText: 1 GiB.
+const DefaultMaxBytes = 1 << 30
+
+// ErrTooLarge is wrapped by the error of a corpus larger than its cap.
+var ErrTooLarge = readlimit.ErrTooLarge
+
+// LoadText reads a UTF-8 text corpus of at most DefaultMaxBytes (see
+// [LoadTextMax]). An unreadable, empty, binary (NUL bytes) or invalid
+// UTF-8 file is an error naming it.
 func LoadText(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	return LoadTextMax(path, 0)
+}
+
+// LoadTextMax is [LoadText] with a size cap of maxBytes (0:
+// DefaultMaxBytes). A larger regular file is refused by its size before it
+// is read; a FIFO or a device is read up to the cap. The error of a corpus
+// over the cap names it and the cap, and wraps ErrTooLarge.
+func LoadTextMax(path string, maxBytes int64) (string, error) {
+	limit, err := readlimit.Check(maxBytes, DefaultMaxBytes, "maxBytes")
 	if err != nil {
+		return "", fmt.Errorf("text: corpus %s: %w", path, err)
+	}
+	b, err := readlimit.ReadFile(path, limit, "maxBytes")
+	if err != nil {
+		var le *readlimit.Error
+		if errors.As(err, &le) {
+			return "", fmt.Errorf("text: corpus %w", err)
+		}
 		return "", fmt.Errorf("text: reading the corpus: %w", err)
 	}
 	if len(b) == 0 {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gotrain/gotrain/internal/readlimit"
 	"github.com/gotrain/gotrain/models/text"
 )
 
@@ -25,19 +26,41 @@ type Example struct {
 // LoadInstructions reads a JSONL file of {"prompt": ..., "response": ...}
 // objects, one per line (blank lines are skipped). A malformed line, a
 // missing or non-string field, an unknown field or an empty response is an
-// error naming the file, the line and the field.
+// error naming the file, the line and the field. The file may hold at most
+// text.DefaultMaxBytes (1 GiB; see [LoadInstructionsMax]).
 func LoadInstructions(path string) ([]Example, error) {
+	return LoadInstructionsMax(path, 0)
+}
+
+// LoadInstructionsMax is [LoadInstructions] with a size cap of maxBytes
+// (0: text.DefaultMaxBytes): a larger regular file is refused by its size
+// before it is read, a FIFO or a device is read up to the cap, and the
+// error names the file and the cap and wraps text.ErrTooLarge.
+func LoadInstructionsMax(path string, maxBytes int64) ([]Example, error) {
+	limit, err := readlimit.Check(maxBytes, text.DefaultMaxBytes, "maxBytes")
+	if err != nil {
+		return nil, fmt.Errorf("transformer: instruction data %s: %w", path, err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("transformer: instruction data: %w", err)
 	}
 	defer func() { _ = f.Close() }()
-	return ReadInstructions(f, path)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limit {
+		return nil, fmt.Errorf("transformer: instruction data %w", &readlimit.Error{Name: path, Limit: limit, Option: "maxBytes"})
+	}
+	return readInstructions(f, path, limit)
 }
 
-// ReadInstructions is LoadInstructions on a reader; name identifies it in errors.
+// ReadInstructions is LoadInstructions on a reader; name identifies it in
+// errors. At most text.DefaultMaxBytes are read.
 func ReadInstructions(r io.Reader, name string) ([]Example, error) {
-	sc := bufio.NewScanner(r)
+	return readInstructions(r, name, text.DefaultMaxBytes)
+}
+
+// readInstructions is ReadInstructions with a cap of limit bytes.
+func readInstructions(r io.Reader, name string, limit int64) ([]Example, error) {
+	sc := bufio.NewScanner(readlimit.NewReader(r, limit, name, "maxBytes"))
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
 	var out []Example
 	line := 0
@@ -49,17 +72,33 @@ func ReadInstructions(r io.Reader, name string) ([]Example, error) {
 		}
 		ex, err := parseExample(b)
 		if err != nil {
+			if le := capError(sc.Err()); le != nil {
+				return nil, le // the line was cut by the cap
+			}
 			return nil, fmt.Errorf("transformer: instruction data %s:%d: %w", name, line, err)
 		}
 		out = append(out, ex)
 	}
 	if err := sc.Err(); err != nil {
+		if le := capError(err); le != nil {
+			return nil, le
+		}
 		return nil, fmt.Errorf("transformer: instruction data %s: line %d: %w", name, line+1, err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("transformer: instruction data %s: no examples", name)
 	}
 	return out, nil
+}
+
+// capError returns the error of instruction data over its cap when err is
+// the cap's, else nil.
+func capError(err error) error {
+	var le *readlimit.Error
+	if errors.As(err, &le) {
+		return fmt.Errorf("transformer: instruction data %w", err)
+	}
+	return nil
 }
 
 // parseExample decodes one JSONL line.

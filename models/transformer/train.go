@@ -15,6 +15,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
+	"github.com/gotrain/gotrain/internal/readlimit"
 	"github.com/gotrain/gotrain/models/text"
 	"github.com/gotrain/gotrain/train"
 )
@@ -50,6 +51,10 @@ type Options struct {
 	InstructionPath string
 	// Instructions are the instruction-tuning examples.
 	Instructions []Example
+	// MaxBytes caps each file read from PretrainPath and InstructionPath:
+	// a larger one is an error naming it and this option, wrapping
+	// text.ErrTooLarge. 0 means text.DefaultMaxBytes (1 GiB).
+	MaxBytes int64
 	// Pretrain and Instruct configure the two phases; a phase with neither
 	// epochs nor steps is skipped.
 	Pretrain, Instruct Phase
@@ -168,15 +173,15 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 	corpus := opts.PretrainText
 	if corpus == "" && opts.PretrainPath != "" && opts.Pretrain.active() {
 		var err error
-		if corpus, err = text.LoadText(opts.PretrainPath); err != nil {
-			return nil, fmt.Errorf("transformer: %w", err)
+		if corpus, err = text.LoadTextMax(opts.PretrainPath, opts.MaxBytes); err != nil {
+			return nil, readlimit.Rename(fmt.Errorf("transformer: %w", err), "Options.MaxBytes")
 		}
 	}
 	exs := opts.Instructions
 	if exs == nil && opts.InstructionPath != "" && opts.Instruct.active() {
 		var err error
-		if exs, err = LoadInstructions(opts.InstructionPath); err != nil {
-			return nil, err
+		if exs, err = LoadInstructionsMax(opts.InstructionPath, opts.MaxBytes); err != nil {
+			return nil, readlimit.Rename(err, "Options.MaxBytes")
 		}
 	}
 	doPre := opts.Pretrain.active() && corpus != ""

@@ -1,0 +1,26 @@
+package charlstm
+
+import (
+	stdcontext "context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gotrain/gotrain/models/text"
+)
+
+// TestTrainCapsCorpus checks that Options.MaxBytes caps the corpus file,
+// with an error naming the file and the option.
+func TestTrainCapsCorpus(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "corpus.txt")
+	if err := os.WriteFile(p, []byte(strings.Repeat(alphabet, 4)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Train(stdcontext.Background(), testBackend(t), Options{Path: p, Hidden: 4, Layers: 1, SeqLength: 4, Step: 2,
+		ValFraction: -1, Train: quickConfig(1, 4), MaxBytes: 100})
+	if !errors.Is(err, text.ErrTooLarge) || !strings.Contains(err.Error(), p+" is larger than the 100 bytes limit; raise it with Options.MaxBytes") {
+		t.Errorf("corpus of %d bytes under a cap of 100: %v", 4*len(alphabet), err)
+	}
+}

@@ -1,0 +1,42 @@
+package text
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestLoadTextRefusesCorpusBeyondCap checks that a corpus larger than the
+// cap (the 1 GiB default, as a sparse file, or a given one) is refused by
+// its size before it is read, with an error naming it and the cap.
+func TestLoadTextRefusesCorpusBeyondCap(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "corpus.txt")
+	if err := os.WriteFile(p, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := LoadTextMax(p, 5); err != nil || s != "hello" {
+		t.Errorf("5 bytes under a cap of 5: %q, %v", s, err)
+	}
+	if _, err := LoadTextMax(p, 4); !errors.Is(err, ErrTooLarge) || err.Error() != "text: corpus "+p+" is larger than the 4 bytes limit; raise it with maxBytes" {
+		t.Errorf("5 bytes under a cap of 4: %v", err)
+	}
+	if _, err := LoadTextMax(p, -1); err == nil || !strings.Contains(err.Error(), "maxBytes -1") {
+		t.Errorf("negative cap: %v", err)
+	}
+	if err := os.Truncate(p, DefaultMaxBytes+1); err != nil {
+		t.Skipf("no sparse file: %v", err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := LoadText(p)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "larger than the 1 GiB limit") {
+		t.Errorf("1 GiB + 1 byte: %v", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("%d bytes allocated to refuse it", n)
+	}
+}

@@ -1,0 +1,75 @@
+package transformer
+
+import (
+	stdcontext "context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gotrain/gotrain/models/text"
+	"github.com/gotrain/gotrain/train"
+)
+
+// examples reads the same instruction example for ever.
+type examples struct{ left []byte }
+
+func (e *examples) Read(p []byte) (int, error) {
+	if len(e.left) == 0 {
+		e.left = []byte(`{"prompt": "say a", "response": "a"}` + "\n")
+	}
+	n := copy(p, e.left)
+	e.left = e.left[n:]
+	return n, nil
+}
+
+// TestInstructionsAreCapped checks that instruction data beyond the cap
+// (an endless stream, a larger file) is refused with an error naming it,
+// the cap and the option, and one within it reads.
+func TestInstructionsAreCapped(t *testing.T) {
+	if _, err := readInstructions(&examples{}, "endless.jsonl", 1<<20); !errors.Is(err, text.ErrTooLarge) ||
+		!strings.Contains(err.Error(), "endless.jsonl is larger than the 1 MiB limit") {
+		t.Errorf("endless: %v", err)
+	}
+	p := filepath.Join(t.TempDir(), "inst.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Repeat(`{"prompt": "say a", "response": "a"}`+"\n", 10)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if exs, err := LoadInstructionsMax(p, 1000); err != nil || len(exs) != 10 {
+		t.Errorf("within the cap: %d examples, %v", len(exs), err)
+	}
+	if _, err := LoadInstructionsMax(p, 100); !errors.Is(err, text.ErrTooLarge) || !strings.Contains(err.Error(), p+" is larger than the 100 bytes limit") {
+		t.Errorf("beyond the cap: %v", err)
+	}
+	if _, err := LoadInstructionsMax(p, -5); err == nil || !strings.Contains(err.Error(), "maxBytes -5") {
+		t.Errorf("negative cap: %v", err)
+	}
+}
+
+// TestTrainCapsDataFiles checks that Options.MaxBytes caps the corpus and
+// the instruction file, with errors naming the file and the option.
+func TestTrainCapsDataFiles(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus.txt")
+	inst := filepath.Join(dir, "inst.jsonl")
+	if err := os.WriteFile(corpus, []byte(pretrainText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(inst, []byte(strings.Repeat(`{"prompt": "say a", "response": "a"}`+"\n", 10)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := train.DefaultConfig()
+	cfg.NoCheckpoint, cfg.Progress = true, "off"
+	for _, o := range []Options{
+		{PretrainPath: corpus, Pretrain: Phase{Steps: 1, BatchSize: 2}},
+		{InstructionPath: inst, Instruct: Phase{Steps: 1, BatchSize: 2}},
+	} {
+		o.Arch, o.Stride, o.ValFraction, o.Train, o.MaxBytes = Arch{Layers: 1, Heads: 1, Width: 4, Context: 8}, 3, -1, cfg, 100
+		name := o.PretrainPath + o.InstructionPath
+		_, err := Train(stdcontext.Background(), fuzzBackend(t), o)
+		if !errors.Is(err, text.ErrTooLarge) || !strings.Contains(err.Error(), name+" is larger than the 100 bytes limit; raise it with Options.MaxBytes") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
