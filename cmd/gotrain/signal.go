@@ -53,6 +53,13 @@ func signalExtractor(eng *device.Engine, cfg signal.Config) (signal.FeatureExtra
 	return e, e.Close, nil
 }
 
+// synthFields maps signal.SynthOptions' names in the library's errors to
+// the flags.
+var synthFields = map[string]string{"Samples": "samples", "SampleRate": "rate", "SNRdB": "snr", "SymbolRate": "sym-rate",
+	"RollOff": "rolloff", "SpanSymbols": "span", "CarrierOffset": "offset", "Phase": "phase", "ModIndex": "mod-index", "BT": "bt",
+	"ModFreq": "mod-freq", "Deviation": "deviation", "Subcarriers": "subcarriers", "CyclicPrefix": "cp", "Bandwidth": "bandwidth",
+	"ChirpPeriod": "chirp-period", "IQGainDB": "iq-gain-db", "IQPhaseDeg": "iq-phase-deg", "Multipath": "multipath"}
+
 // synthFlags are the flags of `signal synth` (and the record of `signal bench`).
 type synthFlags struct {
 	mod, out, format, datatype, multipath string
@@ -120,7 +127,7 @@ raw extension (.cf32, .cfile, .ci16, .cs16, .ci8, .cu8) or --format names a raw
 format. --snr is over the full sampled band: the signal has unit power and the
 noise total power 10^(-snr/10); with --esn0 it is Es/N0 instead.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSignalSynth(cmd, g, &fl) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(runSignalSynth(cmd, g, &fl), synthFields) },
 	}
 	addSynthFlags(cmd, &fl)
 	cmd.Flags().StringVar(&fl.out, "out", "", "output file (required)")
@@ -252,7 +259,7 @@ With --device go, gpu or xla:... the features come from the GoMLX graph
 extractor on that device (docs/SIGNAL.md, "Graph path"), the batch in graph
 executions of up to 8 records; auto uses it only on an accelerator.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSignalBench(cmd, g, &fl) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(runSignalBench(cmd, g, &fl), synthFields) },
 	}
 	addSynthFlags(cmd, &fl.synth)
 	_ = cmd.Flags().Set("offset", "25000")

@@ -197,6 +197,11 @@ docs/SIGNAL.md come from larger runs of "signal dataset" and "classify train".`,
 	return cmd
 }
 
+// datasetFields maps modclass.DatasetOptions' names in the library's
+// errors to the flags.
+var datasetFields = map[string]string{"PerClass": "per-class", "Samples": "samples", "SampleRate": "rate", "MaxOffsetHz": "max-offset",
+	"SPS": "sps", "Workers": "workers", "Mods": "mods", "SNRMinDB": "snr", "SNRMaxDB": "snr", "SNRStepDB": "snr"}
+
 // datasetFlags are the flags of `signal dataset` (and of classify demo).
 type datasetFlags struct {
 	mods, snr, out, sps string
@@ -219,7 +224,7 @@ Each record is a pure function of --seed, its modulation and its index; its
 nuisance parameters (phase, offset, symbol rate, FM and AM) are drawn from the
 ranges in docs/SIGNAL.md, which describes the files.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSignalDataset(cmd, g, &fl) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(runSignalDataset(cmd, g, &fl), datasetFields) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&fl.mods, "mods", "bpsk,qpsk,8psk,16qam,64qam,gfsk,fm,am", "comma-separated modulations: "+signal.ModulationNames())
