@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/gotrain/gotrain/internal/readlimit"
 )
 
 // Data is a loaded feature data set: one row per record.
@@ -30,12 +32,28 @@ type Data struct {
 	Rows int
 }
 
-// maxCSVBytes bounds the feature file read into memory.
-const maxCSVBytes = 1 << 31
+// DefaultMaxCSVBytes is the cap on the feature file of [Load]: 2 GiB.
+const DefaultMaxCSVBytes = 1 << 31
+
+// maxInfoBytes bounds the dataset.json read into memory.
+const maxInfoBytes = 16 << 20
 
 // Load reads a data set written by [Generate]: path is its folder (holding
-// features.csv and, optionally, dataset.json) or the CSV file itself.
+// features.csv and, optionally, dataset.json) or the CSV file itself. The
+// CSV file may hold at most DefaultMaxCSVBytes ([LoadMax]).
 func Load(path string) (*Data, error) {
+	return LoadMax(path, 0)
+}
+
+// LoadMax is [Load] with a cap of maxBytes on the CSV file (0:
+// DefaultMaxCSVBytes): a larger regular file is refused by its size, a
+// FIFO or device read up to the cap, with an error naming the file and the
+// cap, never a data set silently cut at the cap.
+func LoadMax(path string, maxBytes int64) (*Data, error) {
+	limit, err := readlimit.Check(maxBytes, DefaultMaxCSVBytes, "maxBytes")
+	if err != nil {
+		return nil, fmt.Errorf("modclass: %s: %w", path, err)
+	}
 	csvPath, dir := path, filepath.Dir(path)
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		csvPath, dir = filepath.Join(path, FeaturesFile), path
@@ -45,11 +63,14 @@ func Load(path string) (*Data, error) {
 		return nil, fmt.Errorf("modclass: %w", err)
 	}
 	defer fh.Close()
-	d, err := ReadCSV(io.LimitReader(fh, maxCSVBytes), csvPath)
+	if st, err := fh.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limit {
+		return nil, fmt.Errorf("modclass: %w", &readlimit.Error{Name: csvPath, Limit: limit, Option: "maxBytes"})
+	}
+	d, err := ReadCSV(readlimit.NewReader(fh, limit, csvPath, "maxBytes"), csvPath)
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(filepath.Join(dir, InfoFile))
+	b, err := readlimit.ReadFile(filepath.Join(dir, InfoFile), maxInfoBytes, "a smaller "+InfoFile)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
