@@ -57,6 +57,14 @@ func (d *Data) validate() error {
 	return nil
 }
 
+// checkValFraction refuses a validation fraction outside [0, 1).
+func checkValFraction(f float64) error {
+	if !(f >= 0 && f < 1) {
+		return fmt.Errorf("moe: ValFraction %v: want 0 (no validation) to below 1", f)
+	}
+	return nil
+}
+
 // split turns a data.Dataset of class labels into Data: the rows whose
 // index is in test go to the test part, valFraction of the others (drawn
 // with seed) to validation. scale divides every feature.
@@ -97,6 +105,9 @@ func split(ds *data.Dataset, test []int, valFraction float64, scale float64, see
 // Digits returns the embedded 8x8 digits (1797 images, pixels 0..16
 // scaled to [0, 1]): 20% test, and valFraction of the rest for validation.
 func Digits(valFraction float64, seed int64) (*Data, error) {
+	if err := checkValFraction(valFraction); err != nil {
+		return nil, err
+	}
 	ds, err := data.Digits()
 	if err != nil {
 		return nil, fmt.Errorf("moe: %w", err)
@@ -153,6 +164,9 @@ func MNIST(dir string, valFraction float64, seed int64) (*Data, error) {
 // mnist is MNIST with a cap of maxBytes on each file (data.LoadMNISTMax;
 // 0: data.DefaultMaxBytes), named DataOptions.MaxBytes in its error.
 func mnist(dir string, valFraction float64, seed int64, maxBytes int64) (*Data, error) {
+	if err := checkValFraction(valFraction); err != nil {
+		return nil, err
+	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("moe: %w (no such folder)", data.MNISTMissingError(dir))
 	}

@@ -34,6 +34,14 @@ func TestConfigValidate(t *testing.T) {
 		{"negative alpha", func(c *Config) { c.BalanceAlpha = -1 }, false},
 		{"slots not divisible", func(c *Config) { c.MaxExperts, c.Devices, c.ExpertParallel = 3, 2, true }, false},
 		{"zero hidden", func(c *Config) { c.Hidden = []int{0} }, false},
+		{"no capacity limit", func(c *Config) { c.CapacityFactor = 0 }, true},
+		{"negative capacity factor", func(c *Config) { c.CapacityFactor = -1 }, false},
+		{"infinite alpha", func(c *Config) { c.BalanceAlpha = math.Inf(1) }, false},
+		{"experts beyond MaxSlots", func(c *Config) { c.Experts = MaxSlots + 1 }, false},
+		{"max experts beyond MaxSlots", func(c *Config) { c.MaxExperts = 1 << 40 }, false},
+		{"huge hidden", func(c *Config) { c.Hidden = []int{1 << 40} }, false},
+		{"parameters beyond MaxParams", func(c *Config) { c.Inputs, c.Experts, c.Hidden = 1<<20, 4096, []int{1 << 20} }, false},
+		{"negative devices", func(c *Config) { c.Devices = -1 }, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -70,7 +70,7 @@ type Config struct {
 	TopK int
 	// CapacityFactor limits each expert to ceil(CapacityFactor·TopK·batch /
 	// active experts) assignments per batch; later ones in the batch are
-	// dropped (and counted). 0 or less: no limit.
+	// dropped (and counted). 0: no limit; negative is an error.
 	CapacityFactor float64
 	// Dense runs every expert on every example and masks the outputs
 	// (like the PyTorch "dense" baseline) instead of gathering each
@@ -121,40 +121,78 @@ func (c Config) slots() int {
 
 func (c Config) devices() int { return max(c.Devices, 1) }
 
-// Validate reports every invalid field at once.
+// Limits of a Config, checked by Validate before anything is sized by it.
+const (
+	// MaxSlots bounds Experts and MaxExperts.
+	MaxSlots = 4096
+	// MaxWidth bounds each size in Inputs, Classes, Hidden and GateHidden.
+	MaxWidth = 1 << 20
+	// MaxParams bounds the model's parameters (the expert slots' weights
+	// and the gate's): 2^31, 8 GiB as float32.
+	MaxParams = 1 << 31
+)
+
+// Params returns the number of parameters of the model c describes: the
+// weights and biases of every expert slot and of the gate. It is a float64
+// so that sizes far beyond MaxParams do not overflow.
+func (c Config) Params() float64 {
+	layer := func(in, out int) float64 { return float64(in)*float64(out) + float64(out) }
+	var expert float64
+	in := c.Inputs
+	for _, h := range c.Hidden {
+		expert += layer(in, h)
+		in = h
+	}
+	expert += layer(in, c.Classes)
+	gate := layer(c.Inputs, c.slots())
+	if c.GateHidden > 0 {
+		gate = layer(c.Inputs, c.GateHidden) + layer(c.GateHidden, c.slots())
+	}
+	return float64(c.slots())*expert + gate
+}
+
+// Validate reports every invalid field at once, each error naming the
+// field and its allowed range.
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if c.Inputs < 1 || c.Classes < 2 {
-		bad("moe: %d inputs, %d classes: want >= 1 input and >= 2 classes", c.Inputs, c.Classes)
+	if c.Inputs < 1 || c.Classes < 2 || c.Inputs > MaxWidth || c.Classes > MaxWidth {
+		bad("moe: %d inputs, %d classes: want 1 to %d inputs and 2 to %d classes", c.Inputs, c.Classes, MaxWidth, MaxWidth)
 	}
-	if c.Experts < 1 {
-		bad("moe: Experts %d: want >= 1", c.Experts)
+	if c.Experts < 1 || c.Experts > MaxSlots {
+		bad("moe: Experts %d: want 1 to %d", c.Experts, MaxSlots)
 	}
-	if c.MaxExperts != 0 && c.MaxExperts < c.Experts {
-		bad("moe: MaxExperts %d: want >= Experts %d", c.MaxExperts, c.Experts)
+	if c.MaxExperts != 0 && (c.MaxExperts < c.Experts || c.MaxExperts > MaxSlots) {
+		bad("moe: MaxExperts %d: want Experts (%d) to %d, or 0 (Experts)", c.MaxExperts, c.Experts, MaxSlots)
 	}
 	if c.TopK < 1 || c.TopK > 2 {
 		bad("moe: TopK %d: want 1 or 2", c.TopK)
 	} else if c.TopK > c.Experts {
 		bad("moe: TopK %d with %d experts: want TopK <= Experts", c.TopK, c.Experts)
 	}
+	if len(c.Hidden) > 64 {
+		bad("moe: Hidden has %d layers: want at most 64", len(c.Hidden))
+	}
 	for _, h := range c.Hidden {
-		if h < 1 {
-			bad("moe: expert hidden size %d: want >= 1", h)
+		if h < 1 || h > MaxWidth {
+			bad("moe: Hidden size %d: want 1 to %d", h, MaxWidth)
 		}
 	}
-	if c.GateHidden < 0 {
-		bad("moe: GateHidden %d: want >= 0", c.GateHidden)
+	if c.GateHidden < 0 || c.GateHidden > MaxWidth {
+		bad("moe: GateHidden %d: want 0 (a linear gate) to %d", c.GateHidden, MaxWidth)
 	}
-	if math.IsNaN(c.CapacityFactor) || math.IsInf(c.CapacityFactor, 0) {
-		bad("moe: CapacityFactor %g: want a finite number", c.CapacityFactor)
+	if !(c.CapacityFactor >= 0) || math.IsInf(c.CapacityFactor, 0) {
+		bad("moe: CapacityFactor %g: want a finite number >= 0 (0: no limit)", c.CapacityFactor)
 	}
-	if c.BalanceAlpha < 0 || math.IsNaN(c.BalanceAlpha) {
-		bad("moe: BalanceAlpha %g: want >= 0", c.BalanceAlpha)
+	if !(c.BalanceAlpha >= 0) || math.IsInf(c.BalanceAlpha, 0) {
+		bad("moe: BalanceAlpha %g: want a finite number >= 0 (0: off)", c.BalanceAlpha)
 	}
 	if c.Devices < 0 {
-		bad("moe: %d devices: want >= 1", c.Devices)
+		bad("moe: Devices %d: want >= 1 (0: one)", c.Devices)
+	}
+	if errs == nil && c.Params() > MaxParams {
+		bad("moe: %d expert slots of %d-%v-%d and the gate make %.4g parameters: want at most %d (MaxParams)",
+			c.slots(), c.Inputs, c.Hidden, c.Classes, c.Params(), int64(MaxParams))
 	}
 	if c.ExpertParallel && c.slots()%c.devices() != 0 {
 		bad("moe: expert parallel: %d expert slots do not divide over %d devices", c.slots(), c.devices())

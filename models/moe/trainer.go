@@ -133,6 +133,9 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 	if err := opts.Data.validate(); err != nil {
 		return nil, err
 	}
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
 	if backend == nil {
 		return nil, errors.New("moe: no backend")
 	}
