@@ -66,7 +66,46 @@ type Options struct {
 	OOB bool
 }
 
-// withDefaults returns o with defaults filled in, or an error for invalid values.
+// Limits of Options beyond which Validate refuses them.
+const (
+	// MaxTrees bounds Trees.
+	MaxTrees = 1 << 20
+	// MaxThreads bounds Threads.
+	MaxThreads = 4096
+)
+
+// DefaultOptions returns the options whose zero values Fit replaces with
+// their defaults, given those defaults: 100 trees, nodes split from 2
+// rows, leaves of at least 1 row, 256 bins. The task-dependent ones
+// (Criterion, MaxFeatures) stay empty, to be resolved for the Task. Start
+// from these when every option is set explicitly (from a command line),
+// and check them with Validate.
+func DefaultOptions() Options {
+	return Options{Trees: 100, MinSamplesSplit: 2, MinSamplesLeaf: 1, Bins: 256}
+}
+
+// Validate checks o as given, each error naming the option and its range:
+// unlike Fit, it does not read a zero Trees, MinSamplesSplit,
+// MinSamplesLeaf or Bins as "the default", so an explicit 0 (a
+// MinSamplesLeaf of 0 from a command line) is an error. Use it on options
+// that start from DefaultOptions.
+func (o Options) Validate() error {
+	switch {
+	case o.Trees < 1 || o.Trees > MaxTrees:
+		return fmt.Errorf("forest: Trees %d: want 1 to %d", o.Trees, MaxTrees)
+	case o.MinSamplesSplit < 2:
+		return fmt.Errorf("forest: MinSamplesSplit %d: want >= 2", o.MinSamplesSplit)
+	case o.MinSamplesLeaf < 1:
+		return fmt.Errorf("forest: MinSamplesLeaf %d: want >= 1", o.MinSamplesLeaf)
+	case o.Bins < 2 || o.Bins > 256:
+		return fmt.Errorf("forest: Bins %d: want 2 to 256", o.Bins)
+	}
+	_, err := o.withDefaults()
+	return err
+}
+
+// withDefaults returns o with defaults filled in, or an error for invalid
+// values naming the option and its range.
 func (o Options) withDefaults() (Options, error) {
 	if o.Task == "" {
 		o.Task = Regression
@@ -101,24 +140,27 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Bins == 0 {
 		o.Bins = 256
 	}
-	if o.Threads <= 0 {
+	if o.Threads < 0 || o.Threads > MaxThreads {
+		return o, fmt.Errorf("forest: Threads %d: want 0 (all CPUs) to %d", o.Threads, MaxThreads)
+	}
+	if o.Threads == 0 {
 		o.Threads = runtime.NumCPU()
 	}
 	switch {
-	case o.Trees < 1 || o.Trees > 1<<20:
-		return o, fmt.Errorf("forest: trees = %d, want 1..%d", o.Trees, 1<<20)
+	case o.Trees < 1 || o.Trees > MaxTrees:
+		return o, fmt.Errorf("forest: Trees %d: want 1 to %d (0: 100)", o.Trees, MaxTrees)
 	case o.MaxDepth < 0:
-		return o, fmt.Errorf("forest: max depth = %d, want >= 0 (0 = unlimited)", o.MaxDepth)
+		return o, fmt.Errorf("forest: MaxDepth %d: want >= 0 (0: unlimited)", o.MaxDepth)
 	case o.MinSamplesSplit < 2:
-		return o, fmt.Errorf("forest: min samples split = %d, want >= 2", o.MinSamplesSplit)
+		return o, fmt.Errorf("forest: MinSamplesSplit %d: want >= 2 (0: 2)", o.MinSamplesSplit)
 	case o.MinSamplesLeaf < 1:
-		return o, fmt.Errorf("forest: min samples leaf = %d, want >= 1", o.MinSamplesLeaf)
+		return o, fmt.Errorf("forest: MinSamplesLeaf %d: want >= 1 (0: 1)", o.MinSamplesLeaf)
 	case o.Bins < 2 || o.Bins > 256:
-		return o, fmt.Errorf("forest: bins = %d, want 2..256", o.Bins)
-	case o.MaxSamples < 0 || math.IsNaN(o.MaxSamples):
-		return o, fmt.Errorf("forest: max samples = %v, want > 0", o.MaxSamples)
+		return o, fmt.Errorf("forest: Bins %d: want 2 to 256 (0: 256)", o.Bins)
+	case !(o.MaxSamples >= 0) || math.IsInf(o.MaxSamples, 0):
+		return o, fmt.Errorf("forest: MaxSamples %v: want a fraction of the rows in (0, 1] or a count (0: all rows)", o.MaxSamples)
 	case o.OOB && o.NoBootstrap:
-		return o, fmt.Errorf("forest: the out-of-bag score needs bootstrap")
+		return o, fmt.Errorf("forest: the out-of-bag score (OOB) needs bootstrap (not NoBootstrap)")
 	}
 	if o.MaxFeatures == "" {
 		o.MaxFeatures = "all"
@@ -166,9 +208,9 @@ func (o Options) draws(n int) (int, error) {
 	case o.MaxSamples <= 1:
 		return max(1, int(math.Round(o.MaxSamples*float64(n)))), nil
 	case o.MaxSamples != math.Trunc(o.MaxSamples):
-		return 0, fmt.Errorf("forest: max samples %v: a count above 1 must be an integer", o.MaxSamples)
+		return 0, fmt.Errorf("forest: MaxSamples %v: a count above 1 must be an integer", o.MaxSamples)
 	case int(o.MaxSamples) > n:
-		return 0, fmt.Errorf("forest: max samples %d exceeds the %d training rows", int(o.MaxSamples), n)
+		return 0, fmt.Errorf("forest: MaxSamples %d exceeds the %d training rows", int(o.MaxSamples), n)
 	}
 	return int(o.MaxSamples), nil
 }

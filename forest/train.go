@@ -139,7 +139,9 @@ func Train(train, test *data.Dataset, opt Options, cfg TrainConfig) (*TrainResul
 	case train == nil:
 		return nil, errors.New("forest: train: nil training set")
 	case cfg.Repeats < 0:
-		return nil, fmt.Errorf("forest: train: repeats = %d, want >= 0", cfg.Repeats)
+		return nil, fmt.Errorf("forest: train: Repeats %d: want >= 0 (0: once)", cfg.Repeats)
+	case cfg.PermutationRepeats < 0:
+		return nil, fmt.Errorf("forest: train: PermutationRepeats %d: want >= 0 (0: no permutation importances)", cfg.PermutationRepeats)
 	case cfg.PermutationRepeats > 0 && test == nil:
 		return nil, errors.New("forest: train: permutation importance needs a test set")
 	}

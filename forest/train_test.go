@@ -145,9 +145,9 @@ func TestTrain(t *testing.T) {
 			}
 		}},
 		{name: "permutation without a test set", train: diab.Train, opt: reg, cfg: TrainConfig{PermutationRepeats: 1}, want: "permutation importance needs a test set"},
-		{name: "negative repeats", train: diab.Train, opt: reg, cfg: TrainConfig{Repeats: -1}, want: "repeats = -1"},
+		{name: "negative repeats", train: diab.Train, opt: reg, cfg: TrainConfig{Repeats: -1}, want: "Repeats -1: want >= 0"},
 		{name: "nil training set", opt: reg, want: "nil training set"},
-		{name: "bad options", train: diab.Train, opt: Options{MaxDepth: -1}, want: "max depth"},
+		{name: "bad options", train: diab.Train, opt: Options{MaxDepth: -1}, want: "MaxDepth -1: want >= 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
