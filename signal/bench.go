@@ -27,16 +27,19 @@ type BenchOptions struct {
 	// and record j of the batched run Synth.Seed+1000+j.
 	Synth SynthOptions
 	// Runs is the number of timed single-record runs after one warm-up
-	// (default 20).
+	// (default 20; at most MaxBenchRuns).
 	Runs int
-	// Records is the number of records of the batched run (default 32).
+	// Records is the number of records of the batched run (default 32; at
+	// most MaxBenchRecords, and with Batch at most MaxSamples samples in
+	// all).
 	Records int
 	// Workers is the number of goroutines of the batched run on the CPU
-	// path (0: GOMAXPROCS); with Batch set it is 1.
+	// path (0: GOMAXPROCS; at most Records); with Batch set it is 1.
 	Workers int
 	// Threads is the number of goroutines per record in the single-record
 	// runs, for synthesis ([Synthesizer.Threads]) and for the CPU
-	// extractor ([Config.Threads]); default 1. Results do not depend on it.
+	// extractor ([Config.Threads]); default 1, at most MaxBenchThreads.
+	// Results do not depend on it.
 	Threads int
 	// Config configures the CPU extractors; SampleRate defaults to
 	// Synth.SampleRate. (Extractor and Batch bring their own.)
@@ -107,6 +110,13 @@ func (r *BenchResult) WriteText(w io.Writer) error {
 	return err
 }
 
+// Limits of BenchOptions, checked before a record is allocated.
+const (
+	MaxBenchRuns    = 1_000_000
+	MaxBenchRecords = 1 << 16
+	MaxBenchThreads = 1024
+)
+
 // withDefaults validates o and fills in the defaults.
 func (o BenchOptions) withDefaults() (BenchOptions, error) {
 	def := func(v *int, d int) {
@@ -120,11 +130,26 @@ func (o BenchOptions) withDefaults() (BenchOptions, error) {
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
-	if o.Runs < 1 || o.Records < 1 || o.Threads < 1 {
-		return o, fmt.Errorf("signal: benchmark runs %d, records %d and threads %d must be positive", o.Runs, o.Records, o.Threads)
+	switch {
+	case o.Runs < 1 || o.Runs > MaxBenchRuns:
+		return o, fmt.Errorf("signal: benchmark Runs %d: want 1 to %d", o.Runs, MaxBenchRuns)
+	case o.Records < 1 || o.Records > MaxBenchRecords:
+		return o, fmt.Errorf("signal: benchmark Records %d: want 1 to %d", o.Records, MaxBenchRecords)
+	case o.Threads < 1 || o.Threads > MaxBenchThreads:
+		return o, fmt.Errorf("signal: benchmark Threads %d: want 1 to %d", o.Threads, MaxBenchThreads)
 	}
 	if o.Synth.Samples < 1 {
 		return o, errors.New("signal: benchmark record has no samples")
+	}
+	// The record is checked before the runs allocate it.
+	if _, err := o.Synth.withDefaults(); err != nil {
+		return o, fmt.Errorf("signal: benchmark record: %w", err)
+	}
+	// More workers than records would only hold more buffers.
+	o.Workers = min(o.Workers, o.Records)
+	if o.Batch != nil && int64(o.Records)*int64(o.Synth.Samples) > MaxSamples {
+		return o, fmt.Errorf("signal: benchmark Records %d of %d samples: the batched run holds them all, at most %d samples (MaxSamples)",
+			o.Records, o.Synth.Samples, MaxSamples)
 	}
 	if o.Config.SampleRate == 0 {
 		o.Config.SampleRate = o.Synth.SampleRate

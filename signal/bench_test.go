@@ -3,6 +3,7 @@ package signal
 import (
 	"errors"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -148,6 +149,41 @@ synthesis + features  1.625      1.375
 		}
 		if got := b.String(); got != head+tt.want {
 			t.Errorf("got:\n%s\nwant:\n%s", got, head+tt.want)
+		}
+	}
+}
+
+// nopBatch is a BatchExtractor that does nothing.
+type nopBatch struct{}
+
+func (nopBatch) ExtractBatch([][]complex64, []Features) error { return nil }
+
+// TestBenchmarkChecksSizesBeforeAllocating checks that the benchmark's
+// sizes (the record, the runs, the records, the threads) are checked
+// against their limits, with the option and the range in the error,
+// before anything is allocated for them.
+func TestBenchmarkChecksSizesBeforeAllocating(t *testing.T) {
+	huge, long := benchRecord(), benchRecord()
+	huge.Samples, long.Samples = 1e12, 8192
+	for _, c := range []struct {
+		o    BenchOptions
+		want string
+	}{
+		{BenchOptions{Synth: huge}, "Samples 1000000000000: want 1 to 268435456"},
+		{BenchOptions{Synth: benchRecord(), Runs: 1e12}, "Runs 1000000000000: want 1 to 1000000"},
+		{BenchOptions{Synth: benchRecord(), Records: 1 << 40}, "Records 1099511627776: want 1 to 65536"},
+		{BenchOptions{Synth: benchRecord(), Threads: 1 << 30}, "Threads 1073741824: want 1 to 1024"},
+		{BenchOptions{Synth: long, Records: 1 << 16, Batch: nopBatch{}}, "the batched run holds them all"},
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := Benchmark(c.o)
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want one containing %q", err, c.want)
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+			t.Errorf("%q: %d bytes allocated before the error", c.want, n)
 		}
 	}
 }
