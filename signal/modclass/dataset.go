@@ -79,6 +79,9 @@ const purposeRecord uint64 = 0x4d4f44434c530001
 // maxRecords bounds one data set.
 const maxRecords = 1 << 24
 
+// maxWorkers bounds DatasetOptions.Workers (each holds a record's buffers).
+const maxWorkers = 1024
+
 // withDefaults validates o and fills in the defaults.
 func (o DatasetOptions) withDefaults() (DatasetOptions, error) {
 	if len(o.Mods) == 0 {
@@ -118,6 +121,8 @@ func (o DatasetOptions) withDefaults() (DatasetOptions, error) {
 		return o, fmt.Errorf("modclass: sample rate %v must be %g to %g Hz", o.SampleRate, signal.MinSampleRate, signal.MaxSampleRate)
 	case !(o.MaxOffsetHz >= 0) || o.MaxOffsetHz > o.SampleRate/2:
 		return o, fmt.Errorf("modclass: carrier offset bound %v Hz must be in [0, %v]", o.MaxOffsetHz, o.SampleRate/2)
+	case o.Workers < 0 || o.Workers > maxWorkers:
+		return o, fmt.Errorf("modclass: Workers %d: want 0 (GOMAXPROCS) to %d", o.Workers, maxWorkers)
 	}
 	if min := (signal.Config{SampleRate: o.SampleRate}).MinSamples(); o.Samples < min || o.Samples > signal.MaxSamples {
 		return o, fmt.Errorf("modclass: records of %d samples: the features need %d to %d", o.Samples, min, signal.MaxSamples)

@@ -221,6 +221,8 @@ func TestBadOptions(t *testing.T) {
 		{"snr beyond the synthesizer", func(o *DatasetOptions) { o.SNRMinDB = -1e308 }, "within -100 to 200 dB"},
 		{"snr above the synthesizer", func(o *DatasetOptions) { o.SNRMaxDB = 1e6 }, "within -100 to 200 dB"},
 		{"records overflow", func(o *DatasetOptions) { o.PerClass = math.MaxInt/2 + 1 }, "at most 16777216 records"},
+		{"workers", func(o *DatasetOptions) { o.Workers = 1 << 30 }, "Workers 1073741824: want 0 (GOMAXPROCS) to 1024"},
+		{"negative workers", func(o *DatasetOptions) { o.Workers = -1 }, "Workers -1"},
 	}
 	for _, c := range cases {
 		o := small(1)
