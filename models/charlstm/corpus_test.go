@@ -24,3 +24,16 @@ func TestTrainCapsCorpus(t *testing.T) {
 		t.Errorf("corpus of %d bytes under a cap of 100: %v", 4*len(alphabet), err)
 	}
 }
+
+// TestArchIsBounded checks that an architecture beyond MaxParams is
+// refused, naming the limit, before anything is sized by it.
+func TestArchIsBounded(t *testing.T) {
+	for _, a := range []Arch{{Vocab: 10, Hidden: 1 << 20, Layers: 1}, {Vocab: 10, Hidden: 64, Layers: 1 << 30}} {
+		if err := a.Validate(); err == nil || !strings.Contains(err.Error(), "MaxParams") {
+			t.Errorf("%+v: %v", a, err)
+		}
+	}
+	if err := (Arch{Vocab: 100, Hidden: 512, Layers: 2}).Validate(); err != nil {
+		t.Errorf("the default size: %v", err)
+	}
+}

@@ -30,10 +30,28 @@ type Arch struct {
 	Layers int `json:"layers"`
 }
 
+// MaxParams bounds an architecture's parameters (Arch.Validate): 2^31,
+// 8 GiB as float32, checked before anything is sized by the architecture.
+const MaxParams = 1 << 31
+
+// Params returns the number of parameters of the model: every layer's
+// gate weights and biases and the output layer's. It is a float64 so that
+// sizes far beyond MaxParams do not overflow.
+func (a Arch) Params() float64 {
+	v, h := float64(a.Vocab), float64(a.Hidden)
+	first := (v+h)*4*h + 4*h
+	rest := (h+h)*4*h + 4*h
+	return first + float64(a.Layers-1)*rest + h*v + v
+}
+
 // Validate reports an invalid architecture.
 func (a Arch) Validate() error {
 	if a.Vocab < 1 || a.Hidden < 1 || a.Layers < 1 {
 		return fmt.Errorf("charlstm: vocabulary %d, Hidden %d, Layers %d: want all >= 1", a.Vocab, a.Hidden, a.Layers)
+	}
+	if p := a.Params(); p > MaxParams {
+		return fmt.Errorf("charlstm: vocabulary %d, Hidden %d, Layers %d make %.4g parameters: want at most %d (MaxParams)",
+			a.Vocab, a.Hidden, a.Layers, p, int64(MaxParams))
 	}
 	return nil
 }

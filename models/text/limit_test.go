@@ -40,3 +40,23 @@ func TestLoadTextRefusesCorpusBeyondCap(t *testing.T) {
 		t.Errorf("%d bytes allocated to refuse it", n)
 	}
 }
+
+// TestWindowsRefusesTooManyValuesBeforeAllocating checks that overlapping
+// windows that would repeat the text into more than MaxWindowValues ids
+// are refused, naming the limit, before they are allocated.
+func TestWindowsRefusesTooManyValuesBeforeAllocating(t *testing.T) {
+	ids := make([]int, 200_000)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _, _, err := Windows(ids, 100_000, 1) // 100001 windows of 100000
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "MaxWindowValues") {
+		t.Errorf("10^10 values: %v", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("%d bytes allocated before the error", n)
+	}
+	if _, _, n, err := Windows(ids[:1000], 10, 3); err != nil || n != 330 {
+		t.Errorf("small windows: %d, %v", n, err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/bits"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -224,11 +225,17 @@ func DefaultCorpusPath() (string, error) {
 	return p, nil
 }
 
+// MaxWindowValues bounds the ids Windows returns in each of x and y
+// (2^30, 4 GiB as float32): overlapping windows repeat the text
+// length/step times, so a long length with a small step is refused before
+// it is allocated.
+const MaxWindowValues = 1 << 30
+
 // Windows cuts ids into the windows of seqLen+1 ids that start every step
 // ids, and returns them as a Dataset's rows: x[i] holds the first seqLen ids
 // of window i and y[i] the last seqLen (the next character at each
 // position), both row-major with seqLen columns. It returns the number of
-// windows, and an error if ids hold none.
+// windows, and an error if ids hold none or more than MaxWindowValues.
 func Windows(ids []int, seqLen, step int) (x, y []float32, n int, err error) {
 	if seqLen < 1 || step < 1 {
 		return nil, nil, 0, fmt.Errorf("text: windows: length %d and step %d must be >= 1", seqLen, step)
@@ -237,6 +244,10 @@ func Windows(ids []int, seqLen, step int) (x, y []float32, n int, err error) {
 		return nil, nil, 0, fmt.Errorf("text: windows: %d characters are too short for one window of length+1 = %d", len(ids), seqLen+1)
 	}
 	n = (len(ids)-(seqLen+1))/step + 1
+	if hi, lo := bits.Mul64(uint64(n), uint64(seqLen)); hi != 0 || lo > MaxWindowValues {
+		return nil, nil, 0, fmt.Errorf("text: windows: %d windows of length %d (every %d characters) make more than %d values (MaxWindowValues): raise the step or shorten the windows",
+			n, seqLen, step, MaxWindowValues)
+	}
 	x = make([]float32, 0, n*seqLen)
 	y = make([]float32, 0, n*seqLen)
 	for i := range n {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"strings"
 
@@ -140,6 +141,10 @@ func parseExample(b []byte) (Example, error) {
 // a response token, and −1 elsewhere (prompt, padding), so that Loss counts
 // the response only. It returns the number of rows.
 func InstructionRows(v *text.Vocab, examples []Example, context int) (x, y []float32, n int, err error) {
+	if hi, lo := bits.Mul64(uint64(len(examples)), uint64(max(context, 0))); hi != 0 || lo > text.MaxWindowValues {
+		return nil, nil, 0, fmt.Errorf("transformer: %d instruction examples of a context of %d make more than %d values (text.MaxWindowValues)",
+			len(examples), context, text.MaxWindowValues)
+	}
 	for i, ex := range examples {
 		p, err := v.Encode(ex.Prompt)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -71,5 +72,38 @@ func TestTrainCapsDataFiles(t *testing.T) {
 		if !errors.Is(err, text.ErrTooLarge) || !strings.Contains(err.Error(), name+" is larger than the 100 bytes limit; raise it with Options.MaxBytes") {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// TestArchAndRowsAreBounded checks that an architecture beyond MaxParams
+// and instruction rows beyond text.MaxWindowValues are refused, naming the
+// limit, before anything is sized by them.
+func TestArchAndRowsAreBounded(t *testing.T) {
+	for _, a := range []Arch{
+		{Vocab: 10, Layers: 1, Heads: 1, Width: 1 << 20, Context: 8},
+		{Vocab: 10, Layers: 1 << 30, Heads: 1, Width: 8, Context: 8},
+		{Vocab: 10, Layers: 1, Heads: 1, Width: 8, Context: 1 << 40},
+	} {
+		if err := a.Validate(); err == nil || !strings.Contains(err.Error(), "MaxParams") {
+			t.Errorf("%+v: %v", a, err)
+		}
+	}
+	v, err := text.NewVocab("ab")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs := make([]Example, 1<<11)
+	for i := range exs {
+		exs[i] = Example{Prompt: "a", Response: "b"}
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _, _, err = InstructionRows(v, exs, 1<<20)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "MaxWindowValues") {
+		t.Errorf("2^31 values: %v", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("%d bytes allocated before the error", n)
 	}
 }

@@ -131,6 +131,10 @@ func (a Arch) Validate() error {
 	if a.Width%a.Heads != 0 {
 		return fmt.Errorf("transformer: Width %d is not a multiple of Heads %d", a.Width, a.Heads)
 	}
+	if p := a.paramsFloat(); p > MaxParams {
+		return fmt.Errorf("transformer: vocabulary %d, Layers %d, Width %d, Context %d, Hidden %d make %.4g parameters: want at most %d (MaxParams)",
+			a.Vocab, a.Layers, a.Width, a.Context, a.Hidden, p, int64(MaxParams))
+	}
 	if a.Attention != AttentionSoftmax && a.Attention != AttentionPoly {
 		return fmt.Errorf("transformer: Attention %q: want softmax or poly", a.Attention)
 	}
@@ -141,6 +145,25 @@ func (a Arch) Validate() error {
 		return fmt.Errorf("transformer: Norm %q: want rms or layer", a.Norm)
 	}
 	return nil
+}
+
+// MaxParams bounds an architecture's parameters (Arch.Validate): 2^31,
+// 8 GiB as float32, checked before anything is sized by the architecture.
+const MaxParams = 1 << 31
+
+// paramsFloat is Params in float64, so that it does not overflow for any
+// sizes (a defaults-filled a).
+func (a Arch) paramsFloat() float64 {
+	d, f := float64(a.Width), float64(a.Hidden)
+	norm := d
+	if a.Norm == NormLayer {
+		norm = 2 * d
+	}
+	block := 2*norm + 4*d*d + 3*d*f
+	if a.FFN == FFNRichards {
+		block += 2 * f
+	}
+	return float64(a.Vocab)*d + float64(a.Context)*d + float64(a.Layers)*block + norm
 }
 
 // HeadDim is the width of one head.
