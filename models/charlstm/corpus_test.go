@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -35,5 +36,24 @@ func TestArchIsBounded(t *testing.T) {
 	}
 	if err := (Arch{Vocab: 100, Hidden: 512, Layers: 2}).Validate(); err != nil {
 		t.Errorf("the default size: %v", err)
+	}
+}
+
+// TestSampleRefusesLengthBeyondLimit checks that a sample length beyond
+// MaxSampleLength is an error naming the limit, not an allocation of it.
+func TestSampleRefusesLengthBeyondLimit(t *testing.T) {
+	m, err := Load(testBackend(t), filepath.Join("testdata", "lstm-v1.gtc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = m.Sample(SampleOptions{Prompt: "abc", Length: 1e12})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "MaxSampleLength") {
+		t.Errorf("length 10^12: %v", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("%d bytes allocated before the error", n)
 	}
 }

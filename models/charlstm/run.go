@@ -393,6 +393,9 @@ func Load(backend backends.Backend, path string) (*Model, error) {
 	return m, nil
 }
 
+// MaxSampleLength bounds SampleOptions.Length (2^24 characters).
+const MaxSampleLength = 1 << 24
+
 // SampleOptions configures Model.Sample.
 type SampleOptions struct {
 	// Prompt is the text the model reads first; it must not be empty and
@@ -413,8 +416,9 @@ func (m *Model) Sample(opts SampleOptions) (string, error) {
 	if opts.Prompt == "" {
 		return "", errors.New("charlstm: sample: the prompt is empty")
 	}
-	if opts.Length < 0 || opts.Temperature < 0 || math.IsNaN(opts.Temperature) || math.IsInf(opts.Temperature, 0) {
-		return "", fmt.Errorf("charlstm: sample: length %d, temperature %g: want length >= 0 and a finite temperature >= 0", opts.Length, opts.Temperature)
+	if opts.Length < 0 || opts.Length > MaxSampleLength || opts.Temperature < 0 || math.IsNaN(opts.Temperature) || math.IsInf(opts.Temperature, 0) {
+		return "", fmt.Errorf("charlstm: sample: Length %d, Temperature %g: want a length of 0 to %d (MaxSampleLength) and a finite temperature >= 0",
+			opts.Length, opts.Temperature, MaxSampleLength)
 	}
 	ids, err := m.Vocab.Encode(opts.Prompt)
 	if err != nil {

@@ -107,3 +107,22 @@ func TestArchAndRowsAreBounded(t *testing.T) {
 		t.Errorf("%d bytes allocated before the error", n)
 	}
 }
+
+// TestSampleRefusesLengthBeyondLimit checks that a sample length beyond
+// MaxSampleLength is an error naming the limit, not an allocation of it.
+func TestSampleRefusesLengthBeyondLimit(t *testing.T) {
+	m, err := Load(fuzzBackend(t), filepath.Join("testdata", "transformer-v1.gtc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = m.Sample(SampleOptions{Prompt: "repeat cat:", Length: 1e12})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "MaxSampleLength") {
+		t.Errorf("length 10^12: %v", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("%d bytes allocated before the error", n)
+	}
+}
