@@ -302,7 +302,7 @@ func newSampleCmd(g *globals, lm, short, long, modelUsage string, topK bool, sam
 			}
 			defer eng.Close()
 			if err := sample(backend, &r); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
+				return flagError(fmt.Errorf("%s: %w", name, err), map[string]string{"Length": "length", "Temperature": "temperature", "TopK": "top-k"})
 			}
 			r.Device = eng.Name()
 			return g.print(cmd, &r)
