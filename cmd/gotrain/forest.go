@@ -28,8 +28,14 @@ type forestTrainFlags struct {
 	save    string
 }
 
+// forestFields maps forest's option names in its errors to the flags.
+var forestFields = map[string]string{"Trees": "trees", "MaxDepth": "max-depth", "MaxFeatures": "max-features",
+	"MinSamplesLeaf": "min-samples-leaf", "MinSamplesSplit": "min-samples-split", "Bins": "bins", "Seed": "seed",
+	"Threads": "threads", "MaxSamples": "max-samples", "PermutationRepeats": "permutation-importance", "Repeats": "repeats",
+	"Criterion": "criterion"}
+
 func newForestTrainCmd(g *globals) *cobra.Command {
-	var fl forestTrainFlags
+	fl := forestTrainFlags{opt: forest.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use:   "train (--dataset diabetes|digits|mnist | --train FILE.csv)",
 		Short: "Train a random forest on an embedded data set, MNIST or a CSV file",
@@ -44,7 +50,7 @@ graphs on that device (package forest/forestgraph; the entropy criterion only
 on go); the report then gives the graphs' compile time apart from the fit.
 The library call behind this command is forest.LoadData then forest.Train.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runForestTrain(cmd, g, &fl) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(runForestTrain(cmd, g, &fl), forestFields) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&fl.data.Dataset, "dataset", "", "data set: diabetes (regression) or digits (classification), both embedded, or mnist (IDX files from --data-dir)")
@@ -55,12 +61,12 @@ The library call behind this command is forest.LoadData then forest.Train.`,
 	f.StringVar(&fl.data.Target, "target", "", "target column name (default: the last column)")
 	f.StringVar((*string)(&fl.data.Task), "task", "", "regression or classification (default: from --dataset, else regression)")
 	f.StringVar((*string)(&fl.opt.Criterion), "criterion", "", "squared_error (regression), gini or entropy (classification)")
-	f.IntVar(&fl.opt.Trees, "trees", 100, "number of trees")
+	f.IntVar(&fl.opt.Trees, "trees", fl.opt.Trees, "number of trees")
 	f.IntVar(&fl.opt.MaxDepth, "max-depth", 0, "maximum tree depth (0 = unlimited)")
 	f.StringVar(&fl.opt.MaxFeatures, "max-features", "", "features per split: sqrt, log2, all, a fraction or an integer (default: all for regression, sqrt for classification)")
-	f.IntVar(&fl.opt.MinSamplesLeaf, "min-samples-leaf", 1, "fewest rows in a leaf")
-	f.IntVar(&fl.opt.MinSamplesSplit, "min-samples-split", 2, "fewest rows to split a node")
-	f.IntVar(&fl.opt.Bins, "bins", 256, "most bins per feature, the missing-value bin included (2..256)")
+	f.IntVar(&fl.opt.MinSamplesLeaf, "min-samples-leaf", fl.opt.MinSamplesLeaf, "fewest rows in a leaf")
+	f.IntVar(&fl.opt.MinSamplesSplit, "min-samples-split", fl.opt.MinSamplesSplit, "fewest rows to split a node")
+	f.IntVar(&fl.opt.Bins, "bins", fl.opt.Bins, "most bins per feature, the missing-value bin included (2..256)")
 	f.Uint64Var(&fl.opt.Seed, "seed", 0, "random seed")
 	f.IntVar(&fl.opt.Threads, "threads", 0, "worker goroutines (0 = all CPUs); the model does not depend on it")
 	f.Float64Var(&fl.opt.MaxSamples, "max-samples", 0, "bootstrap draws per tree: a fraction of rows if <= 1, else a count (0 = all rows)")
@@ -86,8 +92,6 @@ func (fl *forestTrainFlags) check() error {
 		return fmt.Errorf("--holdout %v must be below 1", fl.holdout)
 	case fl.cfg.Repeats < 1:
 		return fmt.Errorf("--repeats %d must be >= 1", fl.cfg.Repeats)
-	case fl.opt.Trees < 1:
-		return fmt.Errorf("--trees %d must be >= 1", fl.opt.Trees)
 	case fl.holdout < 0:
 		d.Holdout = 0 // the default
 	case fl.holdout == 0:
@@ -122,6 +126,9 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 	}
 	opt, cfg, engine := fl.opt, fl.cfg, "native"
 	opt.Task = split.Task
+	if err := opt.Validate(); err != nil {
+		return fmt.Errorf("forest train: %w", err)
+	}
 	if !eng.Native() {
 		// The graph learner: the same trees, grown as GoMLX graphs on the device.
 		backend, err := eng.Backend()

@@ -183,7 +183,7 @@ func TestForestTrainErrors(t *testing.T) {
 		{[]string{"forest", "train", "--dataset", "iris"}, "diabetes"},
 		{[]string{"forest", "train", "--train", csv}, `line 3, column "b" (2)`},
 		{[]string{"forest", "train", "--train", dir + "/none.csv"}, "none.csv"},
-		{[]string{"forest", "train", "--dataset", "diabetes", "--max-depth", "-1"}, "max depth"},
+		{[]string{"forest", "train", "--dataset", "diabetes", "--max-depth", "-1"}, "--max-depth -1: want >= 0"},
 		{[]string{"forest", "train", "--dataset", "diabetes", "--trees", "0"}, "--trees 0"},
 		{[]string{"forest", "train", "--dataset", "diabetes", "--max-features", "many"}, "max features"},
 		{[]string{"--device", "gpu", "forest", "train", "--dataset", "diabetes"}, "--fallback"},

@@ -41,6 +41,7 @@ func addClassifyOutputFlags(cmd *cobra.Command, fl *classifyFlags) {
 
 func addClassifyTrainFlags(cmd *cobra.Command, fl *classifyFlags) {
 	f, fo := cmd.Flags(), &fl.o.Fit.Forest
+	*fo = forest.DefaultOptions()
 	f.StringVar(&fl.o.Fit.Features, "features", "default", "feature set: default, all, base, cumulants, or a comma-separated list of columns and derived features")
 	f.IntVar(&fo.Trees, "trees", 200, "number of trees")
 	f.IntVar(&fo.MaxDepth, "max-depth", 0, "maximum tree depth (0 = unlimited)")
@@ -61,7 +62,7 @@ evaluates on --test (a data set generated with another seed) or on a random
 --band (default 10:20 dB), the accuracy per SNR and the confusion matrix over
 --band. The model file is a forest model (forest predict reads it too).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runClassify(cmd, g, &fl) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(runClassify(cmd, g, &fl), forestFields) },
 	}
 	cmd.Flags().StringVar(&fl.dataDir, "data", "", "training data set folder (or its features.csv); required")
 	cmd.Flags().StringVar(&fl.testDir, "test", "", "test data set folder (generate it with another --seed)")
@@ -78,7 +79,7 @@ func newClassifyEvalCmd(g *globals) *cobra.Command {
 		Use:   "eval --model MODEL --data DIR",
 		Short: "Evaluate a saved classifier on a data set",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runClassify(cmd, g, &fl) },
+		RunE:  func(cmd *cobra.Command, _ []string) error { return flagError(runClassify(cmd, g, &fl), forestFields) },
 	}
 	cmd.Flags().StringVar(&fl.o.ModelFile, "model", "", "model file written by classify train --out; required")
 	cmd.Flags().StringVar(&fl.dataDir, "data", "", "data set folder (or its features.csv); required")
@@ -102,6 +103,11 @@ func (fl *classifyFlags) runOptions(cmd *cobra.Command, g *globals) (modclass.Ru
 	lo, hi, _, err := modclass.ParseSNRRange(fl.band)
 	if err != nil {
 		return fl.o, nil, fmt.Errorf("signal classify %s: --band: %w", cmd.Name(), err)
+	}
+	if cmd.Name() != "eval" {
+		if err := fl.o.Fit.Forest.Validate(); err != nil {
+			return fl.o, nil, flagError(fmt.Errorf("signal classify %s: %w", cmd.Name(), err), forestFields)
+		}
 	}
 	extra := map[string]string{}
 	for _, dir := range []string{fl.dataDir, fl.testDir} {
