@@ -50,7 +50,9 @@ graphs on that device (package forest/forestgraph; the entropy criterion only
 on go); the report then gives the graphs' compile time apart from the fit.
 The library call behind this command is forest.LoadData then forest.Train.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(runForestTrain(cmd, g, &fl), forestFields) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return flagError(runForestTrain(cmd, g, &fl), forestFields)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&fl.data.Dataset, "dataset", "", "data set: diabetes (regression) or digits (classification), both embedded, or mnist (IDX files from --data-dir)")

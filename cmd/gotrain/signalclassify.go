@@ -230,7 +230,9 @@ Each record is a pure function of --seed, its modulation and its index; its
 nuisance parameters (phase, offset, symbol rate, FM and AM) are drawn from the
 ranges in docs/SIGNAL.md, which describes the files.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(runSignalDataset(cmd, g, &fl), datasetFields) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return flagError(runSignalDataset(cmd, g, &fl), datasetFields)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&fl.mods, "mods", "bpsk,qpsk,8psk,16qam,64qam,gfsk,fm,am", "comma-separated modulations: "+signal.ModulationNames())
