@@ -1,7 +1,6 @@
 package signal
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -138,10 +137,7 @@ func (o BenchOptions) withDefaults() (BenchOptions, error) {
 	case o.Threads < 1 || o.Threads > MaxBenchThreads:
 		return o, fmt.Errorf("signal: benchmark Threads %d: want 1 to %d", o.Threads, MaxBenchThreads)
 	}
-	if o.Synth.Samples < 1 {
-		return o, errors.New("signal: benchmark record has no samples")
-	}
-	// The record is checked before the runs allocate it.
+	// The record is checked before the runs allocate it (Samples too).
 	if _, err := o.Synth.withDefaults(); err != nil {
 		return o, fmt.Errorf("signal: benchmark record: %w", err)
 	}

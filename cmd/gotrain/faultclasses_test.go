@@ -177,3 +177,55 @@ func TestOutputsToSpecialFiles(t *testing.T) {
 func mkdev(major, minor uint32) uint64 {
 	return uint64(major&0xfff)<<8 | uint64(minor&0xff) | uint64(minor&^0xff)<<12 | uint64(major&^0xfff)<<32
 }
+
+// TestBadSizesRefused applies the bad-size fault class to every command
+// that sizes something from a flag: a negative, zero or absurd size is an
+// error naming the flag and its range, before anything is allocated (a
+// panic or an out-of-memory would end the test binary).
+func TestBadSizesRefused(t *testing.T) {
+	f := newFaultFixtures(t)
+	out := filepath.Join(t.TempDir(), "out")
+	lstm := func(extra ...string) []string {
+		return append([]string{"--device", "go", "lm", "lstm", "train", "--data", f.corpus, "--no-checkpoint", "--steps", "1"}, extra...)
+	}
+	moe := func(extra ...string) []string {
+		return append([]string{"--device", "go", "moe", "train", "--dataset", "digits", "--out", out, "--steps", "1"}, extra...)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"signal", "synth", "--samples", "-5", "--out", out}, "--samples -5: want 1 to"},
+		{[]string{"signal", "synth", "--samples", "1000000000000", "--out", out}, "--samples 1000000000000: want 1 to"},
+		{[]string{"signal", "synth", "--snr", "-1e308", "--out", out}, "--snr -1e+308: want"},
+		{[]string{"signal", "synth", "--rate", "0", "--samples", "64", "--out", out}, "--rate"},
+		{[]string{"signal", "bench", "--samples", "-3"}, "--samples"},
+		{[]string{"signal", "bench", "--runs", "0"}, "--runs"},
+		{[]string{"signal", "dataset", "--per-class", "-1", "--out", out}, "per class -1"},
+		{[]string{"signal", "dataset", "--samples", "1000000000000", "--out", out}, "1000000000000 samples"},
+		{[]string{"signal", "features", "--in", f.record + ".sigmf-meta", "--impedance", "-1"}, "mpedance"},
+		{[]string{"forest", "train", "--dataset", "diabetes", "--trees", "0"}, "--trees 0: want 1 to"},
+		{[]string{"forest", "train", "--dataset", "diabetes", "--min-samples-leaf", "0"}, "--min-samples-leaf 0: want >= 1"},
+		{[]string{"forest", "train", "--dataset", "diabetes", "--bins", "1"}, "--bins 1: want 2 to 256"},
+		{[]string{"forest", "train", "--dataset", "diabetes", "--permutation-importance", "-1"}, "--permutation-importance -1: want >= 0"},
+		{[]string{"forest", "train", "--dataset", "diabetes", "--threads", "-1"}, "--threads -1: want 0"},
+		{[]string{"forest", "predict", "--model", f.model, "--data", f.predictCSV, "--batch-rows", "0"}, "--batch-rows 0"},
+		{[]string{"signal", "classify", "train", "--data", f.dataset, "--test-fraction", "0.25", "--trees", "0"}, "--trees 0: want 1 to"},
+		{lstm("--hidden-size", "0"), "--hidden-size 0"},
+		{lstm("--hidden-size", "1000000000"), "--hidden-size"},
+		{lstm("--seq-length", "0"), "length 0"},
+		{lstm("--batch-size", "0"), "--batch-size \"0\""},
+		{[]string{"--device", "go", "lm", "lstm", "sample", "--model", filepath.Join("..", "..", "models", "charlstm", "testdata", "lstm-v1.gtc"), "--length", "1000000000000"}, "--length 1000000000000"},
+		{[]string{"--device", "go", "lm", "transformer", "train", "--pretrain-data", f.corpus, "--width", "0", "--no-checkpoint"}, "--width 0"},
+		{moe("--capacity-factor", "-1"), "--capacity-factor -1: want"},
+		{moe("--experts", "100000"), "--experts"},
+		{[]string{"bench", "--repeats", "0"}, "repeats"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			_, _, err := run(t, tc.args...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v; want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
