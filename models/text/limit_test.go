@@ -60,3 +60,26 @@ func TestWindowsRefusesTooManyValuesBeforeAllocating(t *testing.T) {
 		t.Errorf("small windows: %d, %v", n, err)
 	}
 }
+
+// TestVocabRefusesInvalidRunes checks that a vocabulary (from a
+// checkpoint's codes) with a code that is not a Unicode character is
+// refused: text could never hold it, and it would decode as U+FFFD, which
+// does not encode back.
+func TestVocabRefusesInvalidRunes(t *testing.T) {
+	for _, c := range []int32{-1, 0xD800, 0xDFFF, 0x110000} {
+		if _, err := VocabFromCodes([]int32{'a', c}); err == nil || !strings.Contains(err.Error(), "not a Unicode character") {
+			t.Errorf("code %#x: %v", c, err)
+		}
+	}
+	v, err := VocabFromCodes([]int32{'a', 0xFFFD, 0x10FFFF})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := v.Decode([]int{0, 1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := v.Encode(s); err != nil || len(ids) != 3 {
+		t.Errorf("decode then encode: %v, %v", ids, err)
+	}
+}

@@ -46,13 +46,18 @@ func NewVocab(text string) (*Vocab, error) {
 }
 
 // VocabFromRunes returns the vocabulary whose id i is runes[i] (as stored
-// with a model). The runes must be distinct.
+// with a model). The runes must be distinct Unicode characters.
 func VocabFromRunes(runes []rune) (*Vocab, error) {
 	if len(runes) == 0 {
 		return nil, errors.New("text: empty vocabulary")
 	}
 	v := &Vocab{runes: append([]rune(nil), runes...), index: make(map[rune]int, len(runes))}
 	for i, r := range v.runes {
+		if !utf8.ValidRune(r) {
+			// Text could not hold it: it would decode as U+FFFD, which
+			// does not encode back to it.
+			return nil, fmt.Errorf("text: vocabulary: id %d is %#x, not a Unicode character", i, r)
+		}
 		if _, dup := v.index[r]; dup {
 			return nil, fmt.Errorf("text: vocabulary: rune %q appears twice", r)
 		}
