@@ -136,6 +136,8 @@ func FuzzEpochLogPlots(f *testing.F) {
 	f.Add(goodEpochLog(f), uint8(1))
 	f.Add([]byte(`{"epoch":1,"step":10,"train_loss":1e300,"val_loss":-1e300,"load":[0.5,0.5]}`), uint8(0))
 	f.Add([]byte(`{"epoch":1,"step":10,"train_loss":1,"epoch_seconds":5e-324,"load":[1e-300]}`+"\n"+`{"epoch":-5,"step":1}`), uint8(1))
+	f.Add([]byte(`{"epoch":3,"step":30,"train_loss":1e15,"val_loss":-1,"val_accuracy":-1,"epoch_seconds":1e15,"load":[1e15]}`), uint8(0))
+	f.Add([]byte(`{"epoch":1000000000000000,"step":10,"train_loss":2}`), uint8(0))
 	f.Fuzz(func(t *testing.T, old []byte, n uint8) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, EpochsFile)
