@@ -91,10 +91,18 @@ func WriteSpectrogram(path string, f *Features) error {
 // WriteFeaturesCSV writes f's scalar features to path as a CSV file with
 // the header [FeatureNames] and one row ([Features.Vector]), written by
 // data.WriteCSV (every number in the shortest form that reads back
-// exactly, NaN as "NaN", an infinite value an error), atomically.
+// exactly), atomically. A value that is not finite (the infinite SNR of a
+// noise-free record, a NaN centroid) is written as "NaN", a missing cell,
+// as the JSON writes null.
 func WriteFeaturesCSV(path string, f *Features) error {
 	var b bytes.Buffer
-	if err := data.WriteCSV(&b, FeatureNames(len(f.MFCC)), [][]float64{f.Vector(nil)}); err != nil {
+	row := f.Vector(nil)
+	for i, v := range row {
+		if math.IsInf(v, 0) {
+			row[i] = math.NaN() // a missing cell, as the JSON's null (an infinite SNR of a noise-free record)
+		}
+	}
+	if err := data.WriteCSV(&b, FeatureNames(len(f.MFCC)), [][]float64{row}); err != nil {
 		return fmt.Errorf("signal: %s: %w", path, err)
 	}
 	if err := atomicfile.WriteFile(path, b.Bytes()); err != nil {
