@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // faultFixtures are the inputs the fault-class tests give the commands.
@@ -226,6 +227,141 @@ func TestBadSizesRefused(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v; want one containing %q", err, tc.want)
 			}
+		})
+	}
+}
+
+// endlessFIFO makes a FIFO at path whose writer sends chunk (after head)
+// over and over until the reader closes it or stop is closed. The writer
+// never blocks a command that refuses the FIFO without opening it.
+func endlessFIFO(t *testing.T, path string, head, chunk []byte) (stop func()) {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		var w *os.File
+		for w == nil {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			var err error
+			if w, err = os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err != nil {
+				w = nil
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+		defer w.Close()
+		// Blocking writes from here: the reader is there.
+		fd := int(w.Fd())
+		_ = syscall.SetNonblock(fd, false)
+		if _, err := w.Write(head); err != nil {
+			return
+		}
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if _, err := w.Write(chunk); err != nil {
+				return // the reader is gone
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		select {
+		case <-finished:
+		case <-time.After(10 * time.Second):
+			t.Error("the FIFO's writer did not stop")
+		}
+	}
+}
+
+// TestEndlessInputsRefused applies the endless-input fault class to every
+// flag that names a file a command reads: an input that never ends (a
+// FIFO fed forever) is refused with an error, never read until memory runs
+// out; data files at the --max-input-mib cap (1 MiB here), which the error
+// names, and the others (model files, checkpoints, IQ records) by refusing
+// what is not a regular file or by their own bounds.
+func TestEndlessInputsRefused(t *testing.T) {
+	f := newFaultFixtures(t)
+	csvRows := []byte(strings.Repeat("1,2,3,4,5,6,7,8,9,10\n", 100))
+	idxHead := []byte{0, 0, 8, 3, 0, 0x0f, 0x42, 0x40, 0, 0, 0, 28, 0, 0, 0, 28} // 10^6 images of 28x28
+	tcorpus, _ := transformerFiles(t)
+	for _, tc := range []struct {
+		name string
+		// file is the FIFO's name in a fresh folder; head and chunk feed it.
+		file        string
+		head, chunk []byte
+		args        func(fifo string) []string
+		want        string
+	}{
+		{"forest train --train", "train.csv", []byte("a,b,c,d,e,f,g,h,i,y\n"), csvRows,
+			func(p string) []string { return []string{"forest", "train", "--train", p} }, "1 MiB limit; raise it with --max-input-mib"},
+		{"forest train --test", "test.csv", []byte("x,y\n"), []byte(strings.Repeat("1,2\n", 500)),
+			func(p string) []string { return []string{"forest", "train", "--train", f.trainCSV, "--test", p} }, "1 MiB limit; raise it with --max-input-mib"},
+		{"forest predict --data", "in.csv", []byte("bmi,age,sex,bp,s1,s2,s3,s4,s5,s6\n"), csvRows,
+			func(p string) []string { return []string{"forest", "predict", "--model", f.model, "--data", p} }, "1 MiB limit; raise it with --max-input-mib"},
+		{"forest predict --model", "m.gtf", nil, csvRows,
+			func(p string) []string { return []string{"forest", "predict", "--model", p, "--data", f.predictCSV} }, "m.gtf"},
+		{"lm lstm train --data", "corpus.txt", nil, []byte(strings.Repeat("abc ", 256)),
+			func(p string) []string {
+				return []string{"--device", "go", "lm", "lstm", "train", "--data", p, "--no-checkpoint", "--steps", "1"}
+			}, "1 MiB limit; raise it with --max-input-mib"},
+		{"lm lstm sample --model", "ckpt.gtc", nil, csvRows,
+			func(p string) []string { return []string{"--device", "go", "lm", "lstm", "sample", "--model", p} }, "ckpt.gtc"},
+		{"lm transformer train --pretrain-data", "corpus.txt", nil, []byte(strings.Repeat("abc ", 256)),
+			func(p string) []string {
+				return []string{"--device", "go", "lm", "transformer", "train", "--pretrain-data", p, "--no-checkpoint", "--steps", "1"}
+			}, "1 MiB limit; raise it with --max-input-mib"},
+		{"lm transformer train --instruction-data", "inst.jsonl", nil, []byte(strings.Repeat(`{"prompt": "a", "response": "b"}`+"\n", 64)),
+			func(p string) []string {
+				return []string{"--device", "go", "lm", "transformer", "train", "--pretrain-data", tcorpus, "--instruction-data", p,
+					"--no-checkpoint", "--steps", "1"}
+			}, "1 MiB limit; raise it with --max-input-mib"},
+		{"moe train --data-dir", "train-images-idx3-ubyte", idxHead, make([]byte, 4096),
+			func(p string) []string {
+				return []string{"--device", "go", "moe", "train", "--dataset", "mnist", "--data-dir", filepath.Dir(p), "--out", t.TempDir(), "--steps", "1"}
+			}, "--max-input-mib"},
+		{"signal classify train --data", "features.csv", []byte("label,snr_db_true,x\n"), []byte(strings.Repeat("bpsk,10,1\n", 100)),
+			func(p string) []string {
+				return []string{"signal", "classify", "train", "--data", filepath.Dir(p), "--test-fraction", "0.25"}
+			}, "--max-input-mib"},
+		{"signal features --in", "rec.cu8", nil, make([]byte, 4096),
+			func(p string) []string { return []string{"signal", "features", "--in", p, "--rate", "1e6"} }, "not a regular file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), tc.file)
+			if tc.file == "train-images-idx3-ubyte" {
+				// The other MNIST files exist; the images never end.
+				for _, n := range []string{"train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"} {
+					if err := os.WriteFile(filepath.Join(filepath.Dir(fifo), n), []byte{0, 0, 8, 1, 0, 0, 0, 0}, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			stop := endlessFIFO(t, fifo, tc.head, tc.chunk)
+			done := make(chan error, 1)
+			go func() {
+				_, _, err := run(t, append([]string{"--max-input-mib", "1"}, tc.args(fifo)...)...)
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("err = %v; want a refusal containing %q", err, tc.want)
+				}
+			case <-time.After(60 * time.Second):
+				t.Fatal("still reading the endless input after a minute")
+			}
+			stop()
 		})
 	}
 }

@@ -119,6 +119,7 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 		return err
 	}
 	defer eng.Close()
+	fl.data.MaxBytes = g.maxInput()
 	split, err := forest.LoadData(cmd.Context(), fl.data)
 	if err != nil {
 		return fmt.Errorf("forest train: %w", err)
@@ -215,7 +216,7 @@ Predictions.WriteCSV or WriteFile.`,
 			if proba && f.Options.Task != forest.Classification {
 				return fmt.Errorf("forest predict: --proba needs a classification model; %s is %s", modelFile, f.Options.Task)
 			}
-			in, err := data.LoadCSV(dataFile, data.CSVOptions{NoTarget: true})
+			in, err := data.LoadCSV(dataFile, data.CSVOptions{NoTarget: true, MaxBytes: g.maxInput()})
 			if err != nil {
 				return err
 			}

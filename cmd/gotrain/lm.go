@@ -97,7 +97,7 @@ func runLMTrain(cmd *cobra.Command, g *globals, rf *runFlags, opts *charlstm.Opt
 			return fmt.Errorf("%s: %w (name a corpus with --data FILE.txt)", name, err)
 		}
 	}
-	o.Progress = cmd.ErrOrStderr()
+	o.Progress, o.MaxBytes = cmd.ErrOrStderr(), g.maxInput()
 	return g.runTraining(cmd, name, func(ctx context.Context, eng *device.Engine, b backends.Backend) (textReport, error) {
 		out, err := charlstm.Train(ctx, b, o)
 		if err != nil {
@@ -235,7 +235,7 @@ func runLMTransformerTrain(cmd *cobra.Command, g *globals, fl *lmTransformerFlag
 			}
 		}
 	}
-	o.Progress = cmd.ErrOrStderr()
+	o.Progress, o.MaxBytes = cmd.ErrOrStderr(), g.maxInput()
 	return g.runTraining(cmd, name, func(ctx context.Context, eng *device.Engine, backend backends.Backend) (textReport, error) {
 		prec, err := train.ResolvePrecision(o.Train.Precision, backend, train.IsAccelerator(backend))
 		if err != nil {

@@ -16,7 +16,7 @@ func main() {
 	if _, ok := os.LookupEnv(device.NoAutoInstallEnv); !ok {
 		_ = os.Setenv(device.NoAutoInstallEnv, "1")
 	}
-	if err := newRootCmd().Execute(); err != nil {
+	if err := execute(newRootCmd()); err != nil {
 		fmt.Fprintln(os.Stderr, "gotrain:", err)
 		var ec exitCoder
 		if errors.As(err, &ec) {

@@ -23,7 +23,7 @@ func run(t *testing.T, args ...string) (string, string, error) {
 	cmd.SetArgs(args)
 	cmd.SetOut(&out)
 	cmd.SetErr(&errb)
-	err := cmd.Execute()
+	err := execute(cmd)
 	return out.String(), errb.String(), err
 }
 

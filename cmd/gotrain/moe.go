@@ -32,7 +32,8 @@ type moeTrainFlags struct {
 
 // moeFields maps moe's option names in its errors to the flags.
 var moeFields = map[string]string{"Experts": "experts", "MaxExperts": "max-experts", "TopK": "top-k", "Hidden": "hidden",
-	"GateHidden": "gate-hidden", "CapacityFactor": "capacity-factor", "BalanceAlpha": "balance-alpha"}
+	"GateHidden": "gate-hidden", "CapacityFactor": "capacity-factor", "BalanceAlpha": "balance-alpha",
+	"GrowPatience": "grow-patience", "GrowMinDelta": "grow-min-delta", "ValFraction": "val-fraction"}
 
 func newMoETrainCmd(g *globals) *cobra.Command {
 	fl := moeTrainFlags{data: moe.DataOptions{Logf: logf, ValFraction: 0.1}, opts: moe.DefaultOptions()}
@@ -112,7 +113,7 @@ func runMoETrain(cmd *cobra.Command, g *globals, fl *moeTrainFlags) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	o.Train.PlotsDir, o.OutDir = fl.run.out, fl.run.out
-	o.Progress, fl.data.Seed = cmd.ErrOrStderr(), o.Train.Seed
+	o.Progress, fl.data.Seed, fl.data.MaxBytes = cmd.ErrOrStderr(), o.Train.Seed, g.maxInput()
 	return g.runTraining(cmd, name, func(ctx context.Context, eng *device.Engine, backend backends.Backend) (textReport, error) {
 		var err error
 		if o.Data, err = moe.LoadData(ctx, fl.data); err != nil {

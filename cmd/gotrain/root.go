@@ -14,6 +14,7 @@ import (
 
 	"github.com/gotrain/gotrain/device"
 	"github.com/gotrain/gotrain/internal/atomicfile"
+	"github.com/gotrain/gotrain/internal/readlimit"
 )
 
 // globals are the flags every command shares.
@@ -22,7 +23,13 @@ type globals struct {
 	fallback bool
 	json     bool
 	logLevel string
+	// maxInputMiB is --max-input-mib: the size cap of the data readers
+	// (0: theirs).
+	maxInputMiB int64
 }
+
+// maxInput is --max-input-mib in bytes (0: each reader's default cap).
+func (g *globals) maxInput() int64 { return g.maxInputMiB << 20 }
 
 func newRootCmd() *cobra.Command {
 	g := &globals{}
@@ -40,6 +47,9 @@ reason, unless --fallback is given.`,
 			if err := level.UnmarshalText([]byte(g.logLevel)); err != nil {
 				return fmt.Errorf("--log-level %q: want debug, info, warn or error", g.logLevel)
 			}
+			if g.maxInputMiB < 0 || g.maxInputMiB > 1<<30 {
+				return fmt.Errorf("--max-input-mib %d: want 0 (the readers' defaults) to %d", g.maxInputMiB, 1<<30)
+			}
 			slog.SetDefault(slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})))
 			return nil
 		},
@@ -49,6 +59,7 @@ reason, unless --fallback is given.`,
 	pf.BoolVar(&g.fallback, "fallback", false, "if --device cannot be used, continue on the next best device (with a warning)")
 	pf.BoolVar(&g.json, "json", false, "print the report as JSON on stdout")
 	pf.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	pf.Int64Var(&g.maxInputMiB, "max-input-mib", 0, "size cap, in MiB, of the data files read (CSV, IDX, text, instructions, feature sets); a larger or endless input is refused (0: 1024 MiB, 2048 for feature sets)")
 	root.AddCommand(newBenchCmd(g), newDevicesCmd(g), newForestCmd(g), newSetupCmd(g), newVersionCmd(g), newDoctorCmd(g), newSignalCmd(g), newLMCmd(g), newMoECmd(g))
 	return root
 }
@@ -170,4 +181,10 @@ func outputs(cmd *cobra.Command, outs, ins []string, extra map[string]string) (w
 		_ = w.Close()
 		return <-done
 	}, nil
+}
+
+// execute runs the command tree root: a reader's size-cap error then names
+// --max-input-mib, the flag that raises the cap.
+func execute(root *cobra.Command) error {
+	return readlimit.Rename(root.Execute(), "--max-input-mib")
 }

@@ -137,15 +137,15 @@ func runClassify(cmd *cobra.Command, g *globals, fl *classifyFlags) error {
 		if o.Model, err = forest.LoadFile(o.ModelFile); err != nil {
 			return err
 		}
-		if o.Test, err = modclass.Load(fl.dataDir); err != nil {
+		if o.Test, err = modclass.LoadMax(fl.dataDir, g.maxInput()); err != nil {
 			return err
 		}
 	} else {
-		if o.Train, err = modclass.Load(fl.dataDir); err != nil {
+		if o.Train, err = modclass.LoadMax(fl.dataDir, g.maxInput()); err != nil {
 			return err
 		}
 		if fl.testDir != "" {
-			if o.Test, err = modclass.Load(fl.testDir); err != nil {
+			if o.Test, err = modclass.LoadMax(fl.testDir, g.maxInput()); err != nil {
 				return err
 			}
 		}
