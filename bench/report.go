@@ -9,8 +9,10 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/gotrain/gotrain/internal/atomicfile"
+	"github.com/gotrain/gotrain/internal/pngplot"
 )
 
 // Report is the report of `gotrain bench`: its JSON is that of --json,
@@ -97,12 +99,8 @@ func WritePNG(path string, results []Result) error {
 	}
 	p.Y.Min, p.Y.Max = 0, top*1.15
 	width := vg.Length(max(4, len(vals))) * vg.Inch * 0.9
-	wt, err := p.WriterTo(width, 4*vg.Inch, "png")
-	if err != nil {
-		return fmt.Errorf("bench: drawing %s: %w", path, err)
-	}
-	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := wt.WriteTo(w); return err }); err != nil {
-		return fmt.Errorf("bench: saving %s: %w", path, err)
+	if err := pngplot.Save(path, [][]*plot.Plot{{p}}, draw.Tiles{}, width, 4*vg.Inch); err != nil {
+		return fmt.Errorf("bench: %w", err)
 	}
 	return nil
 }

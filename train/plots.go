@@ -4,16 +4,15 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
 
+	"github.com/gotrain/gotrain/internal/pngplot"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-
-	"github.com/gotrain/gotrain/internal/atomicfile"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // PlotSeries is one PNG plot of a metric against the optimizer step.
@@ -120,24 +119,10 @@ func PlotMetrics(recs []map[string]any, dir string, plots []PlotSeries) ([]strin
 		points.Radius = vg.Points(1.5)
 		p.Add(line, points)
 		path := filepath.Join(dir, ps.File)
-		if err := savePNG(p, 6*vg.Inch, 4*vg.Inch, path); err != nil {
+		if err := pngplot.Save(path, [][]*plot.Plot{{p}}, draw.Tiles{}, 6*vg.Inch, 4*vg.Inch); err != nil {
 			return written, fmt.Errorf("train: writing plot %s: %w", path, err)
 		}
 		written = append(written, path)
 	}
 	return written, nil
-}
-
-// savePNG draws p as a PNG image of w × h and writes it to path through
-// internal/atomicfile (atomically; a FIFO or character device is written
-// through).
-func savePNG(p *plot.Plot, w, h vg.Length, path string) error {
-	wt, err := p.WriterTo(w, h, "png")
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(path, func(w io.Writer) error {
-		_, err := wt.WriteTo(w)
-		return err
-	})
 }

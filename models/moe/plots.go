@@ -2,20 +2,17 @@ package moe
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 
+	"github.com/gotrain/gotrain/internal/pngplot"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-
-	"github.com/gotrain/gotrain/internal/atomicfile"
 )
 
 // Plot files WritePlots writes.
@@ -87,7 +84,8 @@ func plotTraining(path string, history []EpochRecord) error {
 		}
 		rows[i] = []*plot.Plot{p}
 	}
-	return saveGrid(path, rows, 6*vg.Inch, 9*vg.Inch)
+	return pngplot.Save(path, rows, draw.Tiles{PadX: vg.Millimeter, PadY: vg.Millimeter, PadTop: vg.Millimeter,
+		PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: vg.Millimeter}, 6*vg.Inch, 9*vg.Inch)
 }
 
 // addLines adds name, XYs pairs that have points.
@@ -132,7 +130,7 @@ func plotActivations(path string, history []EpochRecord) error {
 		return err
 	}
 	p.Legend.Top = true
-	return savePNG(p, 6*vg.Inch, 4*vg.Inch, path)
+	return pngplot.Save(path, [][]*plot.Plot{{p}}, draw.Tiles{}, 6*vg.Inch, 4*vg.Inch)
 }
 
 func plotDevices(path string, active []bool, devices int) error {
@@ -153,38 +151,5 @@ func plotDevices(path string, active []bool, devices int) error {
 	p.Add(bars)
 	p.NominalX(names...)
 	p.Y.Min = 0
-	return savePNG(p, 4*vg.Inch, 3*vg.Inch, path)
-}
-
-// saveGrid draws plots aligned in a grid into one PNG, written through
-// internal/atomicfile.
-func saveGrid(path string, rows [][]*plot.Plot, w, h vg.Length) error {
-	img := vgimg.New(w, h)
-	dc := draw.New(img)
-	t := draw.Tiles{Rows: len(rows), Cols: len(rows[0]), PadX: vg.Millimeter, PadY: vg.Millimeter,
-		PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: vg.Millimeter}
-	canvases := plot.Align(rows, t, dc)
-	for i := range rows {
-		for j, p := range rows[i] {
-			p.Draw(canvases[i][j])
-		}
-	}
-	return atomicfile.Write(path, func(w io.Writer) error {
-		_, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w)
-		return err
-	})
-}
-
-// savePNG draws p as a PNG image of w × h and writes it to path through
-// internal/atomicfile (atomically; a FIFO or character device is written
-// through).
-func savePNG(p *plot.Plot, w, h vg.Length, path string) error {
-	wt, err := p.WriterTo(w, h, "png")
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(path, func(w io.Writer) error {
-		_, err := wt.WriteTo(w)
-		return err
-	})
+	return pngplot.Save(path, [][]*plot.Plot{{p}}, draw.Tiles{}, 4*vg.Inch, 3*vg.Inch)
 }

@@ -3,17 +3,14 @@ package modclass
 import (
 	"fmt"
 	"image/color"
-	"io"
 
+	"github.com/gotrain/gotrain/internal/pngplot"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-
-	"github.com/gotrain/gotrain/internal/atomicfile"
 )
 
 // confusionGrid is the row-normalised confusion matrix as a heat-map grid:
@@ -100,7 +97,7 @@ func WriteConfusionPNG(path string, e *Eval, title string) error {
 	p.Y.Tick.Marker = plot.ConstantTicks(yt)
 	p.X.Min, p.X.Max = -0.5, float64(k)-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(k)-0.5
-	return savePNG(p, path, 7*vg.Inch, 6*vg.Inch)
+	return savePlot(path, p, 7*vg.Inch, 6*vg.Inch)
 }
 
 // WriteSNRPNG draws the accuracy against the SNR: all classes (thick) and
@@ -149,23 +146,15 @@ func WriteSNRPNG(path string, e *Eval, title string) error {
 	pts.Radius = vg.Points(2.5)
 	p.Add(line, pts)
 	p.Legend.Add("all", line, pts)
-	return savePNG(p, path, 7*vg.Inch, 4.5*vg.Inch)
+	return savePlot(path, p, 7*vg.Inch, 4.5*vg.Inch)
 }
 
-// savePNG writes the plot, with a small margin on the right and at the
-// top (gonum/plot draws up to the canvas edge there), through
-// internal/atomicfile.
-func savePNG(p *plot.Plot, path string, w, h vg.Length) error {
-	img := vgimg.New(w, h)
-	dc := draw.New(img)
-	p.Draw(draw.Crop(dc, 0, -vg.Points(12), 0, -vg.Points(4)))
-	if err := atomicfile.Write(path, func(w io.Writer) error {
-		if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
-			return fmt.Errorf("writing %s: %w", path, err)
-		}
-		return nil
-	}); err != nil {
-		return fmt.Errorf("modclass: plot: %w", err)
+// savePlot writes p to path as a PNG image of w × h, with a small margin
+// on the right and at the top (gonum/plot draws up to the canvas edge
+// there).
+func savePlot(path string, p *plot.Plot, w, h vg.Length) error {
+	if err := pngplot.Save(path, [][]*plot.Plot{{p}}, draw.Tiles{PadRight: vg.Points(12), PadTop: vg.Points(4)}, w, h); err != nil {
+		return fmt.Errorf("modclass: %w", err)
 	}
 	return nil
 }
