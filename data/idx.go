@@ -292,6 +292,9 @@ func loadMNISTPart(dir, prefix, name string, maxBytes int64) (*Dataset, error) {
 		d.X[i] = float64(p) / 255
 	}
 	for i, l := range labels {
+		if l > 9 {
+			return nil, fmt.Errorf("data: %s: label %d of image %d: MNIST labels are 0 to 9", lblPath, l, i)
+		}
 		d.Y[i] = float64(l)
 	}
 	return d, nil

@@ -163,6 +163,13 @@ func TestLoadMNISTSynthetic(t *testing.T) {
 		t.Errorf("test %+v", test)
 	}
 
+	// A label MNIST does not have is an error naming the file and image.
+	write("train-labels-idx1-ubyte", idxFile(idxLabelsMagic, []uint32{2}, []byte{3, 10}))
+	if _, _, err := LoadMNIST(dir); err == nil || !strings.Contains(err.Error(), "label 10 of image 1") || !strings.Contains(err.Error(), "train-labels-idx1-ubyte") {
+		t.Errorf("label 10: error %v", err)
+	}
+	write("train-labels-idx1-ubyte", idxFile(idxLabelsMagic, []uint32{2}, []byte{3, 8}))
+
 	// Mismatched counts and a missing file are errors naming the files.
 	write("t10k-labels-idx1-ubyte.gz", gzipBytes(t, idxFile(idxLabelsMagic, []uint32{2}, []byte{5, 6})))
 	if _, _, err := LoadMNIST(dir); err == nil || !strings.Contains(err.Error(), "t10k-labels-idx1-ubyte.gz has 2 labels") || errors.Is(err, ErrMNISTMissing) {

@@ -35,6 +35,10 @@ type Data struct {
 // DefaultMaxCSVBytes is the cap on the feature file of [Load]: 2 GiB.
 const DefaultMaxCSVBytes = 1 << 31
 
+// MaxClasses bounds the classes of a data set: the evaluation's confusion
+// matrix holds their square.
+const MaxClasses = 1024
+
 // maxInfoBytes bounds the dataset.json read into memory.
 const maxInfoBytes = 16 << 20
 
@@ -84,6 +88,9 @@ func LoadMax(path string, maxBytes int64) (*Data, error) {
 			return nil, fmt.Errorf("modclass: %s: format %q, want %q", filepath.Join(dir, InfoFile), info.Format, infoFormat)
 		}
 		d.Info = &info
+	}
+	if n := len(d.Classes()); n > MaxClasses {
+		return nil, fmt.Errorf("modclass: %s: %d classes: at most %d (MaxClasses)", path, n, MaxClasses)
 	}
 	return d, nil
 }
@@ -146,6 +153,9 @@ func ReadCSV(r io.Reader, name string) (*Data, error) {
 	}
 	if d.Rows == 0 {
 		return nil, fmt.Errorf("modclass: %s: no data rows", name)
+	}
+	if n := len(d.Classes()); n > MaxClasses {
+		return nil, fmt.Errorf("modclass: %s: %d classes: at most %d (MaxClasses)", name, n, MaxClasses)
 	}
 	return d, nil
 }

@@ -1,7 +1,9 @@
 package modclass
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -39,5 +41,37 @@ func TestLoadRefusesFeatureFileBeyondCap(t *testing.T) {
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
 		t.Errorf("%d bytes allocated to refuse it", n)
+	}
+}
+
+// TestLoadRefusesTooManyClasses checks that a data set of more classes
+// than MaxClasses (whose confusion matrix would hold their square) is
+// refused, by its dataset.json or by its rows.
+func TestLoadRefusesTooManyClasses(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("label,snr_db_true,x\n")
+	for i := range MaxClasses + 1 {
+		fmt.Fprintf(&b, "c%d,10,1\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, FeaturesFile), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "MaxClasses") {
+		t.Errorf("rows of %d classes: %v; want a refusal", MaxClasses+1, err)
+	}
+	classes := make([]string, MaxClasses+1)
+	for i := range classes {
+		classes[i] = fmt.Sprintf("c%d", i)
+	}
+	info, _ := json.Marshal(Info{Format: infoFormat, Classes: classes})
+	if err := os.WriteFile(filepath.Join(dir, FeaturesFile), []byte("label,snr_db_true,x\nc0,10,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, InfoFile), info, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "MaxClasses") {
+		t.Errorf("dataset.json of %d classes: %v; want a refusal", MaxClasses+1, err)
 	}
 }
