@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -15,6 +18,8 @@ import (
 	"github.com/gotrain/gotrain/device"
 	"github.com/gotrain/gotrain/forest"
 	"github.com/gotrain/gotrain/models/charlstm"
+	"github.com/gotrain/gotrain/models/transformer"
+	"github.com/gotrain/gotrain/signal"
 	"github.com/gotrain/gotrain/signal/modclass"
 	"github.com/gotrain/gotrain/train"
 )
@@ -216,4 +221,125 @@ func TestKillLeavesGoodState(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestKillOtherCommands applies the interruption fault class (SIGKILL at
+// seeded random moments, as TestKillLeavesGoodState) to the other commands
+// that write files: after each kill the output of an earlier complete run
+// is still there and valid, or replaced by a complete new one.
+func TestKillOtherCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills real processes")
+	}
+	rng := rand.New(rand.NewPCG(23, uint64(*killRounds)))
+	f := newFaultFixtures(t)
+	_, b, err := device.Open("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Finalize()
+	tcorpus, _ := transformerFiles(t)
+	dir := t.TempDir()
+	pred, rec, csv, model := filepath.Join(dir, "pred.csv"), filepath.Join(dir, "rec"), filepath.Join(dir, "f.csv"), filepath.Join(dir, "m.gtf")
+	tout, mout := filepath.Join(dir, "tr"), filepath.Join(dir, "moe")
+	var goodPred []byte
+	for _, tc := range []struct {
+		name string
+		args func(round int) []string
+		// check returns what is wrong with the output after a kill.
+		check func() error
+	}{
+		{"forest predict --out", func(int) []string {
+			return []string{"forest", "predict", "--model", f.model, "--data", f.predictCSV, "--out", pred}
+		}, func() error {
+			b, err := os.ReadFile(pred)
+			if err == nil && !bytes.Equal(b, goodPred) {
+				err = fmt.Errorf("predictions differ from the complete run's:\n%s", b)
+			}
+			return err
+		}},
+		{"signal synth --out (SigMF)", func(round int) []string {
+			return []string{"signal", "synth", "--samples", "200000", "--seed", fmt.Sprint(round + 1), "--out", rec}
+		}, func() error {
+			r, err := signal.Load(rec, "", 0)
+			if err == nil && len(r.Samples) != 200000 {
+				err = fmt.Errorf("%d samples", len(r.Samples))
+			}
+			return err
+		}},
+		{"signal features --csv", func(int) []string {
+			return []string{"signal", "features", "--in", f.record + ".sigmf-meta", "--csv", csv}
+		}, func() error {
+			b, err := os.ReadFile(csv)
+			if n := strings.Count(string(b), "\n"); err == nil && n != 2 {
+				err = fmt.Errorf("%d lines", n)
+			}
+			return err
+		}},
+		{"signal classify train --out", func(round int) []string {
+			return []string{"signal", "classify", "train", "--data", f.dataset, "--test-fraction", "0.25", "--trees", "20",
+				"--seed", fmt.Sprint(round), "--out", model}
+		}, func() error { _, err := forest.LoadFile(model); return err }},
+		{"lm transformer train", func(round int) []string {
+			a := append([]string{"--device", "go", "--log-level", "error", "lm", "transformer", "train", "--pretrain-data", tcorpus,
+				"--out", tout, "--steps", "20", "--checkpoint-every", "1"}, transformerTiny...)
+			if round%2 == 1 {
+				a = append(a, "--resume", "--steps", "30")
+			}
+			return a
+		}, func() error {
+			for _, p := range finalFiles(t, tout) {
+				if strings.HasSuffix(p, ".gtc") {
+					if _, err := transformer.Load(b, p); err != nil {
+						return err
+					}
+				} else if _, err := train.ReadManifest(filepath.Dir(p)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"moe train", func(round int) []string {
+			a := []string{"--device", "go", "--log-level", "error", "moe", "train", "--dataset", "digits", "--out", mout, "--steps", "20",
+				"--hidden", "8", "--experts", "2", "--checkpoint-every", "1", "--progress", "off"}
+			if round%2 == 1 {
+				a = append(a, "--resume", "--steps", "30")
+			}
+			return a
+		}, func() error {
+			// Every log line is whole, and a run can still be resumed.
+			for _, p := range finalFiles(t, mout) {
+				if strings.HasSuffix(p, ".jsonl") {
+					b, err := os.ReadFile(p)
+					if err != nil {
+						return err
+					}
+					for i, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+						if !json.Valid([]byte(l)) {
+							return fmt.Errorf("%s line %d is not whole: %q", p, i+1, l)
+						}
+					}
+				}
+			}
+			_, _, err := run(t, "--device", "go", "moe", "train", "--dataset", "digits", "--out", mout, "--steps", "31",
+				"--hidden", "8", "--experts", "2", "--checkpoint-every", "1", "--progress", "off", "--resume")
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			full := runToEnd(t, tc.args(0)...)
+			if tc.name == "forest predict --out" {
+				goodPred, _ = os.ReadFile(pred)
+			}
+			if err := tc.check(); err != nil {
+				t.Fatalf("after a complete run: %v", err)
+			}
+			for round := range *killRounds {
+				killAfter(t, time.Duration(rng.Float64()*1.2*float64(full)), tc.args(round)...)
+				if err := tc.check(); err != nil {
+					t.Fatalf("round %d: %v", round, err)
+				}
+			}
+		})
+	}
 }
