@@ -678,8 +678,10 @@ func (h *Harness) status(startStep int64, loss float64) ProgressStatus {
 // continues it), else the records of this run.
 func (h *Harness) writePlots() ([]string, error) {
 	recs := h.history
-	if h.cfg.MetricsLog != "" {
-		var err error
+	// The whole log (a resumed run's earlier lines too) when it is a file
+	// that can be read back; a log written through to a pipe or a device
+	// (standard output) cannot, and reading it would wait forever.
+	if fi, err := os.Stat(h.cfg.MetricsLog); err == nil && fi.Mode().IsRegular() {
 		if recs, err = ReadMetricsLog(h.cfg.MetricsLog); err != nil {
 			return nil, err
 		}

@@ -373,3 +373,29 @@ func (h *Harness) checkRestored() error {
 	}
 	return fmt.Errorf("train: resume from %s: the checkpoint does not hold the model's variables %s: it was written by another model or architecture", from, strings.Join(fresh, ", "))
 }
+
+// Resumable tells whether Harness.Resume would find something to resume in
+// path for a run described by want: a compatible run (or path itself)
+// holding a checkpoint that reads back valid. A folder that does not exist
+// or holds nothing compatible is false, not an error.
+func Resumable(path string, want RunInfo) (bool, error) {
+	dirs, err := ResumeCandidates(path, want, nil)
+	if errors.Is(err, ErrNoCheckpoint) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	for _, dir := range dirs {
+		files, err := (&Checkpointer{Dir: dir}).List()
+		if err != nil {
+			return false, err
+		}
+		for _, f := range files {
+			if _, _, err := readCheckpointFile(f); err == nil {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}

@@ -201,3 +201,40 @@ func TestResumeIntoAnotherModelFails(t *testing.T) {
 		t.Errorf("resume the same model: %+v, %v", res, err)
 	}
 }
+
+// TestResumable checks what Resumable says of a folder: nothing there, a
+// run folder holding only its manifest (killed before its first
+// checkpoint) and one with only a corrupt checkpoint are false; a run with
+// a valid checkpoint is true.
+func TestResumable(t *testing.T) {
+	want := RunInfo{Kind: "mlp", Arch: "A"}
+	parent := t.TempDir()
+	if ok, err := Resumable(filepath.Join(parent, "absent"), want); ok || err != nil {
+		t.Errorf("absent folder: %v, %v", ok, err)
+	}
+	if err := writeManifest(filepath.Join(parent, "run-x"), &Manifest{Format: manifestFormat, Run: "run-x", RunInfo: want}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := Resumable(parent, want); ok || err != nil {
+		t.Errorf("a run with only its manifest: %v, %v; want false", ok, err)
+	}
+	h := newHarness(t, runConfig(parent, "mlp", "A", 2, false), synthData(t, 64, false))
+	if _, err := h.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := Resumable(parent, want); !ok || err != nil {
+		t.Errorf("a run with a checkpoint: %v, %v; want true", ok, err)
+	}
+	if ok, _ := Resumable(parent, RunInfo{Kind: "lstm"}); ok {
+		t.Error("another kind's run counts as resumable")
+	}
+	files, _ := (&Checkpointer{Dir: h.RunDir()}).List()
+	for _, f := range files {
+		if err := os.Truncate(f, 50); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ok, err := Resumable(parent, want); ok || err != nil {
+		t.Errorf("only corrupt checkpoints: %v, %v; want false", ok, err)
+	}
+}

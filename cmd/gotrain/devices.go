@@ -142,11 +142,9 @@ and host memory. A workload a device cannot run is listed with the reason.`,
 			if err != nil {
 				return err
 			}
-			wait, err := outputs(cmd, []string{"md", "png"}, nil, nil)
-			if err != nil {
+			if err := g.outputs(cmd, []string{"md", "png"}, nil, nil); err != nil {
 				return err
 			}
-			defer wait()
 			engines, err := benchEngines(cmd, g, devices)
 			if err != nil {
 				return err

@@ -106,11 +106,9 @@ func (fl *forestTrainFlags) check() error {
 }
 
 func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error {
-	wait, err := outputs(cmd, []string{"save"}, []string{"train", "test"}, nil)
-	if err != nil {
+	if err := g.outputs(cmd, []string{"save"}, []string{"train", "test"}, nil); err != nil {
 		return err
 	}
-	defer wait()
 	if err := fl.check(); err != nil {
 		return fmt.Errorf("forest train: %w", err)
 	}
@@ -201,7 +199,7 @@ Predictions.WriteCSV or WriteFile.`,
 			case batchRows < 1:
 				return fmt.Errorf("forest predict: --batch-rows %d must be >= 1", batchRows)
 			}
-			if _, err := outputs(cmd, []string{"out"}, []string{"data", "model"}, nil); err != nil {
+			if err := g.outputs(cmd, []string{"out"}, []string{"data", "model"}, nil); err != nil {
 				return err
 			}
 			eng, err := g.nativeFirst(cmd, "forest predict", nil)

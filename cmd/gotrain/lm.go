@@ -79,13 +79,11 @@ Newton's Opticks from the Go source tree.`,
 // runLMTrain runs `lm lstm train` with o, the options the flags set.
 func runLMTrain(cmd *cobra.Command, g *globals, rf *runFlags, opts *charlstm.Options) error {
 	const name = "lm lstm train"
-	wait, err := outputs(cmd, []string{"metrics-log", "perf-summary"}, []string{"data"}, nil)
-	if err != nil {
+	if err := g.outputs(cmd, []string{"metrics-log", "perf-summary"}, []string{"data"}, nil); err != nil {
 		return err
 	}
-	defer wait()
 	o := *opts
-	err = valFraction(&o.ValFraction)
+	err := valFraction(&o.ValFraction)
 	if err == nil {
 		o.AutoBatchSize, err = rf.resolve(&o.Train, rf.out, train.ResumeDir)
 	}
@@ -206,12 +204,11 @@ from the Go source tree.`,
 // runLMTransformerTrain runs `lm transformer train` with the flags' values.
 func runLMTransformerTrain(cmd *cobra.Command, g *globals, fl *lmTransformerFlags) error {
 	const name = "lm transformer train"
-	wait, err := outputs(cmd, []string{"metrics-log", "perf-summary"}, []string{"pretrain-data", "instruction-data"}, nil)
-	if err != nil {
+	if err := g.outputs(cmd, []string{"metrics-log", "perf-summary"}, []string{"pretrain-data", "instruction-data"}, nil); err != nil {
 		return err
 	}
-	defer wait()
 	o := fl.opts
+	var err error
 	if o.AutoBatchSize, err = fl.run.resolve(&o.Train, fl.run.out, transformer.ResumeDir); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

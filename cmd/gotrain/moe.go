@@ -88,11 +88,9 @@ and checkpoints (--out/checkpoints) go to --out.`,
 // runMoETrain runs `moe train` with the flags' values.
 func runMoETrain(cmd *cobra.Command, g *globals, fl *moeTrainFlags) error {
 	const name = "moe train"
-	wait, err := outputs(cmd, []string{"metrics-log"}, nil, nil)
-	if err != nil {
+	if err := g.outputs(cmd, []string{"metrics-log"}, nil, nil); err != nil {
 		return err
 	}
-	defer wait()
 	if fl.data.ValFraction < 0 || fl.data.ValFraction >= 1 {
 		return fmt.Errorf("%s: --val-fraction %g: want 0 <= f < 1", name, fl.data.ValFraction)
 	}
@@ -100,6 +98,7 @@ func runMoETrain(cmd *cobra.Command, g *globals, fl *moeTrainFlags) error {
 		return fmt.Errorf("%s: --parallel %q: want data or expert", name, fl.parallel)
 	}
 	o := fl.opts
+	var err error
 	if o.Model.Hidden, err = moe.ParseHidden(fl.hidden); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

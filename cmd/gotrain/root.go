@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/gomlx/gomlx/backends"
@@ -26,6 +29,10 @@ type globals struct {
 	// maxInputMiB is --max-input-mib: the size cap of the data readers
 	// (0: theirs).
 	maxInputMiB int64
+	// stdoutPath and stdoutWait are the pipe an output "-" writes to and
+	// the function that ends its copy to standard output (outputs).
+	stdoutPath string
+	stdoutWait func() error
 }
 
 // maxInput is --max-input-mib in bytes (0: each reader's default cap).
@@ -61,7 +68,20 @@ reason, unless --fallback is given.`,
 	pf.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	pf.Int64Var(&g.maxInputMiB, "max-input-mib", 0, "size cap, in MiB, of the data files read (CSV, IDX, text, instructions, feature sets); a larger or endless input is refused (0: 1024 MiB, 2048 for feature sets)")
 	root.AddCommand(newBenchCmd(g), newDevicesCmd(g), newForestCmd(g), newSetupCmd(g), newVersionCmd(g), newDoctorCmd(g), newSignalCmd(g), newLMCmd(g), newMoECmd(g))
+	finishEach(root, g)
 	return root
+}
+
+// finishEach makes every command of the tree end with finishOutputs, so
+// that an output written to standard output is complete, and its errors
+// reported, before the command returns.
+func finishEach(c *cobra.Command, g *globals) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error { return g.finishOutputs(run(cmd, args)) }
+	}
+	for _, sub := range c.Commands() {
+		finishEach(sub, g)
+	}
 }
 
 // engine turns --device (and --fallback) into an engine with device.Select,
@@ -101,10 +121,22 @@ type textReport interface{ WriteText(io.Writer) error }
 
 // print writes rep as JSON with --json, else as text.
 func (g *globals) print(cmd *cobra.Command, rep textReport) error {
+	var b bytes.Buffer
+	var err error
 	if g.json {
-		return printJSON(cmd.OutOrStdout(), rep)
+		err = printJSON(&b, rep)
+	} else {
+		err = rep.WriteText(&b)
 	}
-	return rep.WriteText(cmd.OutOrStdout())
+	if err != nil {
+		return err
+	}
+	text := b.String()
+	if g.stdoutPath != "" {
+		text = strings.ReplaceAll(text, g.stdoutPath, "-") // the output the user named
+	}
+	_, err = io.WriteString(cmd.OutOrStdout(), text)
+	return err
 }
 
 // nativeFirst selects the engine of a command with a native path: the
@@ -123,12 +155,13 @@ func (g *globals) nativeFirst(cmd *cobra.Command, what string, accept func(devic
 // refuses an output that cannot be written (a directory, a socket:
 // atomicfile.Check) and one that names the same regular file as an input
 // flag (ins) or one of extra (derived inputs, by what they are): writing
-// it would destroy the input (a SigMF input counts with its pair). And it makes "-" mean standard output: the
-// flag is set to a path naming a pipe, which the library's writers write
-// through (as any FIFO), copied to the command's output; the report then
-// goes to standard error. At most one output may be "-". The returned
-// function closes the pipe and waits for the copy.
-func outputs(cmd *cobra.Command, outs, ins []string, extra map[string]string) (wait func() error, err error) {
+// it would destroy the input (a SigMF input counts with its pair). And it
+// makes "-" mean standard output: the flag is set to a path naming a pipe,
+// which the library's writers write through (as any FIFO), copied to the
+// command's output; the report then goes to standard error, naming the
+// output "-". At most one output may be "-". The command's end
+// (finishOutputs) closes the pipe and waits for the copy.
+func (g *globals) outputs(cmd *cobra.Command, outs, ins []string, extra map[string]string) error {
 	inputs := map[string]string{}
 	for _, name := range ins {
 		if p, _ := cmd.Flags().GetString(name); p != "" && p != "-" {
@@ -142,7 +175,7 @@ func outputs(cmd *cobra.Command, outs, ins []string, extra map[string]string) (w
 	for _, name := range outs {
 		out, _ := cmd.Flags().GetString(name)
 		if out == "-" && dash != "" {
-			return nil, fmt.Errorf("%s: only one output can be - (standard output): --%s and --%s", cmd.CommandPath(), dash, name)
+			return fmt.Errorf("%s: only one output can be - (standard output): --%s and --%s", cmd.CommandPath(), dash, name)
 		} else if out == "-" {
 			dash = name
 		}
@@ -150,22 +183,22 @@ func outputs(cmd *cobra.Command, outs, ins []string, extra map[string]string) (w
 			continue
 		}
 		if err := atomicfile.Check(out); err != nil {
-			return nil, fmt.Errorf("%s: --%s: %w", cmd.CommandPath(), name, err)
+			return fmt.Errorf("%s: --%s: %w", cmd.CommandPath(), name, err)
 		}
 		for what, in := range inputs {
 			if fi, err := os.Stat(in); err == nil && fi.Mode().IsRegular() {
 				if same, _ := atomicfile.SameFile(in, out); same {
-					return nil, fmt.Errorf("%s: --%s %s is the input %s: refusing to overwrite it", cmd.CommandPath(), name, out, what)
+					return fmt.Errorf("%s: --%s %s is the input %s: refusing to overwrite it", cmd.CommandPath(), name, out, what)
 				}
 			}
 		}
 	}
 	if dash == "" {
-		return func() error { return nil }, nil
+		return nil
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
-		return nil, fmt.Errorf("%s: standard output: %w", cmd.CommandPath(), err)
+		return fmt.Errorf("%s: standard output: %w", cmd.CommandPath(), err)
 	}
 	out, done := cmd.OutOrStdout(), make(chan error, 1)
 	go func() {
@@ -173,18 +206,42 @@ func outputs(cmd *cobra.Command, outs, ins []string, extra map[string]string) (w
 		_ = r.Close()
 		done <- err
 	}()
-	if err := cmd.Flags().Set(dash, fmt.Sprintf("/dev/fd/%d", w.Fd())); err != nil {
-		return nil, err
-	}
-	cmd.SetOut(cmd.ErrOrStderr())
-	return func() error {
+	g.stdoutPath = fmt.Sprintf("/dev/fd/%d", w.Fd())
+	g.stdoutWait = func() error {
 		_ = w.Close()
 		return <-done
-	}, nil
+	}
+	cmd.SetOut(cmd.ErrOrStderr())
+	return cmd.Flags().Set(dash, g.stdoutPath)
 }
 
-// execute runs the command tree root: a reader's size-cap error then names
-// --max-input-mib, the flag that raises the cap.
-func execute(root *cobra.Command) error {
-	return readlimit.Rename(root.Execute(), "--max-input-mib")
+// finishOutputs ends a command that wrote an output to standard output
+// (outputs): it closes the pipe and waits for the copy, whose error (a
+// full disk behind standard output) joins err.
+func (g *globals) finishOutputs(err error) error {
+	if g.stdoutWait == nil {
+		return err
+	}
+	werr := g.stdoutWait()
+	g.stdoutWait = nil
+	if werr != nil {
+		return errors.Join(fmt.Errorf("standard output: %w", werr), err)
+	}
+	return err
 }
+
+// execute runs the command tree root: the size-cap error of a reader that
+// --max-input-mib sets then names that flag (other caps keep their own
+// advice).
+func execute(root *cobra.Command) error {
+	err := root.Execute()
+	var le *readlimit.Error
+	if errors.As(err, &le) && slices.Contains(maxInputOptions, le.Option) {
+		return readlimit.Rename(err, "--max-input-mib")
+	}
+	return err
+}
+
+// maxInputOptions are the library options --max-input-mib sets, as the
+// readers' cap errors name them.
+var maxInputOptions = []string{"DataSpec.MaxBytes", "CSVOptions.MaxBytes", "DataOptions.MaxBytes", "Options.MaxBytes", "maxBytes"}

@@ -146,11 +146,9 @@ func runSignalSynth(cmd *cobra.Command, g *globals, fl *synthFlags) error {
 	if fl.out == "-" && (fl.format == "" || fl.format == "sigmf") {
 		return errors.New("signal synth: --out - (standard output) needs a raw --format (cf32, ci16, ci8 or cu8): a SigMF record is two files")
 	}
-	wait, err := outputs(cmd, []string{"out"}, nil, nil)
-	if err != nil {
+	if err := g.outputs(cmd, []string{"out"}, nil, nil); err != nil {
 		return err
 	}
-	defer wait()
 	o, err := fl.options()
 	if err != nil {
 		return err
@@ -204,11 +202,9 @@ func runSignalFeatures(cmd *cobra.Command, g *globals, fl *featuresFlags) error 
 	if fl.in == "" {
 		return errors.New("signal features: --in is required")
 	}
-	wait, err := outputs(cmd, []string{"csv", "spectrogram"}, []string{"in"}, nil)
-	if err != nil {
+	if err := g.outputs(cmd, []string{"csv", "spectrogram"}, []string{"in"}, nil); err != nil {
 		return err
 	}
-	defer wait()
 	eng, err := g.nativeFirst(cmd, "signal", nil)
 	if err != nil {
 		return err

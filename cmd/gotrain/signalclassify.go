@@ -88,25 +88,24 @@ func newClassifyEvalCmd(g *globals) *cobra.Command {
 }
 
 // runOptions checks that the command may run and returns the run options
-// with --band (without data or model), the outputs prepared (outputs) and
-// the function that finishes them.
-func (fl *classifyFlags) runOptions(cmd *cobra.Command, g *globals) (modclass.RunOptions, func() error, error) {
+// with --band (without data or model), the outputs prepared (outputs).
+func (fl *classifyFlags) runOptions(cmd *cobra.Command, g *globals) (modclass.RunOptions, error) {
 	if err := signalCPU(cmd, g); err != nil {
-		return fl.o, nil, err
+		return fl.o, err
 	}
 	switch what := "signal classify " + cmd.Name(); {
 	case cmd.Name() == "train" && fl.dataDir == "":
-		return fl.o, nil, errors.New(what + ": --data is required")
+		return fl.o, errors.New(what + ": --data is required")
 	case cmd.Name() == "eval" && (fl.o.ModelFile == "" || fl.dataDir == ""):
-		return fl.o, nil, errors.New(what + ": --model and --data are required")
+		return fl.o, errors.New(what + ": --model and --data are required")
 	}
 	lo, hi, _, err := modclass.ParseSNRRange(fl.band)
 	if err != nil {
-		return fl.o, nil, fmt.Errorf("signal classify %s: --band: %w", cmd.Name(), err)
+		return fl.o, fmt.Errorf("signal classify %s: --band: %w", cmd.Name(), err)
 	}
 	if cmd.Name() != "eval" {
 		if err := fl.o.Fit.Forest.Validate(); err != nil {
-			return fl.o, nil, flagError(fmt.Errorf("signal classify %s: %w", cmd.Name(), err), forestFields)
+			return fl.o, flagError(fmt.Errorf("signal classify %s: %w", cmd.Name(), err), forestFields)
 		}
 	}
 	extra := map[string]string{}
@@ -119,20 +118,19 @@ func (fl *classifyFlags) runOptions(cmd *cobra.Command, g *globals) (modclass.Ru
 	if cmd.Name() == "train" {
 		outs = append(outs, "out")
 	}
-	wait, err := outputs(cmd, outs, []string{"data", "test", "model"}, extra)
+	err = g.outputs(cmd, outs, []string{"data", "test", "model"}, extra)
 	o := fl.o
 	o.BandDB = [2]float64{lo, hi}
-	return o, wait, err
+	return o, err
 }
 
 // runClassify trains (train: on --data, tested on --test) or evaluates
 // (eval: --model on --data) and prints the report.
 func runClassify(cmd *cobra.Command, g *globals, fl *classifyFlags) error {
-	o, wait, err := fl.runOptions(cmd, g)
+	o, err := fl.runOptions(cmd, g)
 	if err != nil {
 		return err
 	}
-	defer wait()
 	if cmd.Name() == "eval" {
 		if o.Model, err = forest.LoadFile(o.ModelFile); err != nil {
 			return err
@@ -170,11 +168,10 @@ prints the accuracy per SNR and the confusion matrix over --band. The numbers of
 docs/SIGNAL.md come from larger runs of "signal dataset" and "classify train".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, wait, err := fl.runOptions(cmd, g)
+			o, err := fl.runOptions(cmd, g)
 			if err != nil {
 				return err
 			}
-			defer wait()
 			dfl.sps, dfl.o.Seed = "4,8,16", o.Fit.Forest.Seed
 			ds, err := dfl.options()
 			if err != nil {

@@ -60,6 +60,9 @@ func Save(path string, rows [][]*plot.Plot, t draw.Tiles, w, h vg.Length) (err e
 	}
 	for _, row := range rows {
 		for _, p := range row {
+			if p == nil {
+				continue // an empty tile
+			}
 			if err := FixAxes(p); err != nil {
 				return fmt.Errorf("plot %s: %w", path, err)
 			}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -26,11 +27,14 @@ type Error struct {
 	// Limit is the cap in bytes.
 	Limit int64
 	// Option names the option that raises the cap, such as
-	// "CSVOptions.MaxBytes".
+	// "CSVOptions.MaxBytes" ("": a fixed cap).
 	Option string
 }
 
 func (e *Error) Error() string {
+	if e.Option == "" {
+		return fmt.Sprintf("%s is larger than the %s limit", e.Name, Bytes(e.Limit))
+	}
 	return fmt.Sprintf("%s is larger than the %s limit; raise it with %s", e.Name, Bytes(e.Limit), e.Option)
 }
 
@@ -93,8 +97,10 @@ func (r *Reader) Read(p []byte) (int, error) {
 	}
 	// Read at most one byte beyond the cap: seeing it is how the cap is
 	// known to be passed.
-	if left := r.Limit + 1 - r.n; int64(len(p)) > left {
-		p = p[:left]
+	// (r.Limit - r.n, not r.Limit + 1 - r.n: that overflows at a cap of
+	// math.MaxInt64.)
+	if left := r.Limit - r.n; int64(len(p)) > left && left < math.MaxInt64 {
+		p = p[:left+1]
 	}
 	n, err := r.R.Read(p)
 	r.n += int64(n)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,5 +104,15 @@ func TestRenameKeepsTheChain(t *testing.T) {
 	var le *Error
 	if !errors.Is(err, ErrTooLarge) || !errors.As(err, &le) || le.Option != "B" {
 		t.Errorf("chain: %v, %+v", err, le)
+	}
+}
+
+// TestReaderWithoutPracticalLimit checks that a cap of math.MaxInt64 (no
+// cap in practice) reads everything instead of overflowing.
+func TestReaderWithoutPracticalLimit(t *testing.T) {
+	r := NewReader(strings.NewReader("hello, world"), math.MaxInt64, "in", "opt")
+	b, err := io.ReadAll(r)
+	if err != nil || string(b) != "hello, world" {
+		t.Errorf("ReadAll = %q, %v", b, err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
+	"github.com/gotrain/gotrain/internal/atomicfile"
 	"github.com/gotrain/gotrain/internal/readlimit"
 	"github.com/gotrain/gotrain/models/text"
 	"github.com/gotrain/gotrain/train"
@@ -166,6 +167,7 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 		ctx = stdcontext.Background()
 	}
 	runCtx := ctx
+	defer holdPipes(opts.Train.MetricsLog, opts.Train.PerfSummary)()
 	logf := opts.Logf
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -217,13 +219,13 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 	resumeInst := false
 	base.Run = train.RunInfo{Kind: "transformer", Arch: train.ArchJSON(arch), Data: train.Fingerprint([]byte(corpus), []byte(instructionText(exs)))}
 	if base.Resume && doInst && !base.NoCheckpoint {
-		// Continue instruction tuning when it has a run to resume; else
-		// resume pretraining and start instruction tuning afresh from it.
-		dirs, err := train.ResumeCandidates(instDir, base.Run, nil)
-		if err != nil && !errors.Is(err, train.ErrNoCheckpoint) {
+		// Continue instruction tuning when it has a run with a valid
+		// checkpoint to resume; else resume pretraining and start
+		// instruction tuning afresh from it.
+		var err error
+		if resumeInst, err = train.Resumable(instDir, base.Run); err != nil {
 			return nil, fmt.Errorf("transformer: %w", err)
 		}
-		resumeInst = len(dirs) > 0
 	}
 
 	// Pretraining.
@@ -442,10 +444,14 @@ func runPhase(ctx stdcontext.Context, backend backends.Backend, name string, arc
 }
 
 // phaseFile inserts the phase's name before the extension of a file path
-// ("" stays "").
+// ("" stays ""; a pipe or a device stays as it is: the phases write
+// through to it one after the other).
 func phaseFile(path, phase string) string {
 	if path == "" {
 		return ""
+	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return path // a pipe or a device (standard output): both phases write through to it
 	}
 	ext := filepath.Ext(path)
 	return strings.TrimSuffix(path, ext) + "-" + phase + ext
@@ -674,4 +680,25 @@ func ResumeDir(path string) (string, error) {
 		return filepath.Dir(filepath.Clean(dir)), nil
 	}
 	return "", fmt.Errorf("transformer: resume from %s: not an output directory (with pretrain/ or instruct/), a phase directory, a run folder or a checkpoint in one", path)
+}
+
+// holdPipes keeps a write end of each path that is a FIFO open until the
+// returned function is called: each phase opens and closes the metrics
+// log and the performance summary, and between two phases the FIFO's
+// reader would otherwise see the end of its input and go, leaving the next
+// phase's open waiting forever for a reader.
+func holdPipes(paths ...string) (release func()) {
+	var held []io.Closer
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
+			if f, err := atomicfile.OpenAppend(p); err == nil {
+				held = append(held, f)
+			}
+		}
+	}
+	return func() {
+		for _, f := range held {
+			_ = f.Close()
+		}
+	}
 }

@@ -74,7 +74,7 @@ func LoadMax(path string, maxBytes int64) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := readlimit.ReadFile(filepath.Join(dir, InfoFile), maxInfoBytes, "a smaller "+InfoFile)
+	b, err := readlimit.ReadFile(filepath.Join(dir, InfoFile), maxInfoBytes, "")
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
