@@ -307,3 +307,43 @@ func ResumeDir(path string) (string, error) {
 	}
 	return dir, nil
 }
+
+// ResumeLatest is the resume value of SetRun that continues the newest
+// valid run in the checkpoint directory (the CLI's bare --resume).
+const ResumeLatest = "latest"
+
+// SetRun applies to c what a command says about its run: the batch size
+// batch ("" keeps c.BatchSize, N sets it, and auto returns auto true for
+// the model to find one, see AutoBatchSize), the checkpoint directory
+// dir, early stopping off when EarlyStopPatience is 0, and resuming:
+// resume "" starts afresh, ResumeLatest continues the newest valid run in
+// dir, and any other value is a run folder or checkpoint file whose
+// directory resumeDir returns (ResumeDir, or a model's own). Errors name
+// the Config fields.
+func (c *Config) SetRun(batch, dir, resume string, resumeDir func(string) (string, error)) (auto bool, err error) {
+	n, auto, err := ParseBatchSize(batch)
+	if err != nil {
+		return false, err
+	}
+	if n > 0 {
+		c.BatchSize = n
+	}
+	if c.EarlyStopPatience == 0 {
+		c.EarlyStopMonitor, c.EarlyStopPatience = "", 1 // off; 1 keeps the configuration valid
+	}
+	c.CheckpointDir = dir
+	switch resume {
+	case "":
+		return auto, nil
+	case ResumeLatest:
+	default:
+		if c.CheckpointDir, err = resumeDir(resume); err != nil {
+			return false, fmt.Errorf("Resume=%s: %w", resume, err)
+		}
+	}
+	if c.NoCheckpoint {
+		return false, errors.New("Resume and NoCheckpoint exclude each other")
+	}
+	c.Resume = true
+	return auto, nil
+}

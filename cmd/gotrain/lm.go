@@ -25,7 +25,7 @@ each from the softmax of the logits divided by --temperature (0: the most
 likely character). The same --seed gives the same text. --model is a
 checkpoint file written by lm lstm train, or its directory (the newest).`,
 		"checkpoint file (or directory: its newest) written by lm lstm train", false,
-		func(b backends.Backend, r *sampleReport) error {
+		func(b backends.Backend, r *text.SampleReport) error {
 			m, err := charlstm.Load(b, r.Model)
 			if err == nil {
 				r.Step = m.Step
@@ -38,7 +38,7 @@ checkpoint file written by lm lstm train, or its directory (the newest).`,
 }
 
 // lmFields maps charlstm's option names in its errors to the flags.
-var lmFields = map[string]string{"Hidden": "hidden-size", "Layers": "layers", "SeqLength": "seq-length"}
+var lmFields = map[string]string{"Path": "data", "Hidden": "hidden-size", "Layers": "layers", "SeqLength": "seq-length"}
 
 func newLMTrainCmd(g *globals) *cobra.Command {
 	var rf runFlags
@@ -85,15 +85,10 @@ func runLMTrain(cmd *cobra.Command, g *globals, rf *runFlags, opts *charlstm.Opt
 	o := *opts
 	err := valFraction(&o.ValFraction)
 	if err == nil {
-		o.AutoBatchSize, err = rf.resolve(&o.Train, rf.out, train.ResumeDir)
+		o.AutoBatchSize, err = o.Train.SetRun(rf.batchSize, rf.out, rf.resume, train.ResumeDir)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
-	}
-	if o.Path == "" {
-		if o.Path, err = text.DefaultCorpusPath(); err != nil {
-			return fmt.Errorf("%s: %w (name a corpus with --data FILE.txt)", name, err)
-		}
 	}
 	o.Progress, o.MaxBytes = cmd.ErrOrStderr(), g.maxInput()
 	return g.runTraining(cmd, name, func(ctx context.Context, eng *device.Engine, b backends.Backend) (textReport, error) {
@@ -116,7 +111,7 @@ key/value cache. --model is a checkpoint file written by lm transformer train,
 or a run's --out directory (its newest instruction-tuned checkpoint, else
 its newest pretrained one).`,
 		"checkpoint file, or checkpoint directory, written by lm transformer train", true,
-		func(b backends.Backend, r *sampleReport) error {
+		func(b backends.Backend, r *text.SampleReport) error {
 			m, err := transformer.Load(b, r.Model)
 			if err == nil {
 				r.Step = m.Step
@@ -131,16 +126,15 @@ its newest pretrained one).`,
 // lmTransformerFlags are the flags of `lm transformer train`: opts holds
 // those of transformer.Options (its Train those of the harness).
 type lmTransformerFlags struct {
-	run          runFlags
-	pretrainData string
-	pre, inst    transformer.Phase
-	both         transformer.Both
-	opts         transformer.Options
+	run       runFlags
+	pre, inst transformer.Phase
+	both      transformer.Both
+	opts      transformer.Options
 }
 
 // lmTransformerFields maps transformer's option names in its errors to the flags.
 var lmTransformerFields = map[string]string{"Layers": "layers", "Heads": "heads", "Width": "width", "Context": "context",
-	"Hidden": "ffn-hidden", "Attention": "attention", "FFN": "ffn", "Norm": "norm", "InstructionPath": "instruction-data",
+	"Hidden": "ffn-hidden", "Attention": "attention", "FFN": "ffn", "Norm": "norm", "PretrainPath": "pretrain-data", "InstructionPath": "instruction-data",
 	"Both.Steps": "steps", "Both.Epochs": "epochs", "Both.Accumulate": "accumulate",
 	"Pretrain.Steps": "pretrain-max-steps", "Pretrain.Epochs": "pretrain-epochs", "Pretrain.BatchSize": "pretrain-batch-size",
 	"Pretrain.Accumulate": "pretrain-accumulate", "Instruct.Steps": "instruction-max-steps", "Instruct.Epochs": "instruction-epochs",
@@ -168,7 +162,7 @@ from the Go source tree.`,
 		},
 	}
 	f, a := cmd.Flags(), &fl.opts.Arch
-	f.StringVar(&fl.pretrainData, "pretrain-data", "", "UTF-8 text corpus for pretraining (default: $GOROOT/"+text.DefaultCorpusName+")")
+	f.StringVar(&fl.opts.PretrainPath, "pretrain-data", "", "UTF-8 text corpus for pretraining (default: $GOROOT/"+text.DefaultCorpusName+")")
 	f.IntVar(&fl.pre.Epochs, "pretrain-epochs", fl.pre.Epochs, "passes over the pretraining windows (0: no pretraining)")
 	f.IntVar(&fl.pre.BatchSize, "pretrain-batch-size", fl.pre.BatchSize, "pretraining micro-batch size (windows)")
 	f.IntVar(&fl.pre.Accumulate, "pretrain-accumulate", fl.pre.Accumulate, "pretraining micro-batches per optimizer step")
@@ -209,7 +203,7 @@ func runLMTransformerTrain(cmd *cobra.Command, g *globals, fl *lmTransformerFlag
 	}
 	o := fl.opts
 	var err error
-	if o.AutoBatchSize, err = fl.run.resolve(&o.Train, fl.run.out, transformer.ResumeDir); err != nil {
+	if o.AutoBatchSize, err = o.Train.SetRun(fl.run.batchSize, fl.run.out, fl.run.resume, transformer.ResumeDir); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if fl.run.batchSize != "" && !o.AutoBatchSize {
@@ -224,13 +218,6 @@ func runLMTransformerTrain(cmd *cobra.Command, g *globals, fl *lmTransformerFlag
 	}
 	if err := valFraction(&o.ValFraction); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
-	}
-	if o.Pretrain.Epochs > 0 {
-		if o.PretrainPath = fl.pretrainData; o.PretrainPath == "" {
-			if o.PretrainPath, err = text.DefaultCorpusPath(); err != nil {
-				return fmt.Errorf("%s: %w (name a corpus with --pretrain-data FILE.txt)", name, err)
-			}
-		}
 	}
 	o.Progress, o.MaxBytes = cmd.ErrOrStderr(), g.maxInput()
 	return g.runTraining(cmd, name, func(ctx context.Context, eng *device.Engine, backend backends.Backend) (textReport, error) {

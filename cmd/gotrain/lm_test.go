@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gotrain/gotrain/models/text"
 )
 
 // lmCorpus writes a small corpus in which each character determines the next.
@@ -109,7 +111,7 @@ func TestLMTrainResumeSample(t *testing.T) {
 		t.Errorf("greedy sample %q, want the alphabet continued", got)
 	}
 	out, _, err = run(t, "--json", "--device", "go", "lm", "lstm", "sample", "--model", ckpt, "--prompt", "xyz", "--length", "4", "--temperature", "0")
-	var srep sampleReport
+	var srep text.SampleReport
 	if err != nil || json.Unmarshal([]byte(out), &srep) != nil || srep.Step != 120 || len(srep.Text) != 4 {
 		t.Errorf("sample --json from %s: %v\n%s", ckpt, err, out)
 	}

@@ -108,7 +108,7 @@ func runMoETrain(cmd *cobra.Command, g *globals, fl *moeTrainFlags) error {
 	if fl.checkpointDir != "" {
 		ckpt = fl.checkpointDir
 	}
-	if o.AutoBatchSize, err = fl.run.resolve(&o.Train, ckpt, train.ResumeDir); err != nil {
+	if o.AutoBatchSize, err = o.Train.SetRun(fl.run.batchSize, ckpt, fl.run.resume, train.ResumeDir); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	o.Train.PlotsDir, o.OutDir = fl.run.out, fl.run.out

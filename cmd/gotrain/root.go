@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -16,8 +15,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gotrain/gotrain/device"
-	"github.com/gotrain/gotrain/internal/atomicfile"
+	"github.com/gotrain/gotrain/internal/outputs"
 	"github.com/gotrain/gotrain/internal/readlimit"
+	"github.com/gotrain/gotrain/signal"
 )
 
 // globals are the flags every command shares.
@@ -29,10 +29,10 @@ type globals struct {
 	// maxInputMiB is --max-input-mib: the size cap of the data readers
 	// (0: theirs).
 	maxInputMiB int64
-	// stdoutPath and stdoutWait are the pipe an output "-" writes to and
-	// the function that ends its copy to standard output (outputs).
+	// stdout is the pipe an output "-" writes to (outputs), stdoutPath
+	// its path.
+	stdout     *outputs.Pipe
 	stdoutPath string
-	stdoutWait func() error
 }
 
 // maxInput is --max-input-mib in bytes (0: each reader's default cap).
@@ -151,23 +151,19 @@ func (g *globals) nativeFirst(cmd *cobra.Command, what string, accept func(devic
 	return e, nil
 }
 
-// outputs prepares the output flags outs of cmd before any work. It
-// refuses an output that cannot be written (a directory, a socket:
-// atomicfile.Check) and one that names the same regular file as an input
-// flag (ins) or one of extra (derived inputs, by what they are): writing
-// it would destroy the input (a SigMF input counts with its pair). And it
-// makes "-" mean standard output: the flag is set to a path naming a pipe,
-// which the library's writers write through (as any FIFO), copied to the
-// command's output; the report then goes to standard error, naming the
-// output "-". At most one output may be "-". The command's end
-// (finishOutputs) closes the pipe and waits for the copy.
+// outputs prepares the output flags outs of cmd before any work: each
+// must pass outputs.Check against the input flags ins (a SigMF input with
+// its pair) and extra (derived inputs, by what they are). And it makes "-"
+// mean standard output: the flag is set to the path of an outputs.Pipe,
+// which the library's writers write through (as any FIFO), and the report
+// goes to standard error, naming the output "-". At most one output may
+// be "-". The command's end (finishOutputs) closes the pipe.
 func (g *globals) outputs(cmd *cobra.Command, outs, ins []string, extra map[string]string) error {
 	inputs := map[string]string{}
 	for _, name := range ins {
 		if p, _ := cmd.Flags().GetString(name); p != "" && p != "-" {
 			inputs["--"+name] = p
-			base := strings.TrimSuffix(strings.TrimSuffix(p, ".sigmf-meta"), ".sigmf-data")
-			inputs["--"+name+" (its SigMF data)"], inputs["--"+name+" (its SigMF metadata)"] = base+".sigmf-data", base+".sigmf-meta"
+			inputs["--"+name+" (its SigMF metadata)"], inputs["--"+name+" (its SigMF data)"] = signal.SigMFPaths(p)
 		}
 	}
 	maps.Copy(inputs, extra)
@@ -178,39 +174,20 @@ func (g *globals) outputs(cmd *cobra.Command, outs, ins []string, extra map[stri
 			return fmt.Errorf("%s: only one output can be - (standard output): --%s and --%s", cmd.CommandPath(), dash, name)
 		} else if out == "-" {
 			dash = name
-		}
-		if out == "" || out == "-" {
-			continue
-		}
-		if err := atomicfile.Check(out); err != nil {
-			return fmt.Errorf("%s: --%s: %w", cmd.CommandPath(), name, err)
-		}
-		for what, in := range inputs {
-			if fi, err := os.Stat(in); err == nil && fi.Mode().IsRegular() {
-				if same, _ := atomicfile.SameFile(in, out); same {
-					return fmt.Errorf("%s: --%s %s is the input %s: refusing to overwrite it", cmd.CommandPath(), name, out, what)
-				}
+		} else if out != "" {
+			if err := outputs.Check(out, inputs); err != nil {
+				return fmt.Errorf("%s: --%s: %w", cmd.CommandPath(), name, err)
 			}
 		}
 	}
 	if dash == "" {
 		return nil
 	}
-	r, w, err := os.Pipe()
+	p, err := outputs.NewPipe(cmd.OutOrStdout())
 	if err != nil {
 		return fmt.Errorf("%s: standard output: %w", cmd.CommandPath(), err)
 	}
-	out, done := cmd.OutOrStdout(), make(chan error, 1)
-	go func() {
-		_, err := io.Copy(out, r)
-		_ = r.Close()
-		done <- err
-	}()
-	g.stdoutPath = fmt.Sprintf("/dev/fd/%d", w.Fd())
-	g.stdoutWait = func() error {
-		_ = w.Close()
-		return <-done
-	}
+	g.stdoutPath, g.stdout = p.Path(), p
 	cmd.SetOut(cmd.ErrOrStderr())
 	return cmd.Flags().Set(dash, g.stdoutPath)
 }
@@ -219,11 +196,11 @@ func (g *globals) outputs(cmd *cobra.Command, outs, ins []string, extra map[stri
 // (outputs): it closes the pipe and waits for the copy, whose error (a
 // full disk behind standard output) joins err.
 func (g *globals) finishOutputs(err error) error {
-	if g.stdoutWait == nil {
+	if g.stdout == nil {
 		return err
 	}
-	werr := g.stdoutWait()
-	g.stdoutWait = nil
+	werr := g.stdout.Close()
+	g.stdout = nil
 	if werr != nil {
 		return errors.Join(fmt.Errorf("standard output: %w", werr), err)
 	}

@@ -6,9 +6,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"regexp"
 	"slices"
@@ -19,20 +17,17 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gotrain/gotrain/device"
+	"github.com/gotrain/gotrain/models/text"
 	"github.com/gotrain/gotrain/train"
 )
-
-// resumeLatest is the value of a bare --resume: the newest valid
-// checkpoint of the run's output directory.
-const resumeLatest = "latest"
 
 // runFlags hold the shared training flags that are not plain train.Config
 // fields.
 type runFlags struct {
 	// batchSize is --batch-size: N or auto.
 	batchSize string
-	// resume is --resume: "" (no), resumeLatest, or a checkpoint file or
-	// directory.
+	// resume is --resume: "" (no), train.ResumeLatest, or a checkpoint
+	// file or directory (train.Config.SetRun).
 	resume string
 	// out is --out, the run's output directory.
 	out string
@@ -118,7 +113,7 @@ func addTrainFlags(cmd *cobra.Command, cfg *train.Config, rf *runFlags, spec tra
 	f.StringVar(&rf.batchSize, "batch-size", spec.batchDefault, spec.batchUsage)
 	f.StringVar(&rf.out, "out", spec.outDefault, spec.outUsage)
 	f.StringVar(&rf.resume, "resume", "", "continue the newest run of this model and architecture in --out (--resume), or the run folder or checkpoint file PATH (--resume=PATH); nothing valid to resume from is an error")
-	f.Lookup("resume").NoOptDefVal = resumeLatest
+	f.Lookup("resume").NoOptDefVal = train.ResumeLatest
 	cmd.Args = resumeArgs(rf)
 }
 
@@ -149,47 +144,13 @@ func resumeArgs(rf *runFlags) cobra.PositionalArgs {
 		if len(args) == 0 {
 			return nil
 		}
-		if len(args) == 1 && rf.resume == resumeLatest && cmd.Flags().Changed("resume") {
+		if len(args) == 1 && rf.resume == train.ResumeLatest && cmd.Flags().Changed("resume") {
 			rf.resume = args[0]
 			fmt.Fprintf(cmd.ErrOrStderr(), "warning: --resume %s (with a space) is deprecated and will stop working in the next release: use --resume=%s\n", args[0], args[0])
 			return nil
 		}
 		return fmt.Errorf("unexpected argument(s) %q: %s takes none (resume from a checkpoint with --resume=PATH)", args, cmd.CommandPath())
 	}
-}
-
-// resolve applies the shared flags to cfg: the batch size (auto tells
-// the caller to let the library pick one), early stopping off at
-// patience 0, and the checkpoint directory: ckptDir, or with --resume the
-// directory resumeDir makes of --resume=PATH.
-func (rf *runFlags) resolve(cfg *train.Config, ckptDir string, resumeDir func(string) (string, error)) (auto bool, err error) {
-	n, auto, err := train.ParseBatchSize(rf.batchSize)
-	if err != nil {
-		return false, err
-	}
-	if n > 0 {
-		cfg.BatchSize = n
-	}
-	if cfg.EarlyStopPatience == 0 {
-		cfg.EarlyStopMonitor, cfg.EarlyStopPatience = "", 1 // off; 1 keeps the configuration valid
-	}
-	cfg.CheckpointDir = ckptDir
-	switch rf.resume {
-	case "":
-		return auto, nil
-	case resumeLatest:
-	default:
-		dir, err := resumeDir(rf.resume)
-		if err != nil {
-			return false, fmt.Errorf("--resume=%s: %w", rf.resume, err)
-		}
-		cfg.CheckpointDir = dir
-	}
-	if cfg.NoCheckpoint {
-		return false, errors.New("--resume and --no-checkpoint exclude each other")
-	}
-	cfg.Resume = true
-	return auto, nil
 }
 
 // fieldToken finds the exported identifiers in a library error, which
@@ -200,8 +161,8 @@ var fieldToken = regexp.MustCompile(`[A-Z][A-Za-z0-9]*(\.[A-Z][A-Za-z0-9]*)*`)
 // fields, and the command's own in fields) into the flags that set them,
 // keeping err in the chain (errors.Is/As and exit codes still work). A
 // name counts only as a word of its own: after a space, "(" or a quote,
-// or at the start, and before a space, ":", ",", ")", "+", a quote or the
-// end (so paths and qualified names are left alone).
+// or at the start, and before a space, ":", ",", ")", "+", "=", a quote
+// or the end (so paths and qualified names are left alone).
 func flagError(err error, fields map[string]string) error {
 	if err == nil {
 		return nil
@@ -215,7 +176,7 @@ func flagError(err error, fields map[string]string) error {
 			name, ok = configFlagFields[msg[m[0]:m[1]]]
 		}
 		if !ok || (m[0] > 0 && !strings.ContainsRune(` ("`, rune(msg[m[0]-1]))) ||
-			(m[1] < len(msg) && !strings.ContainsRune(` :,)+"`, rune(msg[m[1]]))) {
+			(m[1] < len(msg) && !strings.ContainsRune(` :,)+="`, rune(msg[m[1]]))) {
 			continue
 		}
 		b.WriteString(msg[last:m[0]])
@@ -264,31 +225,11 @@ func (g *globals) runTraining(cmd *cobra.Command, name string, fn func(context.C
 	return err
 }
 
-// sampleReport is what `lm lstm sample` and `lm transformer sample`
-// print: the text, or with --json the whole report.
-type sampleReport struct {
-	Device      string  `json:"device"`
-	Model       string  `json:"model"`
-	Step        int64   `json:"step"`
-	Prompt      string  `json:"prompt"`
-	Text        string  `json:"text"`
-	Length      int     `json:"length"`
-	Temperature float64 `json:"temperature"`
-	TopK        *int    `json:"top_k,omitempty"` // the transformer's only
-	Seed        uint64  `json:"seed"`
-}
-
-// WriteText writes the prompt and the text generated after it.
-func (r *sampleReport) WriteText(w io.Writer) error {
-	_, err := fmt.Fprintln(w, r.Prompt+r.Text)
-	return err
-}
-
 // newSampleCmd returns the `sample` command of the model family lm (as
-// "lm lstm"): its flags (--top-k with topK) fill a sampleReport, sample
+// "lm lstm"): its flags (--top-k with topK) fill a text.SampleReport, sample
 // loads --model and generates its Step and Text.
-func newSampleCmd(g *globals, lm, short, long, modelUsage string, topK bool, sample func(backends.Backend, *sampleReport) error) *cobra.Command {
-	var r sampleReport
+func newSampleCmd(g *globals, lm, short, long, modelUsage string, topK bool, sample func(backends.Backend, *text.SampleReport) error) *cobra.Command {
+	var r text.SampleReport
 	name := lm + " sample"
 	cmd := &cobra.Command{
 		Use: "sample --model CKPT --prompt TEXT", Short: short, Long: long, Args: cobra.NoArgs,

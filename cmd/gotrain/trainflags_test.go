@@ -46,8 +46,8 @@ func TestTrainFlagVocabulary(t *testing.T) {
 				t.Errorf("%s: --%s is a %s (hidden %v, deprecated %q), want a visible %s", name, flag, f.Value.Type(), f.Hidden, f.Deprecated, typ)
 			}
 		}
-		if f := cmd.Flags().Lookup("resume"); f != nil && f.NoOptDefVal != resumeLatest {
-			t.Errorf("%s: a bare --resume means %q, want %q", name, f.NoOptDefVal, resumeLatest)
+		if f := cmd.Flags().Lookup("resume"); f != nil && f.NoOptDefVal != train.ResumeLatest {
+			t.Errorf("%s: a bare --resume means %q, want %q", name, f.NoOptDefVal, train.ResumeLatest)
 		}
 		if f := cmd.Flags().Lookup("checkpoint-dir"); f == nil || !f.Hidden || f.Deprecated == "" {
 			t.Errorf("%s: --checkpoint-dir should be a hidden, deprecated flag: %+v", name, f)
@@ -137,6 +137,7 @@ func TestFlagError(t *testing.T) {
 	for in, want := range map[string]string{
 		"train: BatchSize 600 is larger than the data set (500 examples)": "train: --batch-size 600 is larger than the data set (500 examples)",
 		"train: Resume and NoCheckpoint exclude each other":               "train: --resume and --no-checkpoint exclude each other",
+		"train: Resume=runs/x: no such file":                              "train: --resume=runs/x: no such file",
 		"x: too short for one window of SeqLength+1 = 9":                  "x: too short for one window of SeqLength+1 = 9", // not a field of this command
 		"train: DeviceDataBudgetMiB works on one device only (Devices 2)": "train: --device-data-budget works on one device only (--devices 2)",
 		"corpus /home/Steps/x.txt is empty: ctx.Seed":                     "corpus /home/Steps/x.txt is empty: ctx.Seed",

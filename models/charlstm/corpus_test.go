@@ -57,3 +57,30 @@ func TestSampleRefusesLengthBeyondLimit(t *testing.T) {
 		t.Errorf("%d bytes allocated before the error", n)
 	}
 }
+
+// TestTrainReadsDefaultCorpus checks that without Path or Text, Train
+// reads the default corpus under GOROOT (text.DefaultCorpusPath) and
+// reports it as the data, and that a missing default says so.
+func TestTrainReadsDefaultCorpus(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, filepath.FromSlash(text.DefaultCorpusName))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(strings.Repeat(alphabet, 4)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOROOT", root)
+	o := Options{Hidden: 4, Layers: 1, SeqLength: 4, Step: 2, ValFraction: -1, Train: quickConfig(1, 4)}
+	res, err := Train(stdcontext.Background(), testBackend(t), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Data != p || res.Vocab != len(alphabet) {
+		t.Errorf("trained on %q (vocabulary %d), want the default corpus %s", res.Data, res.Vocab, p)
+	}
+	t.Setenv("GOROOT", t.TempDir())
+	if _, err := Train(stdcontext.Background(), testBackend(t), o); err == nil || !strings.Contains(err.Error(), "no corpus in Path or Text") {
+		t.Errorf("without a default corpus: %v", err)
+	}
+}

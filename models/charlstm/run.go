@@ -19,7 +19,9 @@ import (
 
 // Options configures Train.
 type Options struct {
-	// Path names the corpus in messages (and is read when Text is empty).
+	// Path names the corpus in messages (and is read when Text is empty;
+	// when both are empty, Train reads the default corpus,
+	// text.DefaultCorpusPath, and reports its path).
 	Path string
 	// Text is the corpus; when empty, Path is read with text.LoadTextMax.
 	Text string
@@ -56,7 +58,8 @@ type Options struct {
 // two LSTM layers of 512 units on windows of 100 characters every 3, the
 // last 10% of the text held out; Adam at 0.001 with the gradient norm
 // clipped to 5, batches of 512, 50 epochs, early stopping after 20
-// validations without a lower validation loss. Set Path or Text.
+// validations without a lower validation loss, on the default corpus
+// (text.DefaultCorpusPath) unless Path or Text is set.
 func DefaultOptions() Options {
 	cfg := train.DefaultConfig()
 	cfg.Optimizer, cfg.LearningRate, cfg.ClipNorm, cfg.BatchSize, cfg.Epochs = train.OptimizerAdam, 0.001, 5, 512, 50
@@ -119,7 +122,7 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 	corpus := opts.Text
 	if corpus == "" {
 		var err error
-		if corpus, err = loadCorpus(opts); err != nil {
+		if corpus, err = loadCorpus(&opts); err != nil {
 			return nil, err
 		}
 		opts.Text = corpus
@@ -493,7 +496,7 @@ func AutoBatchSize(backend backends.Backend, opts Options, start, limit int) (in
 	corpus := opts.Text
 	if corpus == "" {
 		var err error
-		if corpus, err = loadCorpus(opts); err != nil {
+		if corpus, err = loadCorpus(&opts); err != nil {
 			return 0, err
 		}
 	}

@@ -3,7 +3,8 @@
 // runes of a corpus (Vocab, with the serialisation stored in checkpoints:
 // Vocab.Codes and VocabFromCodes), reading a corpus (LoadText, with a
 // default corpus under GOROOT: DefaultCorpusPath) and cutting a text's ids
-// into training windows (Windows, Split).
+// into training windows (Windows, Split), and the report of a generated
+// text (SampleReport).
 package text
 
 import (

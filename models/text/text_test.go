@@ -167,3 +167,11 @@ func TestLoadText(t *testing.T) {
 		}
 	}
 }
+
+func TestSampleReportWriteText(t *testing.T) {
+	var b strings.Builder
+	r := SampleReport{Prompt: "The ", Text: "light is"}
+	if err := r.WriteText(&b); err != nil || b.String() != "The light is\n" {
+		t.Fatalf("WriteText = %q, %v; want the prompt and the text on one line", b.String(), err)
+	}
+}

@@ -126,3 +126,37 @@ func TestSampleRefusesLengthBeyondLimit(t *testing.T) {
 		t.Errorf("%d bytes allocated before the error", n)
 	}
 }
+
+// TestTrainReadsDefaultCorpus checks that with pretraining on and neither
+// PretrainPath nor PretrainText, Train pretrains on the default corpus
+// under GOROOT (text.DefaultCorpusPath) and reports its path, and that a
+// missing default says so.
+func TestTrainReadsDefaultCorpus(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, filepath.FromSlash(text.DefaultCorpusName))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(pretrainText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOROOT", root)
+	cfg := train.DefaultConfig()
+	cfg.NoCheckpoint, cfg.Progress = true, "off"
+	o := Options{Arch: Arch{Layers: 1, Heads: 1, Width: 4, Context: 8}, Stride: 3, ValFraction: -1, Train: cfg,
+		Pretrain: Phase{Steps: 1, BatchSize: 2, Accumulate: 1}}
+	res, err := Train(stdcontext.Background(), fuzzBackend(t), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.PretrainPath != p || res.Pretrain == nil || res.Pretrain.Train.Steps != 1 {
+		t.Errorf("pretrained on %q (%+v), want one step on the default corpus %s", res.PretrainPath, res.Pretrain, p)
+	}
+	if rep := res.Report(o, "go", ""); rep.PretrainData != p {
+		t.Errorf("the report's pretrain_data is %q, want %s", rep.PretrainData, p)
+	}
+	t.Setenv("GOROOT", t.TempDir())
+	if _, err := Train(stdcontext.Background(), fuzzBackend(t), o); err == nil || !strings.Contains(err.Error(), "no pretraining corpus in PretrainPath or PretrainText") {
+		t.Errorf("without a default corpus: %v", err)
+	}
+}

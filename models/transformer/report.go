@@ -33,7 +33,11 @@ type Report struct {
 // Report returns the report of r, trained with opts on the device named
 // device (fallback: the warning of a device fallback, or "").
 func (r *Result) Report(opts Options, device, fallback string) *Report {
-	return &Report{Device: device, Fallback: fallback, PretrainData: opts.PretrainPath, InstructionData: opts.InstructionPath,
+	pre := r.PretrainPath // the default corpus, when Train read it
+	if pre == "" {
+		pre = opts.PretrainPath
+	}
+	return &Report{Device: device, Fallback: fallback, PretrainData: pre, InstructionData: opts.InstructionPath,
 		Result: r, ValLoss: measured(&r.ValLoss), ResponseLossBefore: measured(&r.ResponseLossBefore),
 		ResponseLossAfter: measured(&r.ResponseLossAfter), Config: opts.Train}
 }

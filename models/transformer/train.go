@@ -44,7 +44,9 @@ func (p Phase) active() bool { return p.Epochs > 0 || p.Steps > 0 }
 type Options struct {
 	// Arch is the architecture; its Vocab is set from the data.
 	Arch Arch
-	// PretrainPath names the pretraining corpus (read when PretrainText is empty).
+	// PretrainPath names the pretraining corpus (read when PretrainText is
+	// empty; when both are empty and pretraining is on, Train reads the
+	// default corpus, text.DefaultCorpusPath).
 	PretrainPath string
 	// PretrainText is the pretraining corpus.
 	PretrainText string
@@ -89,8 +91,8 @@ type Options struct {
 // windows every 4 characters, the last 10% of the corpus held out, one
 // pretraining epoch in batches of 32 and three instruction-tuning epochs
 // in batches of 16; AdamW at 0.001 with the gradient norm clipped to 1.
-// Set the data (PretrainPath or PretrainText, InstructionPath or
-// Instructions).
+// Set the data (PretrainPath or PretrainText, else the default corpus;
+// InstructionPath or Instructions).
 func DefaultOptions() Options {
 	cfg := train.DefaultConfig()
 	cfg.Optimizer, cfg.LearningRate, cfg.ClipNorm = train.OptimizerAdamW, 0.001, 1
@@ -123,6 +125,9 @@ type PhaseResult struct {
 
 // Result is the outcome of Train.
 type Result struct {
+	// PretrainPath is Options.PretrainPath, or the default corpus when
+	// Train read it.
+	PretrainPath string `json:"-"`
 	// Arch is the architecture (with the vocabulary size).
 	Arch Arch `json:"arch"`
 	// Params is the number of trainable parameters.
@@ -173,7 +178,14 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 		logf = func(string, ...any) {}
 	}
 	corpus := opts.PretrainText
-	if corpus == "" && opts.PretrainPath != "" && opts.Pretrain.active() {
+	if corpus == "" && opts.PretrainPath == "" && opts.Pretrain.active() {
+		p, err := text.DefaultCorpusPath()
+		if err != nil {
+			return nil, fmt.Errorf("transformer: no pretraining corpus in PretrainPath or PretrainText, and %w", err)
+		}
+		opts.PretrainPath = p
+	}
+	if corpus == "" && opts.Pretrain.active() {
 		var err error
 		if corpus, err = text.LoadTextMax(opts.PretrainPath, opts.MaxBytes); err != nil {
 			return nil, readlimit.Rename(fmt.Errorf("transformer: %w", err), "Options.MaxBytes")
@@ -212,7 +224,7 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 	if opts.ValFraction == 0 {
 		opts.ValFraction = 0.1
 	}
-	res := &Result{Arch: arch, Params: arch.Params(), ValLoss: math.NaN(), ResponseLossBefore: math.NaN(),
+	res := &Result{PretrainPath: opts.PretrainPath, Arch: arch, Params: arch.Params(), ValLoss: math.NaN(), ResponseLossBefore: math.NaN(),
 		ResponseLossAfter: math.NaN(), Vocab: vocab}
 	base := opts.Train
 	instDir := PhaseDir(base.CheckpointDir, "instruct")
