@@ -141,6 +141,25 @@ func Run(workloads []Workload, opts Options) ([]Result, error) {
 	return out, nil
 }
 
+// Measure times the workloads of size (Workloads) on opts.Engines with
+// Run, as `gotrain bench` does, and returns its report: the host
+// (device.HostInfo), the size and the results. A size other than Small or
+// Seed is an error (ParseSize).
+func Measure(size Size, opts Options) (*Report, error) {
+	if _, err := ParseSize(string(size)); err != nil {
+		return nil, err
+	}
+	ws, err := Workloads(size)
+	if err != nil {
+		return nil, err
+	}
+	results, err := Run(ws, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Report{Host: device.HostInfo(), Results: results, Size: string(size)}, nil
+}
+
 func measure(w Workload, e *device.Engine, repeats int) (Result, []float64) {
 	r := Result{Workload: w.Name(), Description: w.Describe(), Device: e.Name(), Engine: string(e.Device().Kind), Unit: w.Unit(), Repeats: repeats}
 	call, closeFn, err := w.Runner(e)

@@ -194,3 +194,115 @@ matmul    gpu     -         -          -       -       -             -         u
 		t.Errorf("JSON %s, %v", js, err)
 	}
 }
+
+// TestMeasure checks that Measure runs the workloads of a size on the
+// engines and reports them with the host and the size, and that it refuses
+// an unknown size and what Run refuses.
+func TestMeasure(t *testing.T) {
+	cpu := devs(t)[:1]
+	tests := []struct {
+		name    string
+		size    Size
+		opts    Options
+		want    string // the error, or ""
+		results []string
+	}{
+		{name: "small on the CPU", size: Small, opts: Options{Repeats: 1, Engines: cpu},
+			results: []string{"matmul/cpu", "forest-fit/cpu", "forest-predict/cpu", "signal-features/cpu"}},
+		{name: "unknown size", size: "huge", opts: Options{Repeats: 1, Engines: cpu}, want: `bench: size "huge": want small or seed`},
+		{name: "no repeats", size: Small, opts: Options{Engines: cpu}, want: "bench: repeats = 0"},
+		{name: "no CPU reference", size: Seed, opts: Options{Repeats: 1, Engines: devs(t)[1:2]}, want: "bench: the first device must be the native CPU"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := Measure(tt.size, tt.opts)
+			if tt.want != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+					t.Fatalf("err = %v, want %q...", err, tt.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range rep.Results {
+				if !r.Available {
+					t.Errorf("%s on %s unavailable: %s", r.Workload, r.Device, r.Reason)
+				}
+				got = append(got, r.Workload+"/"+r.Device)
+			}
+			if rep.Host != device.HostInfo() || rep.Size != string(tt.size) || strings.Join(got, " ") != strings.Join(tt.results, " ") {
+				t.Errorf("report host %q, size %q, results %v; want %q, %q, %v", rep.Host, rep.Size, got, device.HostInfo(), tt.size, tt.results)
+			}
+		})
+	}
+}
+
+// TestReportWriteFiles checks that WriteFiles writes each file it is
+// given a path for, and only those.
+func TestReportWriteFiles(t *testing.T) {
+	rep := &Report{Host: "h", Size: "small", Results: []Result{
+		{Workload: "matmul", Device: "cpu", Available: true, MedianMS: 1, SpeedUp: 1, Parity: "reference"},
+		{Workload: "matmul", Device: "go", Available: true, MedianMS: 2, SpeedUp: 0.5, Parity: "identical"},
+	}}
+	tests := []struct {
+		name     string
+		md, png  bool
+		badDir   bool // the Markdown file's folder does not exist
+		wantErr  string
+		wantFile []string
+	}{
+		{name: "both", md: true, png: true, wantFile: []string{"b.md", "b.png"}},
+		{name: "markdown only", md: true, wantFile: []string{"b.md"}},
+		{name: "png only", png: true, wantFile: []string{"b.png"}},
+		{name: "neither"},
+		{name: "markdown fails", md: true, png: true, badDir: true, wantErr: "bench: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var md, png string
+			if tt.md {
+				md = filepath.Join(dir, "b.md")
+				if tt.badDir {
+					md = filepath.Join(dir, "none", "b.md")
+				}
+			}
+			if tt.png {
+				png = filepath.Join(dir, "b.png")
+			}
+			err := rep.WriteFiles(md, png, "the header")
+			if tt.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q...", err, tt.wantErr)
+				}
+				if _, err := os.Stat(filepath.Join(dir, "b.png")); err == nil {
+					t.Error("the PNG was written after the Markdown file failed")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			entries, _ := os.ReadDir(dir)
+			var got []string
+			for _, e := range entries {
+				got = append(got, e.Name())
+			}
+			if strings.Join(got, " ") != strings.Join(tt.wantFile, " ") {
+				t.Errorf("files %v, want %v", got, tt.wantFile)
+			}
+			if tt.md {
+				if b, _ := os.ReadFile(md); !strings.HasPrefix(string(b), "the header\n\n| workload |") {
+					t.Errorf("markdown:\n%s", b)
+				}
+			}
+			if tt.png {
+				if b, _ := os.ReadFile(png); len(b) < 100 || string(b[1:4]) != "PNG" {
+					t.Errorf("PNG file of %d bytes", len(b))
+				}
+			}
+		})
+	}
+}

@@ -26,6 +26,23 @@ type Report struct {
 // WriteText writes the results as an aligned terminal table.
 func (r *Report) WriteText(w io.Writer) error { return WriteTable(w, r.Results) }
 
+// WriteFiles writes the report's files, each only when its path is not
+// empty: the Markdown table under header to md (WriteMarkdownFile) and
+// the bar chart of speed-ups to png (WritePNG), both atomically.
+func (r *Report) WriteFiles(md, png, header string) error {
+	if md != "" {
+		if err := WriteMarkdownFile(md, r.Results, header); err != nil {
+			return err
+		}
+	}
+	if png != "" {
+		if err := WritePNG(png, r.Results); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // WriteTable prints the results as an aligned terminal table.
 func WriteTable(w io.Writer, results []Result) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)

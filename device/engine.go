@@ -153,6 +153,16 @@ func SelectEach(specs []string, req Request) ([]*Engine, error) {
 	return out, nil
 }
 
+// CloseAll closes each of engines (Close; nil ones are skipped), as a
+// deferred call after SelectEach.
+func CloseAll(engines []*Engine) {
+	for _, e := range engines {
+		if e != nil {
+			e.Close()
+		}
+	}
+}
+
 // Open selects the engine for a --device value (no fallback) and opens its
 // backend: the shortest way for a Go program to get a GoMLX backend on the
 // device a user named. Close the engine when done; it closes the backend.

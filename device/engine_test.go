@@ -27,3 +27,38 @@ func TestWithBackend(t *testing.T) {
 	}
 	e.Close()
 }
+
+// TestCloseAll checks that CloseAll closes every engine (a closed engine
+// opens no backend) and skips nil ones.
+func TestCloseAll(t *testing.T) {
+	tests := []struct {
+		name  string
+		specs []string
+		extra int // nil engines appended
+	}{
+		{name: "none"},
+		{name: "one", specs: []string{"go"}},
+		{name: "two and a nil", specs: []string{"cpu", "go"}, extra: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var es []*Engine
+			if tt.specs != nil {
+				var err error
+				if es, err = SelectEach(tt.specs, Request{Inventory: &Inventory{}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			es = append(es, make([]*Engine, tt.extra)...)
+			CloseAll(es)
+			for _, e := range es {
+				if e == nil {
+					continue
+				}
+				if b, err := e.Backend(); b != nil || err == nil {
+					t.Errorf("%s: a closed engine opened a backend: %v, %v", e.Name(), b, err)
+				}
+			}
+		})
+	}
+}

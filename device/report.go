@@ -28,6 +28,52 @@ func NewReport(inv Inventory) *Report {
 	return &Report{Host: HostInfo(), Inventory: inv, Devices: List(inv)}
 }
 
+// SurveyOptions say what Survey does besides listing the devices.
+type SurveyOptions struct {
+	// Inventory is what was discovered about the machine; nil discovers
+	// it, probing the plugins.
+	Inventory *Inventory
+	// Select, when set, is resolved against the inventory (Select; its own
+	// Inventory is ignored): the report's Selected is its resolution, and
+	// only its device is verified.
+	Select *Request
+	// Verify runs Verify on every available device (or the selected one).
+	Verify bool
+	// Repeats is the number of timed calls per device for Verify.
+	Repeats int
+}
+
+// Survey returns the report of `gotrain devices`: the machine's devices
+// (NewReport), the resolution of opts.Select and, with opts.Verify, the
+// verification of the devices (VerifyAll). A selection that cannot be
+// made is Select's error, with no report; when verification fails, the
+// report comes with VerifyAll's error counting the failed devices.
+func Survey(opts SurveyOptions) (*Report, error) {
+	var inv Inventory
+	if opts.Inventory != nil {
+		inv = *opts.Inventory
+	} else {
+		inv = Discover(DiscoverOptions{Probe: true})
+	}
+	rep := NewReport(inv)
+	targets := rep.Available()
+	if opts.Select != nil {
+		req := *opts.Select
+		req.Inventory = &inv
+		e, err := Select(req)
+		if err != nil {
+			return nil, err
+		}
+		e.Close() // only the resolution is kept: nothing was opened
+		rep.Selected, targets = &e.Resolution, []Device{e.Device()}
+	}
+	if !opts.Verify {
+		return rep, nil
+	}
+	err := rep.VerifyAll(targets, opts.Repeats)
+	return rep, err
+}
+
 // Available returns the devices of the table that can be used.
 func (r *Report) Available() []Device {
 	var ds []Device

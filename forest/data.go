@@ -59,6 +59,25 @@ func (s DataSpec) DefaultTask() Task {
 	return Regression
 }
 
+// Validate checks the fields of s that LoadData checks before reading
+// anything, each error naming the fields at fault: exactly one of Dataset
+// and Train, no Test with mnist (it brings its own test set), a Holdout
+// below 1 and a MaxBytes that is not negative. A command line calls it
+// first, to report a wrong combination before any other work.
+func (s DataSpec) Validate() error {
+	switch {
+	case (s.Dataset == "") == (s.Train == ""):
+		return errors.New("forest: give exactly one of DataSpec.Dataset and DataSpec.Train")
+	case s.Dataset == "mnist" && s.Test != "":
+		return errors.New("forest: DataSpec.Dataset mnist brings its own test set; drop DataSpec.Test")
+	case s.Holdout >= 1:
+		return fmt.Errorf("forest: DataSpec.Holdout %v must be below 1", s.Holdout)
+	case s.MaxBytes < 0:
+		return fmt.Errorf("forest: DataSpec.MaxBytes %d: want a positive number of bytes (0: the default %d)", s.MaxBytes, data.DefaultMaxBytes)
+	}
+	return nil
+}
+
 // Split is a training set and its test set, as LoadData returns them.
 type Split struct {
 	// Train is the training set.
@@ -72,33 +91,24 @@ type Split struct {
 	Task Task
 }
 
-// LoadData reads the training and test sets s names; ctx bounds a
-// download. Errors name the file (and, for values, the line and column) or
+// LoadData reads the training and test sets s names (after
+// DataSpec.Validate); ctx bounds a download. Errors name the file (and, for values, the line and column) or
 // the DataSpec field at fault. When MNIST's files are missing (and not
 // downloaded), the error wraps data.MNISTMissingError of the folder (test
 // with errors.Is(err, data.ErrMNISTMissing)).
 func LoadData(ctx context.Context, s DataSpec) (*Split, error) {
-	if (s.Dataset == "") == (s.Train == "") {
-		return nil, errors.New("forest: give exactly one of DataSpec.Dataset and DataSpec.Train")
-	}
-	if s.Holdout >= 1 {
-		return nil, fmt.Errorf("forest: holdout %v must be below 1", s.Holdout)
+	if err := s.Validate(); err != nil {
+		return nil, err
 	}
 	sp := &Split{Name: s.Dataset, Task: s.Task}
 	if sp.Task == "" {
 		sp.Task = s.DefaultTask()
-	}
-	if s.MaxBytes < 0 {
-		return nil, fmt.Errorf("forest: DataSpec.MaxBytes %d: want a positive number of bytes (0: the default %d)", s.MaxBytes, data.DefaultMaxBytes)
 	}
 	csvOpt := data.CSVOptions{Target: s.Target, Classification: sp.Task == Classification, MaxBytes: s.MaxBytes}
 	holdout := s.Holdout
 	var err error
 	switch {
 	case s.Dataset == "mnist":
-		if s.Test != "" {
-			return nil, errors.New("forest: mnist brings its own test set; DataSpec.Test must be empty")
-		}
 		dir, err := data.MNISTDir(s.DataDir)
 		if err != nil {
 			return nil, fmt.Errorf("forest: %w", err)

@@ -71,7 +71,7 @@ func TestLoadData(t *testing.T) {
 		{name: "mnist beyond MaxBytes", spec: DataSpec{Dataset: "mnist", DataDir: mnist, MaxBytes: 16}, want: "is larger than the 16 bytes limit; raise it with DataSpec.MaxBytes"},
 		{name: "negative MaxBytes", spec: DataSpec{Dataset: "diabetes", MaxBytes: -1}, want: "DataSpec.MaxBytes -1"},
 		{name: "both", spec: DataSpec{Dataset: "diabetes", Train: train}, want: "exactly one"},
-		{name: "holdout 1", spec: DataSpec{Dataset: "diabetes", Holdout: 1}, want: "holdout 1 must be below 1"},
+		{name: "holdout 1", spec: DataSpec{Dataset: "diabetes", Holdout: 1}, want: "DataSpec.Holdout 1 must be below 1"},
 		{name: "unknown data set", spec: DataSpec{Dataset: "iris"}, want: `"iris"`},
 		{name: "diabetes default holdout", spec: DataSpec{Dataset: "diabetes"}, check: func(t *testing.T, s *Split) {
 			if s.Train.Rows != 353 || s.Test.Rows != 89 || s.Name != "diabetes" || s.Task != Regression {
@@ -168,6 +168,42 @@ func TestLoadData(t *testing.T) {
 	cancel()
 	if _, err := LoadData(ctx, DataSpec{Dataset: "mnist", DataDir: empty, Download: true}); err == nil || !strings.Contains(err.Error(), "downloading MNIST") {
 		t.Errorf("download: err = %v, want a failed download", err)
+	}
+}
+
+// TestDataSpecValidate checks each combination Validate refuses, with the
+// fields it names, and that it accepts what LoadData can read.
+func TestDataSpecValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		spec DataSpec
+		want string // the error, or "" for none
+	}{
+		{"neither", DataSpec{}, "forest: give exactly one of DataSpec.Dataset and DataSpec.Train"},
+		{"both", DataSpec{Dataset: "diabetes", Train: "t.csv"}, "forest: give exactly one of DataSpec.Dataset and DataSpec.Train"},
+		{"mnist with a test file", DataSpec{Dataset: "mnist", Test: "t.csv"}, "forest: DataSpec.Dataset mnist brings its own test set; drop DataSpec.Test"},
+		{"holdout 1", DataSpec{Dataset: "diabetes", Holdout: 1}, "forest: DataSpec.Holdout 1 must be below 1"},
+		{"holdout 1.5", DataSpec{Train: "t.csv", Holdout: 1.5}, "forest: DataSpec.Holdout 1.5 must be below 1"},
+		{"negative MaxBytes", DataSpec{Dataset: "diabetes", MaxBytes: -1}, "forest: DataSpec.MaxBytes -1: want a positive number of bytes"},
+		{"data set", DataSpec{Dataset: "diabetes"}, ""},
+		{"mnist", DataSpec{Dataset: "mnist", DataDir: "m", Holdout: 0.5}, ""},
+		{"csv with a test file", DataSpec{Train: "t.csv", Test: "u.csv", Holdout: 0.99}, ""},
+		{"no holdout", DataSpec{Train: "t.csv", Holdout: NoHoldout}, ""},
+		{"any negative holdout", DataSpec{Dataset: "digits", Holdout: -5}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.spec.Validate()
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("Validate() = %v, want %q...", err, tt.want)
+			}
+		})
 	}
 }
 

@@ -130,6 +130,25 @@ type TrainResult struct {
 	Fallback string `json:"fallback,omitempty"`
 }
 
+// TrainOptions returns opt for training on the split with cfg: its Task
+// set to the split's, checked with Options.Validate (so an explicit 0 is
+// an error: start from DefaultOptions); and it checks cfg against the
+// split: permutation importances (cfg.PermutationRepeats) need a test set.
+// Errors name the options and DataSpec fields at fault.
+func (sp *Split) TrainOptions(opt Options, cfg TrainConfig) (Options, error) {
+	if sp == nil || sp.Train == nil {
+		return opt, errors.New("forest: train options: no training set")
+	}
+	if cfg.PermutationRepeats > 0 && sp.Test == nil {
+		return opt, errors.New("forest: PermutationRepeats needs a test set (DataSpec.Test, or DataSpec.Holdout)")
+	}
+	opt.Task = sp.Task
+	if err := opt.Validate(); err != nil {
+		return opt, err
+	}
+	return opt, nil
+}
+
 // Train fits a forest on train with opt as `gotrain forest train` does:
 // cfg.Repeats times with cfg.Learner, then predicts test (when not nil) as
 // many times and scores it (MSE and R² for regression, accuracy for

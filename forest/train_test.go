@@ -169,3 +169,49 @@ func TestTrain(t *testing.T) {
 		t.Errorf("test set without targets: err = %v", err)
 	}
 }
+
+// TestSplitTrainOptions checks that TrainOptions takes the split's task,
+// validates the options as given and refuses permutation importances
+// without a test set, naming the options.
+func TestSplitTrainOptions(t *testing.T) {
+	d := &data.Dataset{Rows: 1}
+	withTest := &Split{Train: d, Test: d, Task: Classification}
+	noTest := &Split{Train: d, Task: Regression}
+	def := DefaultOptions()
+	tests := []struct {
+		name  string
+		split *Split
+		opt   Options
+		cfg   TrainConfig
+		want  string // the error's start, or "" for none
+		task  Task
+	}{
+		{name: "task from the split", split: withTest, opt: def, task: Classification},
+		{name: "task overrides the options'", split: noTest, opt: Options{Task: Classification, Trees: 5, MinSamplesSplit: 2, MinSamplesLeaf: 1, Bins: 16}, task: Regression},
+		{name: "permutation with a test set", split: withTest, opt: def, cfg: TrainConfig{PermutationRepeats: 3}, task: Classification},
+		{name: "permutation without a test set", split: noTest, opt: def, cfg: TrainConfig{PermutationRepeats: 1},
+			want: "forest: PermutationRepeats needs a test set (DataSpec.Test, or DataSpec.Holdout)"},
+		{name: "explicit zero trees", split: noTest, opt: Options{MinSamplesSplit: 2, MinSamplesLeaf: 1, Bins: 256}, want: "forest: Trees 0: want 1 to"},
+		{name: "criterion of the other task", split: noTest, opt: Options{Criterion: Gini, Trees: 1, MinSamplesSplit: 2, MinSamplesLeaf: 1, Bins: 256}, want: `forest: criterion "gini" is not valid for regression`},
+		{name: "no split", opt: def, want: "forest: train options: no training set"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opt, err := tt.split.TrainOptions(tt.opt, tt.cfg)
+			if tt.want != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+					t.Fatalf("err = %v, want %q...", err, tt.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tt.opt
+			want.Task = tt.task
+			if opt != want {
+				t.Errorf("options %+v, want %+v", opt, want)
+			}
+		})
+	}
+}

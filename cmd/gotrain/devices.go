@@ -26,20 +26,15 @@ each available device (or only on --device when it is given), compares it with a
 float64 CPU reference and times it, the first call (compilation) apart.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			inv := device.Discover(device.DiscoverOptions{Probe: true})
-			rep := device.NewReport(inv)
-			targets := rep.Available()
+			opts := device.SurveyOptions{Verify: verify, Repeats: repeats}
 			if cmd.Flags().Changed("device") {
-				e, err := g.engine(cmd, device.Request{Inventory: &inv})
-				if err != nil {
-					return err
-				}
-				rep.Selected, targets = &e.Resolution, []device.Device{e.Device()}
+				opts.Select = &device.Request{Device: g.device, Fallback: g.fallback}
 			}
-			var verr error
-			if verify {
-				verr = rep.VerifyAll(targets, repeats)
+			rep, verr := device.Survey(opts)
+			if rep == nil {
+				return verr // the selection's
 			}
+			announce(cmd, rep.Selected)
 			if err := g.print(cmd, rep); err != nil {
 				return err
 			}
@@ -149,33 +144,18 @@ and host memory. A workload a device cannot run is listed with the reason.`,
 			if err != nil {
 				return err
 			}
-			defer func() {
-				for _, e := range engines {
-					e.Close()
-				}
-			}()
-			ws, err := bench.Workloads(sz)
-			if err != nil {
-				return err
-			}
-			results, err := bench.Run(ws, bench.Options{Repeats: repeats, Engines: engines, Progress: func(w, d string) {
+			defer device.CloseAll(engines)
+			rep, err := bench.Measure(sz, bench.Options{Repeats: repeats, Engines: engines, Progress: func(w, d string) {
 				slog.Info("bench: measuring", "workload", w, "device", d)
 			}})
 			if err != nil {
 				return err
 			}
-			if mdFile != "" {
-				hdr := fmt.Sprintf("`gotrain bench --size %s --repeats %d` on %s", size, repeats, device.HostInfo())
-				if err := bench.WriteMarkdownFile(mdFile, results, hdr); err != nil {
-					return err
-				}
+			hdr := fmt.Sprintf("`gotrain bench --size %s --repeats %d` on %s", size, repeats, rep.Host)
+			if err := rep.WriteFiles(mdFile, pngFile, hdr); err != nil {
+				return err
 			}
-			if pngFile != "" {
-				if err := bench.WritePNG(pngFile, results); err != nil {
-					return err
-				}
-			}
-			return g.print(cmd, &bench.Report{Host: device.HostInfo(), Results: results, Size: size})
+			return g.print(cmd, rep)
 		},
 	}
 	cmd.Flags().StringVar(&size, "size", "small", "workload sizes: small (seconds) or seed (the seed systems' sizes)")

@@ -32,7 +32,8 @@ type forestTrainFlags struct {
 var forestFields = map[string]string{"Trees": "trees", "MaxDepth": "max-depth", "MaxFeatures": "max-features",
 	"MinSamplesLeaf": "min-samples-leaf", "MinSamplesSplit": "min-samples-split", "Bins": "bins", "Seed": "seed",
 	"Threads": "threads", "MaxSamples": "max-samples", "PermutationRepeats": "permutation-importance", "Repeats": "repeats",
-	"Criterion": "criterion"}
+	"Criterion": "criterion", "DataSpec.Dataset": "dataset", "DataSpec.Train": "train", "DataSpec.Test": "test",
+	"DataSpec.Holdout": "holdout"}
 
 func newForestTrainCmd(g *globals) *cobra.Command {
 	fl := forestTrainFlags{opt: forest.DefaultOptions()}
@@ -48,7 +49,8 @@ data set is split with a fixed seed; --dataset mnist has MNIST's own test set.
 (simplego), gpu, tpu and xla:... grow the same trees, node for node, as GoMLX
 graphs on that device (package forest/forestgraph; the entropy criterion only
 on go); the report then gives the graphs' compile time apart from the fit.
-The library call behind this command is forest.LoadData then forest.Train.`,
+The library calls behind this command are forest.LoadData, then
+forest.Train with the learner of forestgraph.LearnerOn.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return flagError(runForestTrain(cmd, g, &fl), forestFields)
@@ -82,24 +84,21 @@ The library call behind this command is forest.LoadData then forest.Train.`,
 	return cmd
 }
 
-// check checks the flags' combinations, with the flags' names, and turns
-// --holdout into DataSpec.Holdout.
+// check turns --holdout (negative: the default, 0: none) into
+// DataSpec.Holdout and checks the data's flags (DataSpec.Validate) and
+// --repeats, which the library would read as once when 0.
 func (fl *forestTrainFlags) check() error {
-	switch d := &fl.data; {
-	case (d.Dataset == "") == (d.Train == ""):
-		return errors.New("give exactly one of --dataset and --train")
-	case d.Dataset == "mnist" && d.Test != "":
-		return errors.New("--dataset mnist brings its own test set; drop --test")
-	case fl.holdout >= 1:
-		return fmt.Errorf("--holdout %v must be below 1", fl.holdout)
-	case fl.cfg.Repeats < 1:
-		return fmt.Errorf("--repeats %d must be >= 1", fl.cfg.Repeats)
-	case fl.holdout < 0:
-		d.Holdout = 0 // the default
+	switch {
 	case fl.holdout == 0:
-		d.Holdout = forest.NoHoldout
-	default:
-		d.Holdout = fl.holdout
+		fl.data.Holdout = forest.NoHoldout
+	case fl.holdout > 0:
+		fl.data.Holdout = fl.holdout
+	}
+	if err := fl.data.Validate(); err != nil {
+		return err
+	}
+	if fl.cfg.Repeats < 1 {
+		return fmt.Errorf("--repeats %d must be >= 1", fl.cfg.Repeats)
 	}
 	fl.opt.OOB = !fl.opt.NoBootstrap && !fl.noOOB
 	return nil
@@ -122,22 +121,13 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 	if err != nil {
 		return fmt.Errorf("forest train: %w", err)
 	}
-	if fl.cfg.PermutationRepeats > 0 && split.Test == nil {
-		return errors.New("forest train: --permutation-importance needs a test set (--test, or --holdout)")
-	}
-	opt, cfg, engine := fl.opt, fl.cfg, "native"
-	opt.Task = split.Task
-	if err := opt.Validate(); err != nil {
+	opt, err := split.TrainOptions(fl.opt, fl.cfg)
+	if err != nil {
 		return fmt.Errorf("forest train: %w", err)
 	}
-	if !eng.Native() {
-		// The graph learner: the same trees, grown as GoMLX graphs on the device.
-		backend, err := eng.Backend()
-		if err != nil {
-			return fmt.Errorf("forest train: %w", err)
-		}
-		cfg.Learner = forestgraph.Learner{Backend: backend, Options: forestgraph.GrowOptions{DeviceNum: eng.DeviceNum()}}
-		engine = "graph"
+	cfg, engine := fl.cfg, forestgraph.EngineKind(eng)
+	if cfg.Learner, err = forestgraph.LearnerOn(eng); err != nil {
+		return fmt.Errorf("forest train: %w", err)
 	}
 	slog.Info("forest: training", "data", split.Name, "rows", split.Train.Rows, "features", split.Train.Cols,
 		"task", split.Task, "trees", opt.Trees, "device", eng.Name(), "engine", engine)
@@ -153,19 +143,6 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 		res.Model = fl.save
 	}
 	return g.print(cmd, res)
-}
-
-// forestPredictReport is the JSON printed by `forest predict --json --out
-// FILE`: the library's predictions, the graph predictor's description
-// (engine graph) and what the command adds.
-type forestPredictReport struct {
-	Device string `json:"device"`
-	Engine string `json:"engine"`
-	Model  string `json:"model"`
-	Data   string `json:"data"`
-	Out    string `json:"out"`
-	*forest.Predictions
-	*forestgraph.PredictorInfo
 }
 
 func newForestPredictCmd(g *globals) *cobra.Command {
@@ -184,8 +161,9 @@ go (simplego), gpu, tpu and xla:... run the inference graph on that device
 (package forest/forestgraph), with the same predictions bit for bit. The JSON
 report (--json with --out) names the device and gives the graph's compile
 time apart from the prediction time.
-The library call behind this command is Forest.PredictData, then
-Predictions.WriteCSV or WriteFile.`,
+The library call behind this command is forestgraph.PredictOn
+(Forest.PredictData on the device's engine), then Predictions.WriteCSV or
+WriteFile.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if outFile == "-" {
@@ -218,30 +196,12 @@ Predictions.WriteCSV or WriteFile.`,
 			if err != nil {
 				return err
 			}
-			rep := forestPredictReport{Device: eng.Name(), Engine: "native", Model: modelFile, Data: dataFile, Out: outFile}
-			opt := forest.PredictOptions{Proba: proba}
-			if !eng.Native() {
-				// The inference graph, compiled before predicting so that
-				// the report gives the compile time apart.
-				backend, err := eng.Backend()
-				if err != nil {
-					return fmt.Errorf("forest predict: %w", err)
-				}
-				gp, err := forestgraph.NewPredictorWithOptions(backend, f, min(batchRows, max(1, in.Rows)), forestgraph.Options{DeviceNum: eng.DeviceNum()})
-				if err != nil {
-					return fmt.Errorf("forest predict: %w", err)
-				}
-				defer gp.Close()
-				if err := gp.Compile(); err != nil {
-					return fmt.Errorf("forest predict: %w", err)
-				}
-				info := gp.Info()
-				rep.Engine, rep.PredictorInfo, opt.Predictor = "graph", &info, gp
-			}
-			slog.Info("forest: predicting", "rows", in.Rows, "device", eng.Name(), "engine", rep.Engine)
-			if rep.Predictions, err = f.PredictData(in, opt); err != nil {
+			slog.Info("forest: predicting", "rows", in.Rows, "device", eng.Name(), "engine", forestgraph.EngineKind(eng))
+			rep, err := forestgraph.PredictOn(eng, f, in, forestgraph.PredictOptions{Proba: proba, BatchRows: batchRows})
+			if err != nil {
 				return fmt.Errorf("forest predict: %w", err)
 			}
+			rep.Model, rep.Data, rep.Out = modelFile, dataFile, outFile
 			if outFile == "" {
 				return rep.Predictions.WriteCSV(cmd.OutOrStdout())
 			}
@@ -259,6 +219,6 @@ Predictions.WriteCSV or WriteFile.`,
 	cmd.Flags().StringVar(&dataFile, "data", "", "CSV file with the model's feature columns")
 	cmd.Flags().StringVar(&outFile, "out", "", "write predictions to this CSV file, atomically (default: stdout)")
 	cmd.Flags().BoolVar(&proba, "proba", false, "write class probabilities, one column per class")
-	cmd.Flags().IntVar(&batchRows, "batch-rows", 8192, "rows per graph execution on graph devices (bounds device memory)")
+	cmd.Flags().IntVar(&batchRows, "batch-rows", forestgraph.DefaultBatchRows, "rows per graph execution on graph devices (bounds device memory)")
 	return cmd
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gotrain/gotrain/device"
 	"github.com/gotrain/gotrain/forest"
+	"github.com/gotrain/gotrain/forest/forestgraph"
 )
 
 // TestForestPredictGraphDevice trains a small model on the CPU and predicts
@@ -44,7 +45,7 @@ func TestForestPredictGraphDevice(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s on %s: %v", name, dev, err)
 			}
-			var rep forestPredictReport
+			var rep forestgraph.PredictReport
 			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 				t.Fatalf("%s on %s: bad JSON: %v\n%s", name, dev, err, stdout)
 			}
@@ -152,7 +153,7 @@ func TestForestGraphDeviceErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep forestPredictReport
+	var rep forestgraph.PredictReport
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.Device != "cpu" || rep.Engine != "native" {
 		t.Errorf("auto: %v %s", err, stdout)
 	}

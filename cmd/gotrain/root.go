@@ -94,12 +94,18 @@ func (g *globals) engine(cmd *cobra.Command, req device.Request) (*device.Engine
 	if err != nil {
 		return nil, err
 	}
-	if w := e.Warning(); w != "" {
-		fmt.Fprintln(cmd.ErrOrStderr(), w)
-	} else {
-		slog.Debug(e.Resolution.Summary())
-	}
+	announce(cmd, &e.Resolution)
 	return e, nil
+}
+
+// announce prints the one warning line of a resolution that fell back on
+// stderr, else logs the choice at debug level (nothing for nil).
+func announce(cmd *cobra.Command, r *device.Resolution) {
+	if r != nil && r.FellBack {
+		fmt.Fprintln(cmd.ErrOrStderr(), r.Warning)
+	} else if r != nil {
+		slog.Debug(r.Summary())
+	}
 }
 
 // trainEngine selects the engine for a neural command and opens its

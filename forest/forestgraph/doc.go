@@ -23,6 +23,9 @@
 // The package does not choose a device: the caller passes a
 // backends.Backend (from package device: device.Select, device.Open) and,
 // in GrowOptions and Options, the device number. See the example of Fit.
+// LearnerOn and PredictOn take the selected engine itself (Engine, which
+// package device's *Engine satisfies): the native code of package forest
+// on a native engine, this package's graphs on the others.
 //
 // # Growing trees on graphs
 //

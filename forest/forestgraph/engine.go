@@ -1,0 +1,140 @@
+package forestgraph
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gomlx/gomlx/backends"
+
+	"github.com/gotrain/gotrain/data"
+	"github.com/gotrain/gotrain/forest"
+)
+
+// Engine is where forests are grown and run, as the caller selected it:
+// native Go code (package forest), or a GoMLX backend and a device number
+// for the graphs of this package. Package device's *Engine satisfies it;
+// forestgraph does not choose the device (it does not import device), it
+// takes the engine it is given.
+type Engine interface {
+	// Name names the device, for reports.
+	Name() string
+	// Native tells whether the work runs as native Go code rather than
+	// as graphs.
+	Native() bool
+	// Backend returns the GoMLX backend that runs the graphs.
+	Backend() (backends.Backend, error)
+	// DeviceNum is the device's number within the backend.
+	DeviceNum() int
+}
+
+// Engine names of the reports (forest.TrainResult.Engine,
+// PredictReport.Engine): EngineKind returns one of them.
+const (
+	// NativeEngine is the native learner or predictor of package forest.
+	NativeEngine = "native"
+	// GraphEngine is this package's graphs.
+	GraphEngine = "graph"
+)
+
+// EngineKind returns NativeEngine for a native engine and GraphEngine
+// otherwise.
+func EngineKind(e Engine) string {
+	if e.Native() {
+		return NativeEngine
+	}
+	return GraphEngine
+}
+
+// LearnerOn returns the learner for forest.TrainConfig.Learner on e:
+// forest.Native on a native engine, else a Learner that grows the same
+// trees as graphs on e's backend and device. The backend is opened here,
+// so that its error (e's, as is: it names the device) comes before any
+// training.
+func LearnerOn(e Engine) (forest.Learner, error) {
+	if e == nil {
+		return nil, errors.New("forestgraph: learner: nil engine")
+	}
+	if e.Native() {
+		return forest.Native, nil
+	}
+	backend, err := e.Backend()
+	if err != nil {
+		return nil, err
+	}
+	return Learner{Backend: backend, Options: GrowOptions{DeviceNum: e.DeviceNum()}}, nil
+}
+
+// DefaultBatchRows is the PredictOptions.BatchRows that 0 stands for.
+const DefaultBatchRows = 8192
+
+// PredictOptions configure PredictOn.
+type PredictOptions struct {
+	// Proba asks for the class probabilities (classification only)
+	// instead of one prediction per row (forest.PredictOptions.Proba).
+	Proba bool
+	// BatchRows is the most rows of one graph execution on a graph engine:
+	// it bounds device memory. The batch is never larger than the data
+	// (at least 1 row). 0 means DefaultBatchRows.
+	BatchRows int
+}
+
+// PredictReport is a forest's predictions for a data set and where they
+// were made. Its JSON form is the report of `gotrain forest predict --json
+// --out FILE`. PredictOn fills Device, Engine, Predictions and, on a graph
+// engine, PredictorInfo; Model, Data and Out (the files) are the caller's
+// to fill in.
+type PredictReport struct {
+	// Device names the device, Engine the predictor (NativeEngine or
+	// GraphEngine).
+	Device string `json:"device"`
+	Engine string `json:"engine"`
+	// Model, Data and Out are the model file, the data file and the
+	// predictions' file.
+	Model string `json:"model"`
+	Data  string `json:"data"`
+	Out   string `json:"out"`
+	// Predictions are the predictions (rows, trees, predict_seconds).
+	*forest.Predictions
+	// PredictorInfo describes the graph predictor; nil on a native engine.
+	*PredictorInfo
+}
+
+// PredictOn predicts the rows of d with f on e (forest.Forest.PredictData):
+// with the forest itself on a native engine, else with a Predictor on e's
+// backend and device, compiled before predicting so that its compile time
+// (PredictorInfo.CompileSeconds) is apart from the prediction time, and
+// closed on return. The errors are those of the calls it makes, each
+// naming its package.
+func PredictOn(e Engine, f *forest.Forest, d *data.Dataset, opt PredictOptions) (*PredictReport, error) {
+	switch {
+	case e == nil || f == nil || d == nil:
+		return nil, errors.New("forestgraph: predict: nil engine, forest or data set")
+	case opt.BatchRows < 0:
+		return nil, fmt.Errorf("forestgraph: predict: BatchRows %d: want >= 1 (0: %d)", opt.BatchRows, DefaultBatchRows)
+	case opt.BatchRows == 0:
+		opt.BatchRows = DefaultBatchRows
+	}
+	rep := &PredictReport{Device: e.Name(), Engine: EngineKind(e)}
+	popt := forest.PredictOptions{Proba: opt.Proba}
+	if !e.Native() {
+		backend, err := e.Backend()
+		if err != nil {
+			return nil, err
+		}
+		p, err := NewPredictorWithOptions(backend, f, min(opt.BatchRows, max(1, d.Rows)), Options{DeviceNum: e.DeviceNum()})
+		if err != nil {
+			return nil, err
+		}
+		defer p.Close()
+		if err := p.Compile(); err != nil {
+			return nil, err
+		}
+		info := p.Info()
+		rep.PredictorInfo, popt.Predictor = &info, p
+	}
+	var err error
+	if rep.Predictions, err = f.PredictData(d, popt); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
