@@ -53,26 +53,22 @@ func signalExtractor(eng *device.Engine, cfg signal.Config) (signal.FeatureExtra
 	return e, e.Close, nil
 }
 
-// synthFields maps signal.SynthOptions' names in the library's errors to
-// the flags.
+// synthFields maps the names of signal.SynthOptions, SynthSpec and
+// SynthFileSpec in the library's errors to the flags.
 var synthFields = map[string]string{"Samples": "samples", "SampleRate": "rate", "SNRdB": "snr", "SymbolRate": "sym-rate",
 	"RollOff": "rolloff", "SpanSymbols": "span", "CarrierOffset": "offset", "Phase": "phase", "ModIndex": "mod-index", "BT": "bt",
 	"ModFreq": "mod-freq", "Deviation": "deviation", "Subcarriers": "subcarriers", "CyclicPrefix": "cp", "Bandwidth": "bandwidth",
-	"ChirpPeriod": "chirp-period", "IQGainDB": "iq-gain-db", "IQPhaseDeg": "iq-phase-deg", "Multipath": "multipath"}
+	"ChirpPeriod": "chirp-period", "IQGainDB": "iq-gain-db", "IQPhaseDeg": "iq-phase-deg", "Multipath": "multipath",
+	"SynthSpec.Seconds": "seconds", "SynthSpec.Multipath": "multipath", "SynthFileSpec.Datatype": "datatype"}
 
-// synthFlags are the flags of `signal synth` (and the record of `signal bench`).
-type synthFlags struct {
-	mod, out, format, datatype, multipath string
-	seconds                               float64
-	opts                                  signal.SynthOptions
-}
-
-func addSynthFlags(cmd *cobra.Command, fl *synthFlags) {
+// addSynthFlags binds the flags of the record of `signal synth` and
+// `signal bench` to s.
+func addSynthFlags(cmd *cobra.Command, s *signal.SynthSpec) {
 	f := cmd.Flags()
-	o := &fl.opts
-	f.StringVar(&fl.mod, "mod", "qpsk", "modulation: bpsk, qpsk, 8psk, 16qam, 64qam, 2fsk, 4fsk, gfsk, fm, am, ofdm, tone, chirp")
+	o := &s.Options
+	f.StringVar(&s.Mod, "mod", "qpsk", "modulation: bpsk, qpsk, 8psk, 16qam, 64qam, 2fsk, 4fsk, gfsk, fm, am, ofdm, tone, chirp")
 	f.Float64Var(&o.SampleRate, "rate", 200000, "sample rate in Hz")
-	f.Float64Var(&fl.seconds, "seconds", 1, "record length in seconds (ignored with --samples)")
+	f.Float64Var(&s.Seconds, "seconds", 1, "record length in seconds (ignored with --samples)")
 	f.IntVar(&o.Samples, "samples", 0, "record length in samples (overrides --seconds)")
 	f.Float64Var(&o.SNRdB, "snr", 10, "SNR in dB over the full sampled band (Es/N0 with --esn0)")
 	f.BoolVar(&o.EsN0, "esn0", false, "read --snr as Es/N0 (digital modulations)")
@@ -91,32 +87,13 @@ func addSynthFlags(cmd *cobra.Command, fl *synthFlags) {
 	f.IntVar(&o.CyclicPrefix, "cp", 0, "OFDM cyclic prefix in samples (default subcarriers/4)")
 	f.Float64Var(&o.Bandwidth, "bandwidth", 0, "chirp sweep in Hz (default rate/4)")
 	f.Float64Var(&o.ChirpPeriod, "chirp-period", 0, "chirp period in seconds (default the record)")
-	f.StringVar(&fl.multipath, "multipath", "", "tapped delay line, one complex tap per sample, e.g. \"1,0.4-0.2i,0.1i\"")
+	f.StringVar(&s.Multipath, "multipath", "", "tapped delay line, one complex tap per sample, e.g. \"1,0.4-0.2i,0.1i\"")
 	f.Float64Var(&o.IQGainDB, "iq-gain-db", 0, "IQ gain imbalance in dB")
 	f.Float64Var(&o.IQPhaseDeg, "iq-phase-deg", 0, "IQ phase imbalance in degrees")
 }
 
-// options turns the flags into synthesis options.
-func (fl *synthFlags) options() (o signal.SynthOptions, err error) {
-	o = fl.opts
-	if o.Mod, err = signal.ParseModulation(fl.mod); err != nil {
-		return o, err
-	}
-	if o.Samples == 0 {
-		if o.Samples, err = signal.SamplesFor(fl.seconds, o.SampleRate); err != nil {
-			return o, fmt.Errorf("--seconds: %w", err)
-		}
-	}
-	if fl.multipath != "" {
-		if o.Multipath, err = signal.ParseTaps(fl.multipath); err != nil {
-			return o, fmt.Errorf("--multipath: %w", err)
-		}
-	}
-	return o, nil
-}
-
 func newSignalSynthCmd(g *globals) *cobra.Command {
-	var fl synthFlags
+	var fl signal.SynthFileSpec
 	cmd := &cobra.Command{
 		Use:   "synth --out FILE",
 		Short: "Write one synthetic IQ record (SigMF, or raw by extension)",
@@ -129,35 +106,27 @@ noise total power 10^(-snr/10); with --esn0 it is Es/N0 instead.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(runSignalSynth(cmd, g, &fl), synthFields) },
 	}
-	addSynthFlags(cmd, &fl)
-	cmd.Flags().StringVar(&fl.out, "out", "", "output file (required)")
-	cmd.Flags().StringVar(&fl.format, "format", "", "sigmf or a raw format (cf32, ci16, ci8, cu8); default from the extension, else sigmf")
-	cmd.Flags().StringVar(&fl.datatype, "datatype", "cf32_le", "SigMF data type: cf32_le, cf32_be, ci16_le, ci16_be, ci8, cu8")
+	addSynthFlags(cmd, &fl.SynthSpec)
+	cmd.Flags().StringVar(&fl.Out, "out", "", "output file (required)")
+	cmd.Flags().StringVar(&fl.Format, "format", "", "sigmf or a raw format (cf32, ci16, ci8, cu8); default from the extension, else sigmf")
+	cmd.Flags().StringVar(&fl.Datatype, "datatype", "cf32_le", "SigMF data type: cf32_le, cf32_be, ci16_le, ci16_be, ci8, cu8")
 	return cmd
 }
 
-func runSignalSynth(cmd *cobra.Command, g *globals, fl *synthFlags) error {
+func runSignalSynth(cmd *cobra.Command, g *globals, fl *signal.SynthFileSpec) error {
 	if err := signalCPU(cmd, g); err != nil {
 		return err
 	}
-	if fl.out == "" {
+	if fl.Out == "" {
 		return errors.New("signal synth: --out is required")
 	}
-	if fl.out == "-" && (fl.format == "" || fl.format == "sigmf") {
+	if fl.Out == "-" && (fl.Format == "" || fl.Format == "sigmf") {
 		return errors.New("signal synth: --out - (standard output) needs a raw --format (cf32, ci16, ci8 or cu8): a SigMF record is two files")
 	}
 	if err := g.outputs(cmd, []string{"out"}, nil, nil); err != nil {
 		return err
 	}
-	o, err := fl.options()
-	if err != nil {
-		return err
-	}
-	dt, err := signal.ParseFormat(fl.datatype)
-	if err != nil {
-		return fmt.Errorf("--datatype: %w", err)
-	}
-	rep, err := signal.SynthesizeFile(fl.out, fl.format, dt, o)
+	rep, err := fl.Synthesize()
 	if err != nil {
 		return err
 	}
@@ -236,7 +205,7 @@ func runSignalFeatures(cmd *cobra.Command, g *globals, fl *featuresFlags) error 
 }
 
 type benchFlags struct {
-	synth synthFlags
+	synth signal.SynthSpec
 	bo    signal.BenchOptions
 }
 
@@ -269,7 +238,7 @@ executions of up to 8 records; auto uses it only on an accelerator.`,
 func runSignalBench(cmd *cobra.Command, g *globals, fl *benchFlags) error {
 	bo := fl.bo
 	var err error
-	if bo.Synth, err = fl.synth.options(); err != nil {
+	if bo.Synth, err = fl.synth.SynthOptions(); err != nil {
 		return err
 	}
 	if bo.Runs < 1 || bo.Records < 1 || bo.Threads < 1 {

@@ -1,0 +1,78 @@
+package signal
+
+import "fmt"
+
+// SynthSpec describes a record the way `gotrain signal synth` and `gotrain
+// signal bench` take it on their command lines: [SynthOptions] with the
+// modulation, the record length in seconds and the multipath taps given as
+// text. [SynthSpec.SynthOptions] turns it into the options; its errors name
+// the SynthSpec field at fault (SynthSpec.Seconds), and [Synthesize]'s
+// validation names the SynthOptions fields.
+type SynthSpec struct {
+	// Options are the synthesis options. SynthOptions sets their Mod, their
+	// Multipath (when the Multipath text is set) and their Samples (when 0)
+	// from the fields below.
+	Options SynthOptions
+	// Mod is the modulation's name ([ParseModulation]).
+	Mod string
+	// Seconds is the record length in seconds at Options.SampleRate
+	// ([SamplesFor]); it is used only when Options.Samples is 0.
+	Seconds float64
+	// Multipath is the tapped delay line, one complex tap per sample,
+	// comma-separated ([ParseTaps]); "" keeps Options.Multipath.
+	Multipath string
+}
+
+// SynthOptions returns the synthesis options s describes. It does not
+// validate them beyond parsing; [Synthesize] does.
+func (s SynthSpec) SynthOptions() (SynthOptions, error) {
+	o := s.Options
+	var err error
+	if o.Mod, err = ParseModulation(s.Mod); err != nil {
+		return o, err
+	}
+	if o.Samples == 0 {
+		if o.Samples, err = SamplesFor(s.Seconds, o.SampleRate); err != nil {
+			return o, fmt.Errorf("SynthSpec.Seconds: %w", err)
+		}
+	}
+	if s.Multipath != "" {
+		if o.Multipath, err = ParseTaps(s.Multipath); err != nil {
+			return o, fmt.Errorf("SynthSpec.Multipath: %w", err)
+		}
+	}
+	return o, nil
+}
+
+// SynthFileSpec describes one synthesized record file the way `gotrain
+// signal synth` takes it: the record ([SynthSpec]), the file and its sample
+// formats as text. [SynthFileSpec.Synthesize] writes it.
+type SynthFileSpec struct {
+	SynthSpec
+	// Out is the output file: a SigMF pair (Out.sigmf-meta and
+	// Out.sigmf-data) or a raw file, as [Save] decides with Format.
+	Out string
+	// Format is "sigmf" or a raw format; "" decides by Out's extension
+	// ([Save]).
+	Format string
+	// Datatype is the sample format of a SigMF pair ([ParseFormat]); ""
+	// means cf32_le.
+	Datatype string
+}
+
+// Synthesize synthesizes the record s describes and writes it with
+// [SynthesizeFile]. Errors in the text fields name them
+// (SynthFileSpec.Datatype, SynthSpec.Seconds).
+func (s SynthFileSpec) Synthesize() (*SynthReport, error) {
+	o, err := s.SynthOptions()
+	if err != nil {
+		return nil, err
+	}
+	var dt Format
+	if s.Datatype != "" {
+		if dt, err = ParseFormat(s.Datatype); err != nil {
+			return nil, fmt.Errorf("SynthFileSpec.Datatype: %w", err)
+		}
+	}
+	return SynthesizeFile(s.Out, s.Format, dt, o)
+}
