@@ -76,3 +76,53 @@ func (s SynthFileSpec) Synthesize() (*SynthReport, error) {
 	}
 	return SynthesizeFile(s.Out, s.Format, dt, o)
 }
+
+// FeaturesSpec describes what `gotrain signal features` does with one
+// record file: read it ([FeaturesSpec.Load]), extract its features with an
+// extractor for the record's configuration and write the optional files
+// ([FeaturesSpec.Extract]), which reports.
+type FeaturesSpec struct {
+	// In is the record file, Format its format ("" decides by the
+	// extension) and Rate its sample rate in Hz (required for raw files;
+	// it overrides SigMF's), as [Load] takes them.
+	In, Format string
+	Rate       float64
+	// Impedance is the extractor's Config.Impedance, in ohms.
+	Impedance float64
+	// Arrays includes the array features in the report's JSON
+	// ([NewFeaturesJSON]).
+	Arrays bool
+	// Spectrogram and CSV, when set, receive the spectrogram
+	// ([WriteSpectrogram]) and the scalar features ([WriteFeaturesCSV]).
+	Spectrogram, CSV string
+}
+
+// Load reads the record s.In names ([Load]) and returns it with the
+// extractor configuration for it (its sample rate, s.Impedance).
+func (s FeaturesSpec) Load() (*Recording, Config, error) {
+	rec, err := Load(s.In, s.Format, s.Rate)
+	if err != nil {
+		return nil, Config{}, err
+	}
+	return rec, Config{SampleRate: rec.Meta.SampleRate, Impedance: s.Impedance}, nil
+}
+
+// Extract extracts the features of rec (as [FeaturesSpec.Load] returns
+// it) with e, timed by [ExtractTimed], writes the Spectrogram and CSV
+// files s names and returns the report of `gotrain signal features`; its
+// Device is the caller's to fill in. Errors start with s.In.
+func (s FeaturesSpec) Extract(e FeatureExtractor, rec *Recording) (*FeaturesReport, error) {
+	var f Features
+	ms, compileMS, err := ExtractTimed(e, rec.Samples, &f)
+	if err == nil && s.Spectrogram != "" {
+		err = WriteSpectrogram(s.Spectrogram, &f)
+	}
+	if err == nil && s.CSV != "" {
+		err = WriteFeaturesCSV(s.CSV, &f)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.In, err)
+	}
+	return &FeaturesReport{File: s.In, Format: string(rec.Meta.Datatype), ExtractMS: ms, CompileMS: compileMS, Label: rec.Meta.Label,
+		FeaturesJSON: NewFeaturesJSON(&f, s.Arrays), Spectrogram: s.Spectrogram}, nil
+}

@@ -1,6 +1,7 @@
 package signal
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -102,4 +103,117 @@ func TestSynthFileSpecSynthesize(t *testing.T) {
 			}
 		})
 	}
+}
+
+// countingExtractor is a FeatureExtractor that counts its calls and can
+// fail.
+type countingExtractor struct {
+	e     *Extractor
+	calls int
+	fail  error
+}
+
+func (c *countingExtractor) Extract(x []complex64, f *Features) error {
+	c.calls++
+	if c.fail != nil {
+		return c.fail
+	}
+	return c.e.Extract(x, f)
+}
+
+func TestFeaturesSpec(t *testing.T) {
+	dir := t.TempDir()
+	rec := SynthSpec{Options: SynthOptions{SampleRate: 100000, SNRdB: 10, Seed: 2}, Mod: "qpsk", Seconds: 0.05}
+	sigmf, raw := filepath.Join(dir, "r"), filepath.Join(dir, "r.ci16")
+	for _, f := range []SynthFileSpec{{SynthSpec: rec, Out: sigmf}, {SynthSpec: rec, Out: raw}} {
+		if _, err := f.Synthesize(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x, err := Synthesize(mustOptions(t, rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name       string
+		spec       FeaturesSpec
+		fail       error
+		rate       float64 // of the configuration Load returns
+		format     string
+		label      string
+		loadErr    string
+		extractErr string
+		files      []string // written
+	}{
+		{name: "sigmf", spec: FeaturesSpec{In: sigmf + ".sigmf-meta", Impedance: 50}, rate: 100000, format: "cf32_le", label: "qpsk"},
+		{name: "raw with rate, arrays and files", spec: FeaturesSpec{In: raw, Rate: 100000, Impedance: 75, Arrays: true,
+			Spectrogram: filepath.Join(dir, "a.spec"), CSV: filepath.Join(dir, "a.csv")}, rate: 100000, format: "ci16_le",
+			files: []string{"a.spec", "a.csv"}},
+		{name: "rate overrides sigmf's", spec: FeaturesSpec{In: sigmf + ".sigmf-meta", Rate: 50000, Impedance: 50}, rate: 50000, format: "cf32_le", label: "qpsk"},
+		{name: "missing file", spec: FeaturesSpec{In: filepath.Join(dir, "none.cf32"), Rate: 1e5}, loadErr: "none.cf32"},
+		{name: "raw without rate", spec: FeaturesSpec{In: raw}, loadErr: "rate"},
+		{name: "extraction error names the file, no files written", spec: FeaturesSpec{In: raw, Rate: 100000, Impedance: 50,
+			CSV: filepath.Join(dir, "b.csv")}, fail: errors.New("boom"), rate: 100000, extractErr: raw + ": boom"},
+		{name: "write error names the file", spec: FeaturesSpec{In: raw, Rate: 100000, Impedance: 50,
+			CSV: filepath.Join(dir, "no", "c.csv")}, rate: 100000, extractErr: raw + ": "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, cfg, err := c.spec.Load()
+			if c.loadErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.loadErr) {
+					t.Fatalf("Load: error %v, want one containing %q", err, c.loadErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg != (Config{SampleRate: c.rate, Impedance: c.spec.Impedance}) || len(r.Samples) != len(x) {
+				t.Fatalf("Load: config %+v, %d samples; want rate %v, impedance %v, %d samples", cfg, len(r.Samples), c.rate, c.spec.Impedance, len(x))
+			}
+			cpu, err := NewExtractor(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ce := &countingExtractor{e: cpu, fail: c.fail}
+			rep, err := c.spec.Extract(ce, r)
+			if c.extractErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), c.extractErr) || rep != nil {
+					t.Fatalf("Extract: report %v, error %v; want no report and an error starting %q", rep != nil, err, c.extractErr)
+				}
+				if _, serr := os.Stat(c.spec.CSV); serr == nil {
+					t.Errorf("a failed extraction wrote %s", c.spec.CSV)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want Features
+			if err := cpu.Extract(r.Samples, &want); err != nil {
+				t.Fatal(err)
+			}
+			if ce.calls != 1 || rep.File != c.spec.In || rep.Format != c.format || rep.Label != c.label || rep.Device != "" ||
+				!(rep.ExtractMS > 0) || rep.CompileMS != 0 || rep.Spectrogram != c.spec.Spectrogram || rep.Features.SNRdB != want.SNRdB ||
+				rep.Features.SampleRate != c.rate || (len(rep.PSD) > 0) != c.spec.Arrays {
+				t.Errorf("report of %s (%s, label %q, device %q, %v ms, compile %v ms, spectrogram %q, SNR %v dB at %v Hz, %d PSD bins) after %d extractions",
+					rep.File, rep.Format, rep.Label, rep.Device, rep.ExtractMS, rep.CompileMS, rep.Spectrogram, rep.Features.SNRdB, rep.Features.SampleRate,
+					len(rep.PSD), ce.calls)
+			}
+			for _, f := range c.files {
+				if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() == 0 {
+					t.Errorf("%s: %v", f, err)
+				}
+			}
+		})
+	}
+}
+
+func mustOptions(t *testing.T, s SynthSpec) SynthOptions {
+	t.Helper()
+	o, err := s.SynthOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
 }

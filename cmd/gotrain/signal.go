@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gomlx/gomlx/backends"
 	"github.com/spf13/cobra"
 
 	"github.com/gotrain/gotrain/device"
@@ -35,22 +36,13 @@ func signalCPU(cmd *cobra.Command, g *globals) error {
 	return nil
 }
 
-// signalExtractor returns the extractor of eng for cfg (the graph
-// extractor, one record per execution, on graph devices) and its release.
-func signalExtractor(eng *device.Engine, cfg signal.Config) (signal.FeatureExtractor, func(), error) {
+// graphBackend returns the backend of eng's graph device, or nil for the
+// native CPU path (what sigraph's functions take for it).
+func graphBackend(eng *device.Engine) (backends.Backend, error) {
 	if eng.Native() {
-		e, err := signal.NewExtractor(cfg)
-		return e, func() {}, err
+		return nil, nil
 	}
-	b, err := eng.Backend()
-	if err != nil {
-		return nil, nil, err
-	}
-	e, err := sigraph.NewWithOptions(b, cfg, 1, sigraph.Options{DeviceNum: eng.DeviceNum()})
-	if err != nil {
-		return nil, nil, err
-	}
-	return e, e.Close, nil
+	return eng.Backend()
 }
 
 // synthFields maps the names of signal.SynthOptions, SynthSpec and
@@ -133,14 +125,8 @@ func runSignalSynth(cmd *cobra.Command, g *globals, fl *signal.SynthFileSpec) er
 	return g.print(cmd, rep)
 }
 
-type featuresFlags struct {
-	in, format, spectrogram, csv string
-	rate, impedance              float64
-	arrays                       bool
-}
-
 func newSignalFeaturesCmd(g *globals) *cobra.Command {
-	var fl featuresFlags
+	var fl signal.FeaturesSpec
 	cmd := &cobra.Command{
 		Use:   "features --in FILE",
 		Short: "Extract RF features from one IQ record",
@@ -157,18 +143,18 @@ names the device used; compile_ms is the graph's build and compile time.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSignalFeatures(cmd, g, &fl) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&fl.in, "in", "", "input file (required): .sigmf-meta/.sigmf-data, or raw")
-	f.StringVar(&fl.format, "format", "", "sigmf, cf32, ci16, ci8 or cu8 (default: from the extension)")
-	f.Float64Var(&fl.rate, "rate", 0, "sample rate in Hz (required for raw files; overrides SigMF's)")
-	f.Float64Var(&fl.impedance, "impedance", 50, "impedance in ohms for RSSI in dBm")
-	f.BoolVar(&fl.arrays, "arrays", false, "include the PSD, autocorrelation and per-frame MFCCs in the JSON")
-	f.StringVar(&fl.spectrogram, "spectrogram", "", "write the dB spectrogram to this file (float32 LE)")
-	f.StringVar(&fl.csv, "csv", "", "write the scalar features as a one-row CSV file")
+	f.StringVar(&fl.In, "in", "", "input file (required): .sigmf-meta/.sigmf-data, or raw")
+	f.StringVar(&fl.Format, "format", "", "sigmf, cf32, ci16, ci8 or cu8 (default: from the extension)")
+	f.Float64Var(&fl.Rate, "rate", 0, "sample rate in Hz (required for raw files; overrides SigMF's)")
+	f.Float64Var(&fl.Impedance, "impedance", 50, "impedance in ohms for RSSI in dBm")
+	f.BoolVar(&fl.Arrays, "arrays", false, "include the PSD, autocorrelation and per-frame MFCCs in the JSON")
+	f.StringVar(&fl.Spectrogram, "spectrogram", "", "write the dB spectrogram to this file (float32 LE)")
+	f.StringVar(&fl.CSV, "csv", "", "write the scalar features as a one-row CSV file")
 	return cmd
 }
 
-func runSignalFeatures(cmd *cobra.Command, g *globals, fl *featuresFlags) error {
-	if fl.in == "" {
+func runSignalFeatures(cmd *cobra.Command, g *globals, fl *signal.FeaturesSpec) error {
+	if fl.In == "" {
 		return errors.New("signal features: --in is required")
 	}
 	if err := g.outputs(cmd, []string{"csv", "spectrogram"}, []string{"in"}, nil); err != nil {
@@ -179,29 +165,25 @@ func runSignalFeatures(cmd *cobra.Command, g *globals, fl *featuresFlags) error 
 		return err
 	}
 	defer eng.Close()
-	rec, err := signal.Load(fl.in, fl.format, fl.rate)
+	rec, cfg, err := fl.Load()
 	if err != nil {
 		return err
 	}
-	cfg := signal.Config{SampleRate: rec.Meta.SampleRate, Impedance: fl.impedance}
-	e, release, err := signalExtractor(eng, cfg)
+	b, err := graphBackend(eng)
+	if err != nil {
+		return err
+	}
+	e, release, err := sigraph.NewFeatureExtractor(b, cfg, sigraph.Options{DeviceNum: eng.DeviceNum()})
 	if err != nil {
 		return err
 	}
 	defer release()
-	var f signal.Features
-	ms, compileMS, err := signal.ExtractTimed(e, rec.Samples, &f)
-	if err == nil && fl.spectrogram != "" {
-		err = signal.WriteSpectrogram(fl.spectrogram, &f)
-	}
-	if err == nil && fl.csv != "" {
-		err = signal.WriteFeaturesCSV(fl.csv, &f)
-	}
+	rep, err := fl.Extract(e, rec)
 	if err != nil {
-		return fmt.Errorf("signal features: %s: %w", fl.in, err)
+		return fmt.Errorf("signal features: %w", err)
 	}
-	return g.print(cmd, &signal.FeaturesReport{File: fl.in, Format: string(rec.Meta.Datatype), Device: eng.Name(), ExtractMS: ms,
-		CompileMS: compileMS, Label: rec.Meta.Label, FeaturesJSON: signal.NewFeaturesJSON(&f, fl.arrays), Spectrogram: fl.spectrogram})
+	rep.Device = eng.Name()
+	return g.print(cmd, rep)
 }
 
 type benchFlags struct {
@@ -249,14 +231,11 @@ func runSignalBench(cmd *cobra.Command, g *globals, fl *benchFlags) error {
 		return err
 	}
 	defer eng.Close()
-	var rep signal.BenchResult
-	if eng.Native() {
-		rep, err = signal.Benchmark(bo)
-	} else if b, berr := eng.Backend(); berr != nil {
-		err = berr
-	} else {
-		rep, err = sigraph.Benchmark(b, sigraph.Options{DeviceNum: eng.DeviceNum()}, bo)
+	b, err := graphBackend(eng)
+	if err != nil {
+		return err
 	}
+	rep, err := sigraph.Benchmark(b, sigraph.Options{DeviceNum: eng.DeviceNum()}, bo)
 	if err != nil {
 		return err
 	}
