@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -104,17 +103,11 @@ func checkClassify(cmd *cobra.Command, g *globals, s *modclass.RunSpec) error {
 	if _, err := s.RunOptions(); err != nil {
 		return flagError(fmt.Errorf("signal classify %s: %w", cmd.Name(), err), classifyFields)
 	}
-	extra := map[string]string{}
-	for _, dir := range []string{s.Data, s.Test} {
-		if dir != "" {
-			extra[dir] = filepath.Join(dir, modclass.FeaturesFile)
-		}
-	}
 	outs := []string{"png-confusion", "png-snr"}
 	if cmd.Name() == "train" {
 		outs = append(outs, "out")
 	}
-	return g.outputs(cmd, outs, []string{"data", "test", "model"}, extra)
+	return g.outputs(cmd, outs, []string{"data", "test", "model"}, s.DataFiles())
 }
 
 // runClassify trains (train: on --data, tested on --test) or evaluates
@@ -189,15 +182,8 @@ var datasetFields = map[string]string{"PerClass": "per-class", "Samples": "sampl
 	"SPS": "sps", "Workers": "workers", "Mods": "mods", "SNRMinDB": "snr", "SNRMaxDB": "snr", "SNRStepDB": "snr",
 	"DatasetSpec.SNR": "snr", "DatasetSpec.Seconds": "seconds", "DatasetSpec.SPS": "sps"}
 
-// datasetFlags are the flags of `signal dataset`.
-type datasetFlags struct {
-	out   string
-	force bool
-	spec  modclass.DatasetSpec
-}
-
 func newSignalDatasetCmd(g *globals) *cobra.Command {
-	var fl datasetFlags
+	var s modclass.DatasetSpec
 	cmd := &cobra.Command{
 		Use:   "dataset --out DIR",
 		Short: "Generate a labelled feature data set of synthetic records (CSV, optional SigMF)",
@@ -211,36 +197,36 @@ nuisance parameters (phase, offset, symbol rate, FM and AM) are drawn from the
 ranges in docs/SIGNAL.md, which describes the files.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagError(runSignalDataset(cmd, g, &fl), datasetFields)
+			return flagError(runSignalDataset(cmd, g, &s), datasetFields)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&fl.spec.Mods, "mods", "bpsk,qpsk,8psk,16qam,64qam,gfsk,fm,am", "comma-separated modulations: "+signal.ModulationNames())
-	f.IntVar(&fl.spec.Options.PerClass, "per-class", 100, "records per modulation")
-	f.StringVar(&fl.spec.SNR, "snr", "-10:20:2", "full-band SNR range in dB: MIN:MAX[:STEP] or one value")
-	f.Float64Var(&fl.spec.Seconds, "seconds", 0.1, "record length in seconds (ignored with --samples)")
-	f.IntVar(&fl.spec.Options.Samples, "samples", 0, "record length in samples (overrides --seconds)")
-	f.Float64Var(&fl.spec.Options.SampleRate, "rate", 200000, "sample rate in Hz")
-	f.Uint64Var(&fl.spec.Options.Seed, "seed", 1, "random seed (every record derives its own from it)")
-	f.Float64Var(&fl.spec.Options.MaxOffsetHz, "max-offset", 0, "carrier offset bound in Hz (uniform in +-bound; the cumulant features need a corrected carrier, see docs/SIGNAL.md)")
-	f.StringVar(&fl.spec.SPS, "sps", "4,8,16", "samples-per-symbol choices of the digital modes, comma-separated (one drawn per record)")
-	f.StringVar(&fl.out, "out", "", "output folder (required)")
-	f.BoolVar(&fl.spec.Options.IQ, "iq", false, "also write every record as a SigMF pair under DIR/iq")
-	f.BoolVar(&fl.force, "force", false, "replace the data set in a non-empty DIR")
-	f.IntVar(&fl.spec.Options.Workers, "workers", 0, "goroutines (0 = GOMAXPROCS); the output does not depend on it")
+	f.StringVar(&s.Mods, "mods", "bpsk,qpsk,8psk,16qam,64qam,gfsk,fm,am", "comma-separated modulations: "+signal.ModulationNames())
+	f.IntVar(&s.Options.PerClass, "per-class", 100, "records per modulation")
+	f.StringVar(&s.SNR, "snr", "-10:20:2", "full-band SNR range in dB: MIN:MAX[:STEP] or one value")
+	f.Float64Var(&s.Seconds, "seconds", 0.1, "record length in seconds (ignored with --samples)")
+	f.IntVar(&s.Options.Samples, "samples", 0, "record length in samples (overrides --seconds)")
+	f.Float64Var(&s.Options.SampleRate, "rate", 200000, "sample rate in Hz")
+	f.Uint64Var(&s.Options.Seed, "seed", 1, "random seed (every record derives its own from it)")
+	f.Float64Var(&s.Options.MaxOffsetHz, "max-offset", 0, "carrier offset bound in Hz (uniform in +-bound; the cumulant features need a corrected carrier, see docs/SIGNAL.md)")
+	f.StringVar(&s.SPS, "sps", "4,8,16", "samples-per-symbol choices of the digital modes, comma-separated (one drawn per record)")
+	f.StringVar(&s.Dir, "out", "", "output folder (required)")
+	f.BoolVar(&s.Options.IQ, "iq", false, "also write every record as a SigMF pair under DIR/iq")
+	f.BoolVar(&s.Force, "force", false, "replace the data set in a non-empty DIR")
+	f.IntVar(&s.Options.Workers, "workers", 0, "goroutines (0 = GOMAXPROCS); the output does not depend on it")
 	return cmd
 }
 
-func runSignalDataset(cmd *cobra.Command, g *globals, fl *datasetFlags) error {
+func runSignalDataset(cmd *cobra.Command, g *globals, s *modclass.DatasetSpec) error {
 	if err := signalCPU(cmd, g); err != nil {
 		return err
 	}
-	if fl.out == "" {
+	if s.Dir == "" {
 		return errors.New("signal dataset: --out is required")
 	}
 	ctx, stop := train.NotifyContext(cmd.Context()) // Ctrl-C leaves the folder as it was
 	defer stop()
-	rep, err := fl.spec.Generate(ctx, fl.out, fl.force)
+	rep, err := s.Generate(ctx)
 	if err != nil {
 		return fmt.Errorf("signal dataset: %w", err)
 	}

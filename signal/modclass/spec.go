@@ -4,6 +4,8 @@ import (
 	stdcontext "context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +23,10 @@ import (
 // (DatasetSpec.SNR); [Generate] validates the result, naming the
 // DatasetOptions fields.
 type DatasetSpec struct {
+	// Dir is the folder [DatasetSpec.Generate] writes the data set to, and
+	// Force lets it replace the data set of a folder that is not empty.
+	Dir   string
+	Force bool
 	// Options are the data set's options. DatasetOptions sets their Mods,
 	// SNRMinDB, SNRMaxDB, SNRStepDB, SPS and (when 0) Samples from the
 	// fields below.
@@ -67,19 +73,19 @@ func (s DatasetSpec) DatasetOptions() (DatasetOptions, error) {
 }
 
 // Generate parses s ([DatasetSpec.DatasetOptions]) and generates the data
-// set in dir with [GenerateContext] (force replaces a data set in a
+// set in s.Dir with [GenerateContext] (s.Force replaces a data set in a
 // non-empty folder), as `gotrain signal dataset` does, and reports.
-func (s DatasetSpec) Generate(ctx stdcontext.Context, dir string, force bool) (*DatasetReport, error) {
+func (s DatasetSpec) Generate(ctx stdcontext.Context) (*DatasetReport, error) {
 	o, err := s.DatasetOptions()
 	if err != nil {
 		return nil, err
 	}
 	t0 := time.Now()
-	info, err := GenerateContext(ctx, dir, o, force)
+	info, err := GenerateContext(ctx, s.Dir, o, s.Force)
 	if err != nil {
 		return nil, err
 	}
-	return &DatasetReport{Dataset: info, Dir: dir, RecordsPerSecond: float64(info.Rows) / info.Seconds,
+	return &DatasetReport{Dataset: info, Dir: s.Dir, RecordsPerSecond: float64(info.Rows) / info.Seconds,
 		Seconds: time.Since(t0).Seconds(), SNR: s.SNR}, nil
 }
 
@@ -139,6 +145,20 @@ type RunSpec struct {
 	// DefaultMaxCSVBytes. A larger file is an error naming it and this
 	// option, wrapping readlimit's ErrTooLarge.
 	MaxBytes int64
+}
+
+// DataFiles returns the feature files [RunSpec.Load] reads from the data
+// set folders Data and Test name, by the folder: its features.csv. A Data
+// or Test that names the CSV file itself is not listed (it is the file
+// read).
+func (s RunSpec) DataFiles() map[string]string {
+	files := map[string]string{}
+	for _, p := range []string{s.Data, s.Test} {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			files[p] = filepath.Join(p, FeaturesFile)
+		}
+	}
+	return files
 }
 
 // RunOptions returns the run options s describes without their data: the

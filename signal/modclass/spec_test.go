@@ -68,26 +68,39 @@ func TestDatasetSpecDatasetOptions(t *testing.T) {
 func TestDatasetSpecGenerate(t *testing.T) {
 	opts := DatasetOptions{PerClass: 3, SampleRate: 200000, Samples: 4096, Seed: 2, Workers: 1}
 	for _, c := range []struct {
-		name string
-		spec DatasetSpec
-		text string // the text report up to the timings
-		err  string
+		name     string
+		spec     DatasetSpec
+		occupied bool   // the folder holds a file before
+		text     string // the text report up to the timings
+		err      string
 	}{
 		{name: "generated", spec: DatasetSpec{Options: opts, Mods: "bpsk,fm", SNR: "10:20:10", SPS: "4,8"},
 			text: "wrote DIR: 6 records (3 per class: bpsk fm), 4096 samples at 200000 Hz, SNR 10:20:10 dB, seed 2; "},
+		{name: "forced over a file", spec: DatasetSpec{Options: opts, Mods: "fm,bpsk", SNR: "10", SPS: "4,8", Force: true}, occupied: true,
+			text: "wrote DIR: 6 records (3 per class: fm bpsk), 4096 samples at 200000 Hz, SNR 10 dB, seed 2; "},
+		{name: "not empty", spec: DatasetSpec{Options: opts, SNR: "10", SPS: "4,8"}, occupied: true, err: "modclass: output folder DIR is not empty"},
 		{name: "spec error", spec: DatasetSpec{Options: opts, SNR: "x", SPS: "4"}, err: "DatasetSpec.SNR: "},
 		{name: "options error", spec: DatasetSpec{Options: DatasetOptions{SampleRate: 200000, Samples: 4096}, SNR: "0", SPS: "4"},
 			err: "modclass: records per class 0 must be at least 1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "ds")
-			rep, err := c.spec.Generate(stdcontext.Background(), dir, false)
-			if c.err != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), c.err) {
-					t.Fatalf("error %v, want one starting %q", err, c.err)
+			if c.occupied {
+				if err := os.Mkdir(dir, 0o755); err != nil {
+					t.Fatal(err)
 				}
-				if _, serr := os.Stat(dir); serr == nil {
-					t.Errorf("a failed spec left %s", dir)
+				if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c.spec.Dir = dir
+			rep, err := c.spec.Generate(stdcontext.Background())
+			if c.err != "" {
+				if want := strings.ReplaceAll(c.err, "DIR", dir); err == nil || !strings.HasPrefix(err.Error(), want) {
+					t.Fatalf("error %v, want one starting %q", err, want)
+				}
+				if _, serr := os.Stat(filepath.Join(dir, InfoFile)); serr == nil {
+					t.Errorf("a failed spec wrote %s", dir)
 				}
 				return
 			}
@@ -280,5 +293,36 @@ func TestDemoText(t *testing.T) {
 	js, err := json.Marshal(rep)
 	if err != nil || bytes.Contains(js, []byte("generated\"")) || bytes.Contains(js, []byte("\"Generated")) {
 		t.Errorf("Generated leaks into the JSON: %v %s", err, js)
+	}
+}
+
+func TestRunSpecDataFiles(t *testing.T) {
+	dir := t.TempDir()
+	train, test := filepath.Join(dir, "train"), filepath.Join(dir, "test")
+	for _, d := range []string{train, test} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	csv := filepath.Join(dir, "x.csv")
+	if err := os.WriteFile(csv, []byte("label,snr_db_true,a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		spec RunSpec
+		want map[string]string
+	}{
+		{"both folders", RunSpec{Data: train, Test: test}, map[string]string{train: filepath.Join(train, FeaturesFile), test: filepath.Join(test, FeaturesFile)}},
+		{"evaluation data", RunSpec{Data: test, Evaluate: true}, map[string]string{test: filepath.Join(test, FeaturesFile)}},
+		{"a CSV file is itself", RunSpec{Data: csv, Test: test}, map[string]string{test: filepath.Join(test, FeaturesFile)}},
+		{"missing folder, none", RunSpec{Data: filepath.Join(dir, "none")}, map[string]string{}},
+		{"nothing named", RunSpec{}, map[string]string{}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.spec.DataFiles(); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("DataFiles() = %v, want %v", got, c.want)
+			}
+		})
 	}
 }
