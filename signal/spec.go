@@ -77,6 +77,28 @@ func (s SynthFileSpec) Synthesize() (*SynthReport, error) {
 	return SynthesizeFile(s.Out, s.Format, dt, o)
 }
 
+// BenchSpec describes a benchmark the way `gotrain signal bench` takes it
+// on its command line: [BenchOptions] with the record given as a
+// [SynthSpec]. [BenchSpec.BenchOptions] turns it into the options.
+type BenchSpec struct {
+	// Synth is the record synthesized and extracted.
+	Synth SynthSpec
+	// Options are the benchmark's options; BenchOptions sets their Synth.
+	Options BenchOptions
+}
+
+// BenchOptions returns the benchmark options s describes: s.Options with
+// the record of s.Synth ([SynthSpec.SynthOptions], whose errors it
+// returns). [Benchmark] validates the result.
+func (s BenchSpec) BenchOptions() (BenchOptions, error) {
+	o := s.Options
+	var err error
+	if o.Synth, err = s.Synth.SynthOptions(); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
 // FeaturesSpec describes what `gotrain signal features` does with one
 // record file: read it ([FeaturesSpec.Load]), extract its features with an
 // extractor for the record's configuration and write the optional files

@@ -217,3 +217,38 @@ func mustOptions(t *testing.T, s SynthSpec) SynthOptions {
 	}
 	return o
 }
+
+func TestBenchSpecBenchOptions(t *testing.T) {
+	rec := SynthSpec{Options: SynthOptions{SampleRate: 200000, SNRdB: 10, CarrierOffset: 25000}, Mod: "qpsk", Seconds: 0.01}
+	for _, c := range []struct {
+		name string
+		spec BenchSpec
+		want BenchOptions
+		err  string
+	}{
+		{name: "record parsed, options kept", spec: BenchSpec{Synth: rec, Options: BenchOptions{Runs: 3, Records: 4, Workers: 2, Threads: 2}},
+			want: BenchOptions{Runs: 3, Records: 4, Workers: 2, Threads: 2,
+				Synth: SynthOptions{Mod: QPSK, SampleRate: 200000, Samples: 2000, SNRdB: 10, CarrierOffset: 25000}}},
+		{name: "zero options stay zero (Benchmark's defaults)", spec: BenchSpec{Synth: rec},
+			want: BenchOptions{Synth: SynthOptions{Mod: QPSK, SampleRate: 200000, Samples: 2000, SNRdB: 10, CarrierOffset: 25000}}},
+		{name: "the spec's record replaces the options'", spec: BenchSpec{Synth: rec, Options: BenchOptions{Synth: SynthOptions{Mod: FM, Samples: 9}}},
+			want: BenchOptions{Synth: SynthOptions{Mod: QPSK, SampleRate: 200000, Samples: 2000, SNRdB: 10, CarrierOffset: 25000}}},
+		{name: "record error", spec: BenchSpec{Synth: SynthSpec{Options: rec.Options, Mod: "qpsk"}, Options: BenchOptions{Runs: 1}}, err: "SynthSpec.Seconds: "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := c.spec.BenchOptions()
+			if c.err != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), c.err) {
+					t.Fatalf("error %v, want one starting %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("got %+v\nwant %+v", got, c.want)
+			}
+		})
+	}
+}

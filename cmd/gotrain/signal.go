@@ -186,13 +186,8 @@ func runSignalFeatures(cmd *cobra.Command, g *globals, fl *signal.FeaturesSpec) 
 	return g.print(cmd, rep)
 }
 
-type benchFlags struct {
-	synth signal.SynthSpec
-	bo    signal.BenchOptions
-}
-
 func newSignalBenchCmd(g *globals) *cobra.Command {
-	var fl benchFlags
+	var fl signal.BenchSpec
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Time synthesis and feature extraction of one record, and batched throughput",
@@ -208,19 +203,18 @@ executions of up to 8 records; auto uses it only on an accelerator.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(runSignalBench(cmd, g, &fl), synthFields) },
 	}
-	addSynthFlags(cmd, &fl.synth)
+	addSynthFlags(cmd, &fl.Synth)
 	_ = cmd.Flags().Set("offset", "25000")
-	cmd.Flags().IntVar(&fl.bo.Runs, "runs", 20, "timed runs after one warm-up")
-	cmd.Flags().IntVar(&fl.bo.Records, "records", 32, "records in the batched throughput run")
-	cmd.Flags().IntVar(&fl.bo.Workers, "workers", 0, "goroutines for the batched run (0 = GOMAXPROCS)")
-	cmd.Flags().IntVar(&fl.bo.Threads, "threads", 1, "goroutines per record in the single-record timings (CPU path)")
+	cmd.Flags().IntVar(&fl.Options.Runs, "runs", 20, "timed runs after one warm-up")
+	cmd.Flags().IntVar(&fl.Options.Records, "records", 32, "records in the batched throughput run")
+	cmd.Flags().IntVar(&fl.Options.Workers, "workers", 0, "goroutines for the batched run (0 = GOMAXPROCS)")
+	cmd.Flags().IntVar(&fl.Options.Threads, "threads", 1, "goroutines per record in the single-record timings (CPU path)")
 	return cmd
 }
 
-func runSignalBench(cmd *cobra.Command, g *globals, fl *benchFlags) error {
-	bo := fl.bo
-	var err error
-	if bo.Synth, err = fl.synth.SynthOptions(); err != nil {
+func runSignalBench(cmd *cobra.Command, g *globals, fl *signal.BenchSpec) error {
+	bo, err := fl.BenchOptions()
+	if err != nil {
 		return err
 	}
 	if bo.Runs < 1 || bo.Records < 1 || bo.Threads < 1 {
