@@ -130,7 +130,7 @@ func runClassify(cmd *cobra.Command, g *globals, s *modclass.RunSpec) error {
 
 func newClassifyDemoCmd(g *globals) *cobra.Command {
 	var s modclass.RunSpec
-	var ds modclass.DatasetSpec
+	ds := modclass.DatasetSpec{SPS: "4,8,16"}
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Generate a small train/test pair in a temporary folder, train, and print the accuracy per SNR",
@@ -154,24 +154,20 @@ docs/SIGNAL.md come from larger runs of "signal dataset" and "classify train".`,
 	return cmd
 }
 
-// runClassifyDemo runs modclass.Demo on data sets of ds (seeded with the
+// demoFields maps the names of modclass.DatasetSpec and RunSpec in the
+// errors of RunSpec.Demo to the flags of classify demo.
+var demoFields = map[string]string{"DatasetSpec.SNR": "snr", "DatasetSpec.Seconds": "seconds", "DatasetSpec.SPS": "sps", "RunSpec.Band": "band"}
+
+// runClassifyDemo runs the demo on data sets of ds (seeded with the
 // forest's --seed) and prints the report.
 func runClassifyDemo(cmd *cobra.Command, g *globals, s *modclass.RunSpec, ds *modclass.DatasetSpec) error {
 	if err := checkClassify(cmd, g, s); err != nil {
 		return err
 	}
-	o, err := s.RunOptions()
+	ds.Options.Seed = s.Options.Fit.Forest.Seed
+	rep, err := s.Demo(*ds)
 	if err != nil {
-		return err
-	}
-	ds.SPS, ds.Options.Seed = "4,8,16", o.Fit.Forest.Seed
-	dso, err := ds.DatasetOptions()
-	if err != nil {
-		return flagError(fmt.Errorf("signal classify demo: %w", err), datasetFields)
-	}
-	rep, err := modclass.Demo("", dso, o)
-	if err != nil {
-		return fmt.Errorf("signal classify demo: %w", err)
+		return flagError(fmt.Errorf("signal classify demo: %w", err), demoFields)
 	}
 	return g.print(cmd, rep)
 }

@@ -23,8 +23,9 @@ import (
 // (DatasetSpec.SNR); [Generate] validates the result, naming the
 // DatasetOptions fields.
 type DatasetSpec struct {
-	// Dir is the folder [DatasetSpec.Generate] writes the data set to, and
-	// Force lets it replace the data set of a folder that is not empty.
+	// Dir is the folder [DatasetSpec.Generate] writes the data set to (and
+	// [RunSpec.Demo] its two), and Force lets Generate replace the data
+	// set of a folder that is not empty.
 	Dir   string
 	Force bool
 	// Options are the data set's options. DatasetOptions sets their Mods,
@@ -145,6 +146,23 @@ type RunSpec struct {
 	// DefaultMaxCSVBytes. A larger file is an error naming it and this
 	// option, wrapping readlimit's ErrTooLarge.
 	MaxBytes int64
+}
+
+// Demo runs [Demo] with the run s describes ([RunSpec.RunOptions]; its
+// data are not read) on the training and test sets ds describes
+// ([DatasetSpec.DatasetOptions]), generated in ds.Dir/train and
+// ds.Dir/test (ds.Dir must exist; "" means a temporary folder, removed
+// afterwards), as `gotrain signal classify demo` does.
+func (s RunSpec) Demo(ds DatasetSpec) (*Report, error) {
+	o, err := s.RunOptions()
+	if err != nil {
+		return nil, err
+	}
+	dso, err := ds.DatasetOptions()
+	if err != nil {
+		return nil, err
+	}
+	return Demo(ds.Dir, dso, o)
 }
 
 // DataFiles returns the feature files [RunSpec.Load] reads from the data

@@ -326,3 +326,54 @@ func TestRunSpecDataFiles(t *testing.T) {
 		})
 	}
 }
+
+func TestRunSpecDemo(t *testing.T) {
+	fo := forest.DefaultOptions()
+	fo.Trees = 4
+	run := RunSpec{Options: RunOptions{Fit: TrainOptions{Forest: fo}}, Band: "0:10"}
+	ds := DatasetSpec{Options: DatasetOptions{PerClass: 3, SampleRate: 200000, Samples: 4096, Seed: 5}, Mods: "bpsk,fm", SNR: "0:10:5", SPS: "4,8"}
+	with := func(f func(*RunSpec, *DatasetSpec)) (RunSpec, DatasetSpec) {
+		r, d := run, ds
+		f(&r, &d)
+		return r, d
+	}
+	for _, c := range []struct {
+		name string
+		f    func(*RunSpec, *DatasetSpec)
+		keep bool // the sets stay in a folder
+		err  string
+	}{
+		{name: "temporary folder", f: func(*RunSpec, *DatasetSpec) {}},
+		{name: "in a folder", f: func(_ *RunSpec, d *DatasetSpec) { d.Dir = t.TempDir() }, keep: true},
+		{name: "bad band", f: func(r *RunSpec, _ *DatasetSpec) { r.Band = "9:1" }, err: "RunSpec.Band: "},
+		{name: "bad forest options", f: func(r *RunSpec, _ *DatasetSpec) { r.Options.Fit.Forest.Trees = 0 }, err: "forest: Trees 0"},
+		{name: "bad data set spec", f: func(_ *RunSpec, d *DatasetSpec) { d.SPS = "4,x" }, err: `DatasetSpec.SPS "4,x"`},
+		{name: "bad data set options", f: func(_ *RunSpec, d *DatasetSpec) { d.Options.PerClass = 0 }, err: "modclass: records per class 0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, d := with(c.f)
+			rep, err := r.Demo(d)
+			if c.err != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), c.err) {
+					t.Fatalf("error %v, want one starting %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.TrainRows != 6 || rep.TestRows != 6 || rep.Band != [2]float64{0, 10} || rep.Trees != 4 || rep.Generated == nil ||
+				rep.Generated.Seed != 5 || !slices.Equal(rep.Eval.Classes, []string{"bpsk", "fm"}) {
+				t.Errorf("report: %d + %d rows, band %v, %d trees, generated %+v", rep.TrainRows, rep.TestRows, rep.Band, rep.Trees, rep.Generated)
+			}
+			if !c.keep {
+				return
+			}
+			for i, name := range []string{"train", "test"} {
+				if got := mustLoad(t, filepath.Join(d.Dir, name)); got.Info.Options.Seed != 5+uint64(i) {
+					t.Errorf("%s set seed %d, want %d", name, got.Info.Options.Seed, 5+i)
+				}
+			}
+		})
+	}
+}
