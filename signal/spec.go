@@ -55,8 +55,9 @@ type SynthFileSpec struct {
 	// Format is "sigmf" or a raw format; "" decides by Out's extension
 	// ([Save]).
 	Format string
-	// Datatype is the sample format of a SigMF pair ([ParseFormat]); ""
-	// means cf32_le.
+	// Datatype is the sample format of a SigMF pair ([ParseFormat]), such
+	// as "cf32_le" (the command's default). It is parsed whatever the
+	// output, so it must be set for a raw file too.
 	Datatype string
 }
 
@@ -68,11 +69,9 @@ func (s SynthFileSpec) Synthesize() (*SynthReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	var dt Format
-	if s.Datatype != "" {
-		if dt, err = ParseFormat(s.Datatype); err != nil {
-			return nil, fmt.Errorf("SynthFileSpec.Datatype: %w", err)
-		}
+	dt, err := ParseFormat(s.Datatype)
+	if err != nil {
+		return nil, fmt.Errorf("SynthFileSpec.Datatype: %w", err)
 	}
 	return SynthesizeFile(s.Out, s.Format, dt, o)
 }

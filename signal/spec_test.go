@@ -62,12 +62,13 @@ func TestSynthFileSpecSynthesize(t *testing.T) {
 		datatype Format // of the file read back
 		err      string
 	}{
-		{name: "sigmf default datatype", spec: SynthFileSpec{SynthSpec: rec, Out: filepath.Join(dir, "a")},
+		{name: "sigmf cf32", spec: SynthFileSpec{SynthSpec: rec, Out: filepath.Join(dir, "a"), Datatype: "cf32_le"},
 			files: []string{"a.sigmf-meta", "a.sigmf-data"}, datatype: CF32},
 		{name: "sigmf ci16", spec: SynthFileSpec{SynthSpec: rec, Out: filepath.Join(dir, "b"), Datatype: "ci16_le"},
 			files: []string{"b.sigmf-meta", "b.sigmf-data"}, datatype: CI16},
-		{name: "raw by format", spec: SynthFileSpec{SynthSpec: rec, Out: filepath.Join(dir, "c.bin"), Format: "cu8"},
+		{name: "raw by format, the datatype unused", spec: SynthFileSpec{SynthSpec: rec, Out: filepath.Join(dir, "c.bin"), Format: "cu8", Datatype: "ci16_le"},
 			files: []string{"c.bin"}, datatype: CU8},
+		{name: "no datatype", spec: SynthFileSpec{SynthSpec: rec, Out: filepath.Join(dir, "f")}, err: `SynthFileSpec.Datatype: signal: unknown sample format ""`},
 		{name: "bad datatype", spec: SynthFileSpec{SynthSpec: rec, Out: filepath.Join(dir, "d"), Datatype: "f64"},
 			err: `SynthFileSpec.Datatype: signal: unknown sample format "f64"`},
 		{name: "record error first", spec: SynthFileSpec{SynthSpec: SynthSpec{Options: rec.Options, Mod: "qpsk"}, Out: filepath.Join(dir, "e"), Datatype: "f64"},
@@ -125,7 +126,7 @@ func TestFeaturesSpec(t *testing.T) {
 	dir := t.TempDir()
 	rec := SynthSpec{Options: SynthOptions{SampleRate: 100000, SNRdB: 10, Seed: 2}, Mod: "qpsk", Seconds: 0.05}
 	sigmf, raw := filepath.Join(dir, "r"), filepath.Join(dir, "r.ci16")
-	for _, f := range []SynthFileSpec{{SynthSpec: rec, Out: sigmf}, {SynthSpec: rec, Out: raw}} {
+	for _, f := range []SynthFileSpec{{SynthSpec: rec, Out: sigmf, Datatype: "cf32_le"}, {SynthSpec: rec, Out: raw, Datatype: "cf32_le"}} {
 		if _, err := f.Synthesize(); err != nil {
 			t.Fatal(err)
 		}
