@@ -4,7 +4,10 @@
 // Synthesis: [Synthesize] returns one record that [SynthOptions] describes
 // (PSK/QAM, FSK/GFSK, FM, AM, OFDM, tone or chirp, with white Gaussian
 // noise, multipath and IQ imbalance), deterministically for a seed; a
-// [Synthesizer] generates many without allocating.
+// [Synthesizer] generates many without allocating. [SynthSpec] takes the
+// options the way the command line gives them (modulation, length in
+// seconds and multipath taps as text), and [SynthFileSpec.Synthesize]
+// writes such a record to a file.
 //
 // Files: [Load] reads a SigMF pair or a raw file (cf32, ci16, ci8, cu8) and
 // [Save] writes one; [ReadSigMF], [WriteSigMF], [ReadRaw] and [WriteRaw]

@@ -227,4 +227,4 @@ func execute(root *cobra.Command) error {
 
 // maxInputOptions are the library options --max-input-mib sets, as the
 // readers' cap errors name them.
-var maxInputOptions = []string{"DataSpec.MaxBytes", "CSVOptions.MaxBytes", "DataOptions.MaxBytes", "Options.MaxBytes", "maxBytes"}
+var maxInputOptions = []string{"DataSpec.MaxBytes", "RunSpec.MaxBytes", "CSVOptions.MaxBytes", "DataOptions.MaxBytes", "Options.MaxBytes", "maxBytes"}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gomlx/gomlx/backends"
 	"github.com/spf13/cobra"
 
 	"github.com/gotrain/gotrain/device"
@@ -35,44 +36,31 @@ func signalCPU(cmd *cobra.Command, g *globals) error {
 	return nil
 }
 
-// signalExtractor returns the extractor of eng for cfg (the graph
-// extractor, one record per execution, on graph devices) and its release.
-func signalExtractor(eng *device.Engine, cfg signal.Config) (signal.FeatureExtractor, func(), error) {
+// graphBackend returns the backend of eng's graph device, or nil for the
+// native CPU path (what sigraph's functions take for it).
+func graphBackend(eng *device.Engine) (backends.Backend, error) {
 	if eng.Native() {
-		e, err := signal.NewExtractor(cfg)
-		return e, func() {}, err
+		return nil, nil
 	}
-	b, err := eng.Backend()
-	if err != nil {
-		return nil, nil, err
-	}
-	e, err := sigraph.NewWithOptions(b, cfg, 1, sigraph.Options{DeviceNum: eng.DeviceNum()})
-	if err != nil {
-		return nil, nil, err
-	}
-	return e, e.Close, nil
+	return eng.Backend()
 }
 
-// synthFields maps signal.SynthOptions' names in the library's errors to
-// the flags.
+// synthFields maps the names of signal.SynthOptions, SynthSpec and
+// SynthFileSpec in the library's errors to the flags.
 var synthFields = map[string]string{"Samples": "samples", "SampleRate": "rate", "SNRdB": "snr", "SymbolRate": "sym-rate",
 	"RollOff": "rolloff", "SpanSymbols": "span", "CarrierOffset": "offset", "Phase": "phase", "ModIndex": "mod-index", "BT": "bt",
 	"ModFreq": "mod-freq", "Deviation": "deviation", "Subcarriers": "subcarriers", "CyclicPrefix": "cp", "Bandwidth": "bandwidth",
-	"ChirpPeriod": "chirp-period", "IQGainDB": "iq-gain-db", "IQPhaseDeg": "iq-phase-deg", "Multipath": "multipath"}
+	"ChirpPeriod": "chirp-period", "IQGainDB": "iq-gain-db", "IQPhaseDeg": "iq-phase-deg", "Multipath": "multipath",
+	"SynthSpec.Seconds": "seconds", "SynthSpec.Multipath": "multipath", "SynthFileSpec.Datatype": "datatype"}
 
-// synthFlags are the flags of `signal synth` (and the record of `signal bench`).
-type synthFlags struct {
-	mod, out, format, datatype, multipath string
-	seconds                               float64
-	opts                                  signal.SynthOptions
-}
-
-func addSynthFlags(cmd *cobra.Command, fl *synthFlags) {
+// addSynthFlags binds the flags of the record of `signal synth` and
+// `signal bench` to s.
+func addSynthFlags(cmd *cobra.Command, s *signal.SynthSpec) {
 	f := cmd.Flags()
-	o := &fl.opts
-	f.StringVar(&fl.mod, "mod", "qpsk", "modulation: bpsk, qpsk, 8psk, 16qam, 64qam, 2fsk, 4fsk, gfsk, fm, am, ofdm, tone, chirp")
+	o := &s.Options
+	f.StringVar(&s.Mod, "mod", "qpsk", "modulation: bpsk, qpsk, 8psk, 16qam, 64qam, 2fsk, 4fsk, gfsk, fm, am, ofdm, tone, chirp")
 	f.Float64Var(&o.SampleRate, "rate", 200000, "sample rate in Hz")
-	f.Float64Var(&fl.seconds, "seconds", 1, "record length in seconds (ignored with --samples)")
+	f.Float64Var(&s.Seconds, "seconds", 1, "record length in seconds (ignored with --samples)")
 	f.IntVar(&o.Samples, "samples", 0, "record length in samples (overrides --seconds)")
 	f.Float64Var(&o.SNRdB, "snr", 10, "SNR in dB over the full sampled band (Es/N0 with --esn0)")
 	f.BoolVar(&o.EsN0, "esn0", false, "read --snr as Es/N0 (digital modulations)")
@@ -91,32 +79,13 @@ func addSynthFlags(cmd *cobra.Command, fl *synthFlags) {
 	f.IntVar(&o.CyclicPrefix, "cp", 0, "OFDM cyclic prefix in samples (default subcarriers/4)")
 	f.Float64Var(&o.Bandwidth, "bandwidth", 0, "chirp sweep in Hz (default rate/4)")
 	f.Float64Var(&o.ChirpPeriod, "chirp-period", 0, "chirp period in seconds (default the record)")
-	f.StringVar(&fl.multipath, "multipath", "", "tapped delay line, one complex tap per sample, e.g. \"1,0.4-0.2i,0.1i\"")
+	f.StringVar(&s.Multipath, "multipath", "", "tapped delay line, one complex tap per sample, e.g. \"1,0.4-0.2i,0.1i\"")
 	f.Float64Var(&o.IQGainDB, "iq-gain-db", 0, "IQ gain imbalance in dB")
 	f.Float64Var(&o.IQPhaseDeg, "iq-phase-deg", 0, "IQ phase imbalance in degrees")
 }
 
-// options turns the flags into synthesis options.
-func (fl *synthFlags) options() (o signal.SynthOptions, err error) {
-	o = fl.opts
-	if o.Mod, err = signal.ParseModulation(fl.mod); err != nil {
-		return o, err
-	}
-	if o.Samples == 0 {
-		if o.Samples, err = signal.SamplesFor(fl.seconds, o.SampleRate); err != nil {
-			return o, fmt.Errorf("--seconds: %w", err)
-		}
-	}
-	if fl.multipath != "" {
-		if o.Multipath, err = signal.ParseTaps(fl.multipath); err != nil {
-			return o, fmt.Errorf("--multipath: %w", err)
-		}
-	}
-	return o, nil
-}
-
 func newSignalSynthCmd(g *globals) *cobra.Command {
-	var fl synthFlags
+	var fl signal.SynthFileSpec
 	cmd := &cobra.Command{
 		Use:   "synth --out FILE",
 		Short: "Write one synthetic IQ record (SigMF, or raw by extension)",
@@ -129,49 +98,35 @@ noise total power 10^(-snr/10); with --esn0 it is Es/N0 instead.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(runSignalSynth(cmd, g, &fl), synthFields) },
 	}
-	addSynthFlags(cmd, &fl)
-	cmd.Flags().StringVar(&fl.out, "out", "", "output file (required)")
-	cmd.Flags().StringVar(&fl.format, "format", "", "sigmf or a raw format (cf32, ci16, ci8, cu8); default from the extension, else sigmf")
-	cmd.Flags().StringVar(&fl.datatype, "datatype", "cf32_le", "SigMF data type: cf32_le, cf32_be, ci16_le, ci16_be, ci8, cu8")
+	addSynthFlags(cmd, &fl.SynthSpec)
+	cmd.Flags().StringVar(&fl.Out, "out", "", "output file (required)")
+	cmd.Flags().StringVar(&fl.Format, "format", "", "sigmf or a raw format (cf32, ci16, ci8, cu8); default from the extension, else sigmf")
+	cmd.Flags().StringVar(&fl.Datatype, "datatype", "cf32_le", "SigMF data type: cf32_le, cf32_be, ci16_le, ci16_be, ci8, cu8")
 	return cmd
 }
 
-func runSignalSynth(cmd *cobra.Command, g *globals, fl *synthFlags) error {
+func runSignalSynth(cmd *cobra.Command, g *globals, fl *signal.SynthFileSpec) error {
 	if err := signalCPU(cmd, g); err != nil {
 		return err
 	}
-	if fl.out == "" {
+	if fl.Out == "" {
 		return errors.New("signal synth: --out is required")
 	}
-	if fl.out == "-" && (fl.format == "" || fl.format == "sigmf") {
+	if fl.Out == "-" && (fl.Format == "" || fl.Format == "sigmf") {
 		return errors.New("signal synth: --out - (standard output) needs a raw --format (cf32, ci16, ci8 or cu8): a SigMF record is two files")
 	}
 	if err := g.outputs(cmd, []string{"out"}, nil, nil); err != nil {
 		return err
 	}
-	o, err := fl.options()
-	if err != nil {
-		return err
-	}
-	dt, err := signal.ParseFormat(fl.datatype)
-	if err != nil {
-		return fmt.Errorf("--datatype: %w", err)
-	}
-	rep, err := signal.SynthesizeFile(fl.out, fl.format, dt, o)
+	rep, err := fl.Synthesize()
 	if err != nil {
 		return err
 	}
 	return g.print(cmd, rep)
 }
 
-type featuresFlags struct {
-	in, format, spectrogram, csv string
-	rate, impedance              float64
-	arrays                       bool
-}
-
 func newSignalFeaturesCmd(g *globals) *cobra.Command {
-	var fl featuresFlags
+	var fl signal.FeaturesSpec
 	cmd := &cobra.Command{
 		Use:   "features --in FILE",
 		Short: "Extract RF features from one IQ record",
@@ -188,18 +143,18 @@ names the device used; compile_ms is the graph's build and compile time.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSignalFeatures(cmd, g, &fl) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&fl.in, "in", "", "input file (required): .sigmf-meta/.sigmf-data, or raw")
-	f.StringVar(&fl.format, "format", "", "sigmf, cf32, ci16, ci8 or cu8 (default: from the extension)")
-	f.Float64Var(&fl.rate, "rate", 0, "sample rate in Hz (required for raw files; overrides SigMF's)")
-	f.Float64Var(&fl.impedance, "impedance", 50, "impedance in ohms for RSSI in dBm")
-	f.BoolVar(&fl.arrays, "arrays", false, "include the PSD, autocorrelation and per-frame MFCCs in the JSON")
-	f.StringVar(&fl.spectrogram, "spectrogram", "", "write the dB spectrogram to this file (float32 LE)")
-	f.StringVar(&fl.csv, "csv", "", "write the scalar features as a one-row CSV file")
+	f.StringVar(&fl.In, "in", "", "input file (required): .sigmf-meta/.sigmf-data, or raw")
+	f.StringVar(&fl.Format, "format", "", "sigmf, cf32, ci16, ci8 or cu8 (default: from the extension)")
+	f.Float64Var(&fl.Rate, "rate", 0, "sample rate in Hz (required for raw files; overrides SigMF's)")
+	f.Float64Var(&fl.Impedance, "impedance", 50, "impedance in ohms for RSSI in dBm")
+	f.BoolVar(&fl.Arrays, "arrays", false, "include the PSD, autocorrelation and per-frame MFCCs in the JSON")
+	f.StringVar(&fl.Spectrogram, "spectrogram", "", "write the dB spectrogram to this file (float32 LE)")
+	f.StringVar(&fl.CSV, "csv", "", "write the scalar features as a one-row CSV file")
 	return cmd
 }
 
-func runSignalFeatures(cmd *cobra.Command, g *globals, fl *featuresFlags) error {
-	if fl.in == "" {
+func runSignalFeatures(cmd *cobra.Command, g *globals, fl *signal.FeaturesSpec) error {
+	if fl.In == "" {
 		return errors.New("signal features: --in is required")
 	}
 	if err := g.outputs(cmd, []string{"csv", "spectrogram"}, []string{"in"}, nil); err != nil {
@@ -210,38 +165,29 @@ func runSignalFeatures(cmd *cobra.Command, g *globals, fl *featuresFlags) error 
 		return err
 	}
 	defer eng.Close()
-	rec, err := signal.Load(fl.in, fl.format, fl.rate)
+	rec, cfg, err := fl.Load()
 	if err != nil {
 		return err
 	}
-	cfg := signal.Config{SampleRate: rec.Meta.SampleRate, Impedance: fl.impedance}
-	e, release, err := signalExtractor(eng, cfg)
+	b, err := graphBackend(eng)
+	if err != nil {
+		return err
+	}
+	e, release, err := sigraph.NewFeatureExtractor(b, cfg, sigraph.Options{DeviceNum: eng.DeviceNum()})
 	if err != nil {
 		return err
 	}
 	defer release()
-	var f signal.Features
-	ms, compileMS, err := signal.ExtractTimed(e, rec.Samples, &f)
-	if err == nil && fl.spectrogram != "" {
-		err = signal.WriteSpectrogram(fl.spectrogram, &f)
-	}
-	if err == nil && fl.csv != "" {
-		err = signal.WriteFeaturesCSV(fl.csv, &f)
-	}
+	rep, err := fl.Extract(e, rec)
 	if err != nil {
-		return fmt.Errorf("signal features: %s: %w", fl.in, err)
+		return fmt.Errorf("signal features: %w", err)
 	}
-	return g.print(cmd, &signal.FeaturesReport{File: fl.in, Format: string(rec.Meta.Datatype), Device: eng.Name(), ExtractMS: ms,
-		CompileMS: compileMS, Label: rec.Meta.Label, FeaturesJSON: signal.NewFeaturesJSON(&f, fl.arrays), Spectrogram: fl.spectrogram})
-}
-
-type benchFlags struct {
-	synth synthFlags
-	bo    signal.BenchOptions
+	rep.Device = eng.Name()
+	return g.print(cmd, rep)
 }
 
 func newSignalBenchCmd(g *globals) *cobra.Command {
-	var fl benchFlags
+	var fl signal.BenchSpec
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Time synthesis and feature extraction of one record, and batched throughput",
@@ -257,19 +203,18 @@ executions of up to 8 records; auto uses it only on an accelerator.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(runSignalBench(cmd, g, &fl), synthFields) },
 	}
-	addSynthFlags(cmd, &fl.synth)
+	addSynthFlags(cmd, &fl.Synth)
 	_ = cmd.Flags().Set("offset", "25000")
-	cmd.Flags().IntVar(&fl.bo.Runs, "runs", 20, "timed runs after one warm-up")
-	cmd.Flags().IntVar(&fl.bo.Records, "records", 32, "records in the batched throughput run")
-	cmd.Flags().IntVar(&fl.bo.Workers, "workers", 0, "goroutines for the batched run (0 = GOMAXPROCS)")
-	cmd.Flags().IntVar(&fl.bo.Threads, "threads", 1, "goroutines per record in the single-record timings (CPU path)")
+	cmd.Flags().IntVar(&fl.Options.Runs, "runs", 20, "timed runs after one warm-up")
+	cmd.Flags().IntVar(&fl.Options.Records, "records", 32, "records in the batched throughput run")
+	cmd.Flags().IntVar(&fl.Options.Workers, "workers", 0, "goroutines for the batched run (0 = GOMAXPROCS)")
+	cmd.Flags().IntVar(&fl.Options.Threads, "threads", 1, "goroutines per record in the single-record timings (CPU path)")
 	return cmd
 }
 
-func runSignalBench(cmd *cobra.Command, g *globals, fl *benchFlags) error {
-	bo := fl.bo
-	var err error
-	if bo.Synth, err = fl.synth.options(); err != nil {
+func runSignalBench(cmd *cobra.Command, g *globals, fl *signal.BenchSpec) error {
+	bo, err := fl.BenchOptions()
+	if err != nil {
 		return err
 	}
 	if bo.Runs < 1 || bo.Records < 1 || bo.Threads < 1 {
@@ -280,14 +225,11 @@ func runSignalBench(cmd *cobra.Command, g *globals, fl *benchFlags) error {
 		return err
 	}
 	defer eng.Close()
-	var rep signal.BenchResult
-	if eng.Native() {
-		rep, err = signal.Benchmark(bo)
-	} else if b, berr := eng.Backend(); berr != nil {
-		err = berr
-	} else {
-		rep, err = sigraph.Benchmark(b, sigraph.Options{DeviceNum: eng.DeviceNum()}, bo)
+	b, err := graphBackend(eng)
+	if err != nil {
+		return err
 	}
+	rep, err := sigraph.Benchmark(b, sigraph.Options{DeviceNum: eng.DeviceNum()}, bo)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,9 @@
 // call: train (or take a model), hold out test rows if asked, evaluate
 // over an SNR band, write the model and the plots, and return a [Report]
 // ([Report.WriteText] prints it); [Demo] first generates a small training
-// and test set. The definitions and the measured accuracy are in
-// docs/SIGNAL.md ("Modulation classifier").
+// and test set. [DatasetSpec] and [RunSpec] take the options the way the
+// commands' flags give them (ranges, lists and folders as text) and turn
+// them into [DatasetOptions] and [RunOptions] with their data loaded. The
+// definitions and the measured accuracy are in docs/SIGNAL.md
+// ("Modulation classifier").
 package modclass

@@ -67,6 +67,10 @@ type Report struct {
 	Eval     *Eval     `json:"eval"`
 	PNGs     []string  `json:"png,omitempty"`              // the PNG files written
 	Generate []float64 `json:"generate_seconds,omitempty"` // Demo: the data sets' generation times
+	// Generated are the options of the data sets Demo generated (the test
+	// set's seed is one more); nil for Run. WriteText then starts with a
+	// line on them.
+	Generated *DatasetOptions `json:"-"`
 }
 
 // Run trains a classifier on o.Train (or takes o.Model), evaluates it on
@@ -169,7 +173,8 @@ func evaluateInto(rep *Report, f *forest.Forest, o RunOptions) error {
 // set (ds, seed ds.Seed) in dir/train and a test set (seed ds.Seed+1) in
 // dir/test, then [Run]s o on them (o.Train and o.Test are replaced). With
 // dir "" the data sets go to a temporary folder, removed before Demo
-// returns. The report's Generate holds the two generation times.
+// returns. The report's Generate holds the two generation times and
+// Generated the data sets' options.
 func Demo(dir string, ds DatasetOptions, o RunOptions) (*Report, error) {
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "gotrain-modclass-demo-")
@@ -199,7 +204,7 @@ func Demo(dir string, ds DatasetOptions, o RunOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.Generate = gen
+	rep.Generate, rep.Generated = gen, &ds
 	return rep, nil
 }
 

@@ -8,12 +8,17 @@ import (
 )
 
 // WriteText writes the report as text, as `gotrain signal classify`
-// prints it: the training summary, the model file, then (with test data)
-// the accuracy overall and in the band, the accuracy per SNR and class
-// ([WriteSNRTable]), the confusion matrix over the band
-// ([WriteConfusionTable]) and the PNG files written.
+// prints it: for a [Demo], a line on the data sets generated; the training
+// summary, the model file, then (with test data) the accuracy overall and
+// in the band, the accuracy per SNR and class ([WriteSNRTable]), the
+// confusion matrix over the band ([WriteConfusionTable]) and the PNG files
+// written.
 func (r *Report) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
+	if ds := r.Generated; ds != nil && len(r.Generate) == 2 && r.Eval != nil {
+		fmt.Fprintf(ew, "demo: %d + %d records of %d samples at %g Hz (%s), generated in %.1f + %.1f s\n",
+			r.TrainRows, r.TestRows, ds.Samples, ds.SampleRate, strings.Join(r.Eval.Classes, " "), r.Generate[0], r.Generate[1])
+	}
 	if r.Train != "" {
 		fmt.Fprintf(ew, "trained on %s: %d records, %d features, %d trees, %.2f s\n", r.Train, r.TrainRows, len(r.Features), r.Trees, r.FitSeconds)
 	}

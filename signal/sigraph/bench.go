@@ -14,8 +14,13 @@ const BenchBatch = 8
 // opts): the single-record runs extract one record per graph execution,
 // the batched run up to BenchBatch records per execution, its records
 // synthesized on the calling goroutine (the result's GraphBatch). The
-// extractors are closed before it returns; the backend stays open.
+// extractors are closed before it returns; the backend stays open. With
+// a nil backend it runs signal.Benchmark(bo) on the CPU path, as
+// `gotrain signal bench` does on --device cpu.
 func Benchmark(backend backends.Backend, opts Options, bo signal.BenchOptions) (signal.BenchResult, error) {
+	if backend == nil {
+		return signal.Benchmark(bo)
+	}
 	cfg := bo.Config
 	if cfg.SampleRate == 0 {
 		cfg.SampleRate = bo.Synth.SampleRate

@@ -11,8 +11,10 @@
 //
 // [New] returns an [Extractor] for a backend the caller opened and owns;
 // it satisfies [signal.FeatureExtractor] and [signal.BatchExtractor].
-// [Compare] measures a result against the CPU path's, and [Benchmark]
-// runs [signal.Benchmark] with graph extractors.
+// [NewFeatureExtractor] chooses between it and the CPU path's extractor by
+// the backend it is given (nil: the CPU path). [Compare] measures a result
+// against the CPU path's, and [Benchmark] runs [signal.Benchmark] with
+// graph extractors (or, given no backend, on the CPU path).
 package sigraph
 
 import (
@@ -103,6 +105,28 @@ func NewWithOptions(backend backends.Backend, cfg signal.Config, records int, op
 	e := &Extractor{backend: backend, cfg: cpu.Config(), records: records, opts: opts}
 	e.native = !opts.GraphFFT && nativeFFT(backend, dtypes.Float64) && nativeFFT(backend, dtypes.Float32)
 	return e, nil
+}
+
+// NewFeatureExtractor returns an extractor of one record per call for cfg
+// on the path backend names: the CPU path's [signal.Extractor] when
+// backend is nil, else a graph [Extractor] on backend (with opts; its
+// DeviceNum picks the device). It is the choice `gotrain signal features`
+// makes for --device. Call release when done: it releases the graph
+// extractor's compiled graphs (the backend stays open; it belongs to the
+// caller) and does nothing on the CPU path.
+func NewFeatureExtractor(backend backends.Backend, cfg signal.Config, opts Options) (e signal.FeatureExtractor, release func(), err error) {
+	if backend == nil {
+		cpu, err := signal.NewExtractor(cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		return cpu, func() {}, nil
+	}
+	g, err := NewWithOptions(backend, cfg, 1, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return g, g.Close, nil
 }
 
 // Config returns the configuration with its defaults filled in.

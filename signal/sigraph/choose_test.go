@@ -1,0 +1,93 @@
+package sigraph
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gomlx/gomlx/backends"
+
+	"github.com/gotrain/gotrain/signal"
+)
+
+// TestNewFeatureExtractor checks the choice of extractor by backend: nil
+// gives the CPU path's (its release a no-op), a backend the graph
+// extractor with the options given (its release frees the compiled
+// graph), and errors come from the extractor chosen.
+func TestNewFeatureExtractor(t *testing.T) {
+	cfg := signal.Config{SampleRate: testRate}
+	x := record(t, "qpsk", 10, 4096, 1)
+	want := cpuFeatures(t, cfg, x)
+	for _, c := range []struct {
+		name    string
+		backend backends.Backend
+		cfg     signal.Config
+		opts    Options
+		graph   bool   // a graph extractor is chosen
+		err     string // of the choice
+	}{
+		{name: "nil backend: the CPU path", cfg: cfg},
+		{name: "simplego: the graph path", backend: goBackend(t), cfg: cfg, graph: true},
+		{name: "options reach the graph extractor", backend: goBackend(t), cfg: cfg, opts: Options{DirectMax: 16, MFCCFloat64: true}, graph: true},
+		{name: "CPU config error", cfg: signal.Config{SampleRate: testRate, Impedance: -1}, err: "signal: "},
+		{name: "graph config error", backend: goBackend(t), cfg: signal.Config{SampleRate: testRate, Impedance: -1}, err: "sigraph: signal: "},
+		{name: "graph options error", backend: goBackend(t), cfg: cfg, opts: Options{DirectMax: -1}, err: "sigraph: direct DFT limit -1"},
+		{name: "CPU path ignores graph options", cfg: cfg, opts: Options{DirectMax: -1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, release, err := NewFeatureExtractor(c.backend, c.cfg, c.opts)
+			if c.err != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), c.err) || e != nil || release != nil {
+					t.Fatalf("got %T, release %v, error %v; want an error starting %q", e, release != nil, err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, isGraph := e.(*Extractor)
+			if _, isCPU := e.(*signal.Extractor); isGraph != c.graph || isCPU == c.graph {
+				t.Fatalf("extractor %T, want the graph one: %v", e, c.graph)
+			}
+			wantOpts := c.opts
+			if wantOpts.DirectMax == 0 {
+				wantOpts.DirectMax = DefaultDirectMax
+			}
+			if isGraph && (g.Backend() != c.backend || g.opts != wantOpts || g.records != 1) {
+				t.Errorf("graph extractor on %v with %+v, %d records; want %v with %+v, 1 record", g.Backend(), g.opts, g.records, c.backend, wantOpts)
+			}
+			var f signal.Features
+			if err := e.Extract(x, &f); err != nil {
+				t.Fatal(err)
+			}
+			checkParity(t, &f, want, 1e-4)
+			release()
+			if isGraph && g.exec != nil {
+				t.Error("release kept the compiled graph")
+			}
+		})
+	}
+}
+
+// TestBenchmarkPaths runs Benchmark without a backend (signal.Benchmark,
+// the CPU path: Workers goroutines, no graph batch) and on simplego.
+func TestBenchmarkPaths(t *testing.T) {
+	o := signal.SynthOptions{Mod: signal.QPSK, SampleRate: testRate, Samples: 4096, SNRdB: 10, Seed: 1}
+	for _, c := range []struct {
+		name                string
+		backend             backends.Backend
+		workers, graphBatch int
+	}{
+		{"CPU path", nil, 2, 0},
+		{"simplego", goBackend(t), 1, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := Benchmark(c.backend, Options{}, signal.BenchOptions{Synth: o, Runs: 1, Records: 2, Workers: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Workers != c.workers || r.GraphBatch != c.graphBatch || r.BatchRecords != 2 || !(r.FeaturesMS > 0 && r.RecordsPerSecond > 0) {
+				t.Errorf("result %+v; want %d workers, graph batch %d", r, c.workers, c.graphBatch)
+			}
+		})
+	}
+}
