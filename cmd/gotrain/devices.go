@@ -24,7 +24,6 @@ simplego, and each device of each PJRT plugin found — with availability and th
 reason for each that cannot be used. --verify runs a small matmul + reduction on
 each available device (or only on --device when it is given), compares it with a
 float64 CPU reference and times it, the first call (compilation) apart.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts := device.SurveyOptions{Verify: verify, Repeats: repeats}
 			if cmd.Flags().Changed("device") {
@@ -63,7 +62,6 @@ keeps it busy with matmuls for --burst while watching its utilisation.
 Each finding is printed as [ok], [warn], [fail] or [skip] with the facts seen and,
 when something is wrong, a fix. The exit status is non-zero when --device cannot
 be used or any finding fails. doctor never downloads anything; see docs/DOCTOR.md.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rep, err := doctor.Run(cmd.Context(), doctor.Options{Device: g.device, Fallback: g.fallback, Burst: burst}, doctor.DefaultProbes())
 			if err != nil {
@@ -79,8 +77,7 @@ be used or any finding fails. doctor never downloads anything; see docs/DOCTOR.m
 	return cmd
 }
 
-func newSetupCmd(g *globals) *cobra.Command {
-	setup := &cobra.Command{Use: "setup", Short: "Install optional components on request"}
+func newSetupXLACmd(g *globals) *cobra.Command {
 	var opts device.InstallOptions
 	xlaCmd := &cobra.Command{
 		Use:   "xla",
@@ -89,7 +86,6 @@ func newSetupCmd(g *globals) *cobra.Command {
 and with --cuda the CUDA plugin and NVIDIA libraries into its nvidia/ folder.
 gotrain downloads nothing except through this command. Offline it fails within
 --timeout with a message saying where to put plugin files by hand.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dest, err := device.InstallXLA(cmd.Context(), opts)
 			if err != nil {
@@ -103,15 +99,13 @@ gotrain downloads nothing except through this command. Offline it fails within
 	xlaCmd.Flags().BoolVar(&opts.Force, "force", false, "replace an existing go-xla/nvidia folder")
 	xlaCmd.Flags().StringVar(&opts.LibDir, "lib-dir", "", "lib folder under which go-xla/ is created (default ~/.local/lib)")
 	xlaCmd.Flags().DurationVar(&opts.Timeout, "timeout", 5*time.Second, "how long to wait for the download hosts before failing")
-	setup.AddCommand(xlaCmd)
-	return setup
+	return xlaCmd
 }
 
 func newVersionCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the gotrain version and build",
-		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			b := device.BuildInfo()
 			return g.print(cmd, &b)
@@ -131,7 +125,6 @@ first call (graph building and compilation) apart from the median, min and max o
 --repeats steady calls, each ending with its results copied back to the host. It
 reports throughput, the speed-up against the CPU, parity with the CPU's output
 and host memory. A workload a device cannot run is listed with the reason.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sz, err := bench.ParseSize(size)
 			if err != nil {

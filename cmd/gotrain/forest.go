@@ -12,12 +12,6 @@ import (
 	"github.com/gotrain/gotrain/forest/forestgraph"
 )
 
-func newForestCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "forest", Short: "Train random forests and predict with them"}
-	cmd.AddCommand(newForestTrainCmd(g), newForestPredictCmd(g))
-	return cmd
-}
-
 // forestTrainFlags are bound to the library's settings where they match.
 type forestTrainFlags struct {
 	data    forest.DataSpec
@@ -51,7 +45,6 @@ graphs on that device (package forest/forestgraph; the entropy criterion only
 on go); the report then gives the graphs' compile time apart from the fit.
 The library calls behind this command are forest.LoadData, then
 forest.Train with the learner of forestgraph.LearnerOn.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return flagError(runForestTrain(cmd, g, &fl), forestFields)
 		},
@@ -164,7 +157,6 @@ time apart from the prediction time.
 The library call behind this command is forestgraph.PredictOn
 (Forest.PredictData on the device's engine), then Predictions.WriteCSV or
 WriteFile.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if outFile == "-" {
 				outFile = "" // standard output, as without --out

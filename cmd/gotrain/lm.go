@@ -16,10 +16,8 @@ import (
 	"github.com/gotrain/gotrain/train"
 )
 
-func newLMCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "lm", Short: "Train language models and sample from them"}
-	lstm := &cobra.Command{Use: "lstm", Short: "Character-level LSTM language model (docs/LSTM.md)"}
-	lstm.AddCommand(newLMTrainCmd(g), newSampleCmd(g, "lm lstm", "Generate text with a trained character-level LSTM",
+func newLSTMSampleCmd(g *globals) *cobra.Command {
+	return newSampleCmd(g, "lm lstm", "Generate text with a trained character-level LSTM",
 		`lm lstm sample reads the prompt and generates --length characters, drawing
 each from the softmax of the logits divided by --temperature (0: the most
 likely character). The same --seed gives the same text. --model is a
@@ -32,9 +30,7 @@ checkpoint file written by lm lstm train, or its directory (the newest).`,
 				r.Text, err = m.Sample(charlstm.SampleOptions{Prompt: r.Prompt, Length: r.Length, Temperature: r.Temperature, Seed: r.Seed})
 			}
 			return err
-		}))
-	cmd.AddCommand(lstm, newLMTransformerCmd(g))
-	return cmd
+		})
 }
 
 // lmFields maps charlstm's option names in its errors to the flags.
@@ -100,9 +96,8 @@ func runLMTrain(cmd *cobra.Command, g *globals, rf *runFlags, opts *charlstm.Opt
 	})
 }
 
-func newLMTransformerCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "transformer", Short: "Character-level transformer language model, pretraining and instruction tuning (docs/TRANSFORMER.md)"}
-	cmd.AddCommand(newLMTransformerTrainCmd(g), newSampleCmd(g, "lm transformer", "Generate text with a trained transformer (key/value cache)",
+func newTransformerSampleCmd(g *globals) *cobra.Command {
+	return newSampleCmd(g, "lm transformer", "Generate text with a trained transformer (key/value cache)",
 		`lm transformer sample reads the prompt and generates --length characters,
 drawing each from the softmax of the logits divided by --temperature (0: the
 most likely character), among the --top-k most likely (0: all). The same
@@ -119,8 +114,7 @@ its newest pretrained one).`,
 					TopK: *r.TopK, Seed: r.Seed})
 			}
 			return err
-		}))
-	return cmd
+		})
 }
 
 // lmTransformerFlags are the flags of `lm transformer train`: opts holds

@@ -15,12 +15,6 @@ import (
 	"github.com/gotrain/gotrain/train"
 )
 
-func newMoECmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "moe", Short: "Mixture-of-experts classifier (docs/MOE.md)"}
-	cmd.AddCommand(newMoETrainCmd(g))
-	return cmd
-}
-
 // moeTrainFlags are the flags of `moe train`: data and opts hold those of
 // moe.DataOptions and moe.Options (its Train those of the harness).
 type moeTrainFlags struct {

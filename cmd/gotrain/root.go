@@ -67,21 +67,43 @@ reason, unless --fallback is given.`,
 	pf.BoolVar(&g.json, "json", false, "print the report as JSON on stdout")
 	pf.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	pf.Int64Var(&g.maxInputMiB, "max-input-mib", 0, "size cap, in MiB, of the data files read (CSV, IDX, text, instructions, feature sets); a larger or endless input is refused (0: 1024 MiB, 2048 for feature sets)")
-	root.AddCommand(newBenchCmd(g), newDevicesCmd(g), newForestCmd(g), newSetupCmd(g), newVersionCmd(g), newDoctorCmd(g), newSignalCmd(g), newLMCmd(g), newMoECmd(g))
+	root.AddCommand(newBenchCmd(g), newDevicesCmd(g), newDoctorCmd(g), newVersionCmd(g),
+		group("setup", "Install optional components on request", newSetupXLACmd(g)),
+		group("forest", "Train random forests and predict with them", newForestTrainCmd(g), newForestPredictCmd(g)),
+		group("signal", "Synthesize IQ records, extract RF features, benchmark the pipeline",
+			newSignalSynthCmd(g), newSignalFeaturesCmd(g), newSignalBenchCmd(g), newSignalDatasetCmd(g),
+			group("classify", "Train and evaluate a random-forest modulation classifier on signal dataset features",
+				newClassifyTrainCmd(g), newClassifyEvalCmd(g), newClassifyDemoCmd(g))),
+		group("lm", "Train language models and sample from them",
+			group("lstm", "Character-level LSTM language model (docs/LSTM.md)", newLMTrainCmd(g), newLSTMSampleCmd(g)),
+			group("transformer", "Character-level transformer language model, pretraining and instruction tuning (docs/TRANSFORMER.md)",
+				newLMTransformerTrainCmd(g), newTransformerSampleCmd(g))),
+		group("moe", "Mixture-of-experts classifier (docs/MOE.md)", newMoETrainCmd(g)))
 	finishEach(root, g)
 	return root
 }
 
-// finishEach makes every command of the tree end with finishOutputs, so
-// that an output written to standard output is complete, and its errors
-// reported, before the command returns.
+// finishEach sets up every runnable command of the tree: it takes no
+// positional argument unless it says otherwise, and it ends with
+// finishOutputs, so that an output written to standard output is
+// complete, and its errors reported, before the command returns.
 func finishEach(c *cobra.Command, g *globals) {
 	if run := c.RunE; run != nil {
+		if c.Args == nil {
+			c.Args = cobra.NoArgs
+		}
 		c.RunE = func(cmd *cobra.Command, args []string) error { return g.finishOutputs(run(cmd, args)) }
 	}
 	for _, sub := range c.Commands() {
 		finishEach(sub, g)
 	}
+}
+
+// group returns a command that holds the commands subs.
+func group(use, short string, subs ...*cobra.Command) *cobra.Command {
+	c := &cobra.Command{Use: use, Short: short}
+	c.AddCommand(subs...)
+	return c
 }
 
 // engine turns --device (and --fallback) into an engine with device.Select,

@@ -4,19 +4,12 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/gomlx/gomlx/backends"
 	"github.com/spf13/cobra"
 
 	"github.com/gotrain/gotrain/device"
 	"github.com/gotrain/gotrain/signal"
 	"github.com/gotrain/gotrain/signal/sigraph"
 )
-
-func newSignalCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "signal", Short: "Synthesize IQ records, extract RF features, benchmark the pipeline"}
-	cmd.AddCommand(newSignalSynthCmd(g), newSignalFeaturesCmd(g), newSignalBenchCmd(g), newSignalDatasetCmd(g), newSignalClassifyCmd(g))
-	return cmd
-}
 
 // signalCPU checks that a signal command that runs only on the CPU path
 // (synthesis, data sets, the classifier) may run: any other device is
@@ -34,15 +27,6 @@ func signalCPU(cmd *cobra.Command, g *globals) error {
 	}
 	e.Close() // the CPU path opens no backend
 	return nil
-}
-
-// graphBackend returns the backend of eng's graph device, or nil for the
-// native CPU path (what sigraph's functions take for it).
-func graphBackend(eng *device.Engine) (backends.Backend, error) {
-	if eng.Native() {
-		return nil, nil
-	}
-	return eng.Backend()
 }
 
 // synthFields maps the names of signal.SynthOptions, SynthSpec and
@@ -95,7 +79,6 @@ FILE.sigmf-data, cf32_le unless --datatype says otherwise) unless FILE ends in a
 raw extension (.cf32, .cfile, .ci16, .cs16, .ci8, .cu8) or --format names a raw
 format. --snr is over the full sampled band: the signal has unit power and the
 noise total power 10^(-snr/10); with --esn0 it is Es/N0 instead.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(runSignalSynth(cmd, g, &fl), synthFields) },
 	}
 	addSynthFlags(cmd, &fl.SynthSpec)
@@ -139,7 +122,6 @@ frames, row-major).
 the same features as GoMLX graphs on that device; auto runs the graphs on an
 accelerator when there is one and the CPU path otherwise. The JSON's device
 names the device used; compile_ms is the graph's build and compile time.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSignalFeatures(cmd, g, &fl) },
 	}
 	f := cmd.Flags()
@@ -165,24 +147,10 @@ func runSignalFeatures(cmd *cobra.Command, g *globals, fl *signal.FeaturesSpec) 
 		return err
 	}
 	defer eng.Close()
-	rec, cfg, err := fl.Load()
-	if err != nil {
-		return err
-	}
-	b, err := graphBackend(eng)
-	if err != nil {
-		return err
-	}
-	e, release, err := sigraph.NewFeatureExtractor(b, cfg, sigraph.Options{DeviceNum: eng.DeviceNum()})
-	if err != nil {
-		return err
-	}
-	defer release()
-	rep, err := fl.Extract(e, rec)
+	rep, err := sigraph.ExtractFile(eng, *fl)
 	if err != nil {
 		return fmt.Errorf("signal features: %w", err)
 	}
-	rep.Device = eng.Name()
 	return g.print(cmd, rep)
 }
 
@@ -200,7 +168,6 @@ over two goroutines; the results are the same bits). Then it times --records rec
 With --device go, gpu or xla:... the features come from the GoMLX graph
 extractor on that device (docs/SIGNAL.md, "Graph path"), the batch in graph
 executions of up to 8 records; auto uses it only on an accelerator.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(runSignalBench(cmd, g, &fl), synthFields) },
 	}
 	addSynthFlags(cmd, &fl.Synth)
@@ -225,14 +192,9 @@ func runSignalBench(cmd *cobra.Command, g *globals, fl *signal.BenchSpec) error 
 		return err
 	}
 	defer eng.Close()
-	b, err := graphBackend(eng)
+	rep, err := sigraph.BenchmarkOn(eng, bo)
 	if err != nil {
 		return err
 	}
-	rep, err := sigraph.Benchmark(b, sigraph.Options{DeviceNum: eng.DeviceNum()}, bo)
-	if err != nil {
-		return err
-	}
-	rep.Device = eng.Name()
 	return g.print(cmd, &rep)
 }

@@ -13,15 +13,6 @@ import (
 	"github.com/gotrain/gotrain/train"
 )
 
-func newSignalClassifyCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "classify",
-		Short: "Train and evaluate a random-forest modulation classifier on signal dataset features",
-	}
-	cmd.AddCommand(newClassifyTrainCmd(g), newClassifyEvalCmd(g), newClassifyDemoCmd(g))
-	return cmd
-}
-
 // classifyFields maps the names of modclass.RunSpec and of the forest's
 // options in the library's errors to the flags.
 var classifyFields = func() map[string]string {
@@ -62,7 +53,6 @@ evaluates on --test (a data set generated with another seed) or on a random
 --test-fraction of the rows, and prints the overall accuracy, the accuracy in
 --band (default 10:20 dB), the accuracy per SNR and the confusion matrix over
 --band. The model file is a forest model (forest predict reads it too).`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(runClassify(cmd, g, &s), classifyFields) },
 	}
 	cmd.Flags().StringVar(&s.Data, "data", "", "training data set folder (or its features.csv); required")
@@ -79,7 +69,6 @@ func newClassifyEvalCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval --model MODEL --data DIR",
 		Short: "Evaluate a saved classifier on a data set",
-		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return flagError(runClassify(cmd, g, &s), classifyFields) },
 	}
 	cmd.Flags().StringVar(&s.Options.ModelFile, "model", "", "model file written by classify train --out; required")
@@ -139,7 +128,6 @@ training set (--seed) and a test set (--seed + 1) of the eight default
 modulations in a temporary folder (removed afterwards), trains the forest and
 prints the accuracy per SNR and the confusion matrix over --band. The numbers of
 docs/SIGNAL.md come from larger runs of "signal dataset" and "classify train".`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runClassifyDemo(cmd, g, &s, &ds) },
 	}
 	f := cmd.Flags()
@@ -191,7 +179,6 @@ features --csv"), DIR/dataset.json and with --iq one SigMF pair per record.
 Each record is a pure function of --seed, its modulation and its index; its
 nuisance parameters (phase, offset, symbol rate, FM and AM) are drawn from the
 ranges in docs/SIGNAL.md, which describes the files.`,
-		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return flagError(runSignalDataset(cmd, g, &s), datasetFields)
 		},

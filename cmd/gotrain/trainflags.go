@@ -232,7 +232,7 @@ func newSampleCmd(g *globals, lm, short, long, modelUsage string, topK bool, sam
 	var r text.SampleReport
 	name := lm + " sample"
 	cmd := &cobra.Command{
-		Use: "sample --model CKPT --prompt TEXT", Short: short, Long: long, Args: cobra.NoArgs,
+		Use: "sample --model CKPT --prompt TEXT", Short: short, Long: long,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if r.Model == "" {
 				return fmt.Errorf("%s: --model is required (a checkpoint file or directory written by %s train)", name, lm)

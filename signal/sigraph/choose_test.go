@@ -1,6 +1,8 @@
 package sigraph
 
 import (
+	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -89,5 +91,65 @@ func TestBenchmarkPaths(t *testing.T) {
 				t.Errorf("result %+v; want %d workers, graph batch %d", r, c.workers, c.graphBatch)
 			}
 		})
+	}
+}
+
+// fakeEngine is an Engine as package device's: native, or simplego.
+type fakeEngine struct {
+	name   string
+	native bool
+	b      backends.Backend
+	err    error
+}
+
+func (e fakeEngine) Name() string                       { return e.name }
+func (e fakeEngine) Native() bool                       { return e.native }
+func (e fakeEngine) Backend() (backends.Backend, error) { return e.b, e.err }
+func (e fakeEngine) DeviceNum() int                     { return 0 }
+
+// TestExtractFileAndBenchmarkOn runs a record file and the benchmark on
+// a native and a simplego engine: the features match the CPU path's, the
+// report names the engine, the graph path is taken only on the graph
+// engine, and a backend that cannot be opened is the error.
+func TestExtractFileAndBenchmarkOn(t *testing.T) {
+	x := record(t, "qpsk", 10, 4096, 1)
+	in := filepath.Join(t.TempDir(), "rec.cf32")
+	rec := &signal.Recording{Meta: signal.Meta{SampleRate: testRate, Datatype: "cf32_le"}, Samples: x}
+	if _, _, err := signal.Save(in, "", rec); err != nil {
+		t.Fatal(err)
+	}
+	want := cpuFeatures(t, signal.Config{SampleRate: testRate, Impedance: 50}, x)
+	o := signal.SynthOptions{Mod: signal.QPSK, SampleRate: testRate, Samples: 4096, SNRdB: 10, Seed: 1}
+	for _, c := range []struct {
+		e     fakeEngine
+		graph bool
+	}{
+		{fakeEngine{name: "cpu", native: true}, false},
+		{fakeEngine{name: "go", b: goBackend(t)}, true},
+	} {
+		t.Run(c.e.name, func(t *testing.T) {
+			rep, err := ExtractFile(c.e, signal.FeaturesSpec{In: in, Rate: testRate, Impedance: 50})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Device != c.e.name || (rep.CompileMS > 0) != c.graph {
+				t.Errorf("report on %q with compile %g ms; want %q, graph %v", rep.Device, rep.CompileMS, c.e.name, c.graph)
+			}
+			checkParity(t, rep.Features, want, 1e-4)
+			r, err := BenchmarkOn(c.e, signal.BenchOptions{Synth: o, Runs: 1, Records: 2, Workers: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Device != c.e.name || (r.GraphBatch > 0) != c.graph {
+				t.Errorf("benchmark on %q with graph batch %d; want %q, graph %v", r.Device, r.GraphBatch, c.e.name, c.graph)
+			}
+		})
+	}
+	bad := fakeEngine{name: "gpu", err: errors.New("no CUDA plugin")}
+	if _, err := ExtractFile(bad, signal.FeaturesSpec{In: in, Rate: testRate}); err == nil || err.Error() != "no CUDA plugin" {
+		t.Errorf("ExtractFile on an engine that cannot open: %v", err)
+	}
+	if _, err := BenchmarkOn(bad, signal.BenchOptions{Synth: o, Runs: 1, Records: 1}); err == nil || err.Error() != "no CUDA plugin" {
+		t.Errorf("BenchmarkOn on an engine that cannot open: %v", err)
 	}
 }
