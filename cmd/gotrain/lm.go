@@ -23,14 +23,7 @@ each from the softmax of the logits divided by --temperature (0: the most
 likely character). The same --seed gives the same text. --model is a
 checkpoint file written by lm lstm train, or its directory (the newest).`,
 		"checkpoint file (or directory: its newest) written by lm lstm train", false,
-		func(b backends.Backend, r *text.SampleReport) error {
-			m, err := charlstm.Load(b, r.Model)
-			if err == nil {
-				r.Step = m.Step
-				r.Text, err = m.Sample(charlstm.SampleOptions{Prompt: r.Prompt, Length: r.Length, Temperature: r.Temperature, Seed: r.Seed})
-			}
-			return err
-		})
+		charlstm.Generate)
 }
 
 // lmFields maps charlstm's option names in its errors to the flags.
@@ -106,15 +99,7 @@ key/value cache. --model is a checkpoint file written by lm transformer train,
 or a run's --out directory (its newest instruction-tuned checkpoint, else
 its newest pretrained one).`,
 		"checkpoint file, or checkpoint directory, written by lm transformer train", true,
-		func(b backends.Backend, r *text.SampleReport) error {
-			m, err := transformer.Load(b, r.Model)
-			if err == nil {
-				r.Step = m.Step
-				r.Text, err = m.Sample(transformer.SampleOptions{Prompt: r.Prompt, Length: r.Length, Temperature: r.Temperature,
-					TopK: *r.TopK, Seed: r.Seed})
-			}
-			return err
-		})
+		transformer.Generate)
 }
 
 // lmTransformerFlags are the flags of `lm transformer train`: opts holds

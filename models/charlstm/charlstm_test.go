@@ -322,6 +322,10 @@ func TestLoadV1Checkpoint(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("temperature %g seed %d: %q, %v; want %q (as sampled before the change)", tc.temp, tc.seed, got, err, tc.want)
 		}
+		r := text.SampleReport{Model: filepath.Join("testdata", "lstm-v1.gtc"), Prompt: "abc", Length: 8, Temperature: tc.temp, Seed: tc.seed}
+		if err := Generate(testBackend(t), &r); err != nil || r.Text != tc.want || r.Step != 3 {
+			t.Errorf("Generate, temperature %g seed %d: step %d, %q, %v; want step 3, %q", tc.temp, tc.seed, r.Step, r.Text, err, tc.want)
+		}
 	}
 }
 

@@ -521,3 +521,17 @@ func AutoBatchSize(backend backends.Backend, opts Options, start, limit int) (in
 	start = min(start, limit)
 	return train.FindBatchSize(start, limit, train.StepFits(backend, opts.Train, arch.ModelFn(), Loss, ds))
 }
+
+// Generate loads the checkpoint r.Model (a file, or a directory: its
+// newest) on backend and generates r.Length runes after r.Prompt with
+// r.Temperature and r.Seed (Model.Sample), filling in r.Step and r.Text:
+// what `gotrain lm lstm sample` reports. r.TopK is not used.
+func Generate(backend backends.Backend, r *text.SampleReport) error {
+	m, err := Load(backend, r.Model)
+	if err != nil {
+		return err
+	}
+	r.Step = m.Step
+	r.Text, err = m.Sample(SampleOptions{Prompt: r.Prompt, Length: r.Length, Temperature: r.Temperature, Seed: r.Seed})
+	return err
+}

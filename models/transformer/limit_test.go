@@ -160,3 +160,36 @@ func TestTrainReadsDefaultCorpus(t *testing.T) {
 		t.Errorf("without a default corpus: %v", err)
 	}
 }
+
+// TestGenerate checks that Generate fills the report as Load and Sample
+// do: the checkpoint's step, and the text of the same options, with TopK
+// nil meaning all runes.
+func TestGenerate(t *testing.T) {
+	path := filepath.Join("testdata", "transformer-v1.gtc")
+	m, err := Load(fuzzBackend(t), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := 2
+	for _, topK := range []*int{nil, &two} {
+		o := SampleOptions{Prompt: "repeat cat:", Length: 12, Temperature: 1, Seed: 7}
+		if topK != nil {
+			o.TopK = *topK
+		}
+		want, err := m.Sample(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := text.SampleReport{Model: path, Prompt: o.Prompt, Length: o.Length, Temperature: o.Temperature, TopK: topK, Seed: o.Seed}
+		if err := Generate(fuzzBackend(t), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Text != want || r.Step != m.Step {
+			t.Errorf("top-k %v: step %d, text %q; want step %d, %q", topK, r.Step, r.Text, m.Step, want)
+		}
+	}
+	r := text.SampleReport{Model: filepath.Join(t.TempDir(), "none.gtc"), Prompt: "a", Length: 1}
+	if err := Generate(fuzzBackend(t), &r); err == nil || !strings.Contains(err.Error(), "none.gtc") {
+		t.Errorf("a missing checkpoint: %v", err)
+	}
+}

@@ -289,3 +289,22 @@ func Pick(logits []float32, temperature float64, topK int, r *rand.Rand) int {
 	}
 	return idx[len(idx)-1]
 }
+
+// Generate loads the checkpoint r.Model (a file, or a run's directory,
+// see Load) on backend and generates r.Length runes after r.Prompt with
+// r.Temperature, r.TopK (nil: all runes) and r.Seed (Model.Sample),
+// filling in r.Step and r.Text: what `gotrain lm transformer sample`
+// reports.
+func Generate(backend backends.Backend, r *text.SampleReport) error {
+	m, err := Load(backend, r.Model)
+	if err != nil {
+		return err
+	}
+	o := SampleOptions{Prompt: r.Prompt, Length: r.Length, Temperature: r.Temperature, Seed: r.Seed}
+	if r.TopK != nil {
+		o.TopK = *r.TopK
+	}
+	r.Step = m.Step
+	r.Text, err = m.Sample(o)
+	return err
+}
