@@ -22,13 +22,6 @@ type forestTrainFlags struct {
 	save    string
 }
 
-// forestFields maps forest's option names in its errors to the flags.
-var forestFields = map[string]string{"Trees": "trees", "MaxDepth": "max-depth", "MaxFeatures": "max-features",
-	"MinSamplesLeaf": "min-samples-leaf", "MinSamplesSplit": "min-samples-split", "Bins": "bins", "Seed": "seed",
-	"Threads": "threads", "MaxSamples": "max-samples", "PermutationRepeats": "permutation-importance", "Repeats": "repeats",
-	"Criterion": "criterion", "DataSpec.Dataset": "dataset", "DataSpec.Train": "train", "DataSpec.Test": "test",
-	"DataSpec.Holdout": "holdout"}
-
 func newForestTrainCmd(g *globals) *cobra.Command {
 	fl := forestTrainFlags{opt: forest.DefaultOptions()}
 	cmd := &cobra.Command{
@@ -46,7 +39,7 @@ on go); the report then gives the graphs' compile time apart from the fit.
 The library calls behind this command are forest.LoadData, then
 forest.Train with the learner of forestgraph.LearnerOn.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagError(runForestTrain(cmd, g, &fl), forestFields)
+			return flagError(cmd, runForestTrain(cmd, g, &fl))
 		},
 	}
 	f := cmd.Flags()

@@ -26,9 +26,6 @@ checkpoint file written by lm lstm train, or its directory (the newest).`,
 		charlstm.Generate)
 }
 
-// lmFields maps charlstm's option names in its errors to the flags.
-var lmFields = map[string]string{"Path": "data", "Hidden": "hidden-size", "Layers": "layers", "SeqLength": "seq-length"}
-
 func newLMTrainCmd(g *globals) *cobra.Command {
 	var rf runFlags
 	o := charlstm.DefaultOptions()
@@ -44,7 +41,7 @@ clipping, early stopping on the validation loss). It reports the validation
 loss in nats per character and the perplexity. The default corpus is
 Newton's Opticks from the Go source tree.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagError(runLMTrain(cmd, g, &rf, &o), lmFields)
+			return flagError(cmd, runLMTrain(cmd, g, &rf, &o))
 		},
 	}
 	f := cmd.Flags()
@@ -111,14 +108,6 @@ type lmTransformerFlags struct {
 	opts      transformer.Options
 }
 
-// lmTransformerFields maps transformer's option names in its errors to the flags.
-var lmTransformerFields = map[string]string{"Layers": "layers", "Heads": "heads", "Width": "width", "Context": "context",
-	"Hidden": "ffn-hidden", "Attention": "attention", "FFN": "ffn", "Norm": "norm", "PretrainPath": "pretrain-data", "InstructionPath": "instruction-data",
-	"Both.Steps": "steps", "Both.Epochs": "epochs", "Both.Accumulate": "accumulate",
-	"Pretrain.Steps": "pretrain-max-steps", "Pretrain.Epochs": "pretrain-epochs", "Pretrain.BatchSize": "pretrain-batch-size",
-	"Pretrain.Accumulate": "pretrain-accumulate", "Instruct.Steps": "instruction-max-steps", "Instruct.Epochs": "instruction-epochs",
-	"Instruct.BatchSize": "instruction-batch-size", "Instruct.Accumulate": "instruction-accumulate"}
-
 func newLMTransformerTrainCmd(g *globals) *cobra.Command {
 	fl := lmTransformerFlags{opts: transformer.DefaultOptions()}
 	fl.opts.Logf, fl.pre, fl.inst = logf, fl.opts.Pretrain, fl.opts.Instruct
@@ -137,7 +126,7 @@ skipped. Checkpoints go to --out/pretrain and --out/instruct; --resume
 continues the phase the run was in. The default corpus is Newton's Opticks
 from the Go source tree.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagError(runLMTransformerTrain(cmd, g, &fl), lmTransformerFields)
+			return flagError(cmd, runLMTransformerTrain(cmd, g, &fl))
 		},
 	}
 	f, a := cmd.Flags(), &fl.opts.Arch

@@ -24,11 +24,6 @@ type moeTrainFlags struct {
 	opts                            moe.Options
 }
 
-// moeFields maps moe's option names in its errors to the flags.
-var moeFields = map[string]string{"Experts": "experts", "MaxExperts": "max-experts", "TopK": "top-k", "Hidden": "hidden",
-	"GateHidden": "gate-hidden", "CapacityFactor": "capacity-factor", "BalanceAlpha": "balance-alpha",
-	"GrowPatience": "grow-patience", "GrowMinDelta": "grow-min-delta", "ValFraction": "val-fraction"}
-
 func newMoETrainCmd(g *globals) *cobra.Command {
 	fl := moeTrainFlags{data: moe.DataOptions{Logf: logf, ValFraction: 0.1}, opts: moe.DefaultOptions()}
 	fl.opts.Logf = logf
@@ -48,7 +43,7 @@ embedded 8x8 digits. --grow-experts splits the most loaded expert when the
 validation loss plateaus. Plots, the performance summary, the metrics log
 and checkpoints (--out/checkpoints) go to --out.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagError(runMoETrain(cmd, g, &fl), moeFields)
+			return flagError(cmd, runMoETrain(cmd, g, &fl))
 		},
 	}
 	f, m, o := cmd.Flags(), &fl.opts.Model, &fl.opts

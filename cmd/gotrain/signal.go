@@ -29,14 +29,6 @@ func signalCPU(cmd *cobra.Command, g *globals) error {
 	return nil
 }
 
-// synthFields maps the names of signal.SynthOptions, SynthSpec and
-// SynthFileSpec in the library's errors to the flags.
-var synthFields = map[string]string{"Samples": "samples", "SampleRate": "rate", "SNRdB": "snr", "SymbolRate": "sym-rate",
-	"RollOff": "rolloff", "SpanSymbols": "span", "CarrierOffset": "offset", "Phase": "phase", "ModIndex": "mod-index", "BT": "bt",
-	"ModFreq": "mod-freq", "Deviation": "deviation", "Subcarriers": "subcarriers", "CyclicPrefix": "cp", "Bandwidth": "bandwidth",
-	"ChirpPeriod": "chirp-period", "IQGainDB": "iq-gain-db", "IQPhaseDeg": "iq-phase-deg", "Multipath": "multipath",
-	"SynthSpec.Seconds": "seconds", "SynthSpec.Multipath": "multipath", "SynthFileSpec.Datatype": "datatype"}
-
 // addSynthFlags binds the flags of the record of `signal synth` and
 // `signal bench` to s.
 func addSynthFlags(cmd *cobra.Command, s *signal.SynthSpec) {
@@ -79,7 +71,7 @@ FILE.sigmf-data, cf32_le unless --datatype says otherwise) unless FILE ends in a
 raw extension (.cf32, .cfile, .ci16, .cs16, .ci8, .cu8) or --format names a raw
 format. --snr is over the full sampled band: the signal has unit power and the
 noise total power 10^(-snr/10); with --esn0 it is Es/N0 instead.`,
-		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(runSignalSynth(cmd, g, &fl), synthFields) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(cmd, runSignalSynth(cmd, g, &fl)) },
 	}
 	addSynthFlags(cmd, &fl.SynthSpec)
 	cmd.Flags().StringVar(&fl.Out, "out", "", "output file (required)")
@@ -168,7 +160,7 @@ over two goroutines; the results are the same bits). Then it times --records rec
 With --device go, gpu or xla:... the features come from the GoMLX graph
 extractor on that device (docs/SIGNAL.md, "Graph path"), the batch in graph
 executions of up to 8 records; auto uses it only on an accelerator.`,
-		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(runSignalBench(cmd, g, &fl), synthFields) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(cmd, runSignalBench(cmd, g, &fl)) },
 	}
 	addSynthFlags(cmd, &fl.Synth)
 	_ = cmd.Flags().Set("offset", "25000")

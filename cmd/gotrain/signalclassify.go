@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"maps"
 
 	"github.com/spf13/cobra"
 
@@ -12,14 +11,6 @@ import (
 	"github.com/gotrain/gotrain/signal/modclass"
 	"github.com/gotrain/gotrain/train"
 )
-
-// classifyFields maps the names of modclass.RunSpec and of the forest's
-// options in the library's errors to the flags.
-var classifyFields = func() map[string]string {
-	m := maps.Clone(forestFields)
-	m["RunSpec.Band"] = "band"
-	return m
-}()
 
 // addClassifyOutputFlags binds the output flags of train, eval and demo to
 // s. Their flags are bound to a modclass.RunSpec: --out (train) and
@@ -53,7 +44,7 @@ evaluates on --test (a data set generated with another seed) or on a random
 --test-fraction of the rows, and prints the overall accuracy, the accuracy in
 --band (default 10:20 dB), the accuracy per SNR and the confusion matrix over
 --band. The model file is a forest model (forest predict reads it too).`,
-		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(runClassify(cmd, g, &s), classifyFields) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(cmd, runClassify(cmd, g, &s)) },
 	}
 	cmd.Flags().StringVar(&s.Data, "data", "", "training data set folder (or its features.csv); required")
 	cmd.Flags().StringVar(&s.Test, "test", "", "test data set folder (generate it with another --seed)")
@@ -69,7 +60,7 @@ func newClassifyEvalCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval --model MODEL --data DIR",
 		Short: "Evaluate a saved classifier on a data set",
-		RunE:  func(cmd *cobra.Command, _ []string) error { return flagError(runClassify(cmd, g, &s), classifyFields) },
+		RunE:  func(cmd *cobra.Command, _ []string) error { return flagError(cmd, runClassify(cmd, g, &s)) },
 	}
 	cmd.Flags().StringVar(&s.Options.ModelFile, "model", "", "model file written by classify train --out; required")
 	cmd.Flags().StringVar(&s.Data, "data", "", "data set folder (or its features.csv); required")
@@ -90,7 +81,7 @@ func checkClassify(cmd *cobra.Command, g *globals, s *modclass.RunSpec) error {
 		return errors.New(what + ": --model and --data are required")
 	}
 	if _, err := s.RunOptions(); err != nil {
-		return flagError(fmt.Errorf("signal classify %s: %w", cmd.Name(), err), classifyFields)
+		return flagError(cmd, fmt.Errorf("signal classify %s: %w", cmd.Name(), err))
 	}
 	outs := []string{"png-confusion", "png-snr"}
 	if cmd.Name() == "train" {
@@ -142,10 +133,6 @@ docs/SIGNAL.md come from larger runs of "signal dataset" and "classify train".`,
 	return cmd
 }
 
-// demoFields maps the names of modclass.DatasetSpec and RunSpec in the
-// errors of RunSpec.Demo to the flags of classify demo.
-var demoFields = map[string]string{"DatasetSpec.SNR": "snr", "DatasetSpec.Seconds": "seconds", "DatasetSpec.SPS": "sps", "RunSpec.Band": "band"}
-
 // runClassifyDemo runs the demo on data sets of ds (seeded with the
 // forest's --seed) and prints the report.
 func runClassifyDemo(cmd *cobra.Command, g *globals, s *modclass.RunSpec, ds *modclass.DatasetSpec) error {
@@ -155,16 +142,10 @@ func runClassifyDemo(cmd *cobra.Command, g *globals, s *modclass.RunSpec, ds *mo
 	ds.Options.Seed = s.Options.Fit.Forest.Seed
 	rep, err := s.Demo(*ds)
 	if err != nil {
-		return flagError(fmt.Errorf("signal classify demo: %w", err), demoFields)
+		return flagError(cmd, fmt.Errorf("signal classify demo: %w", err))
 	}
 	return g.print(cmd, rep)
 }
-
-// datasetFields maps the names of modclass.DatasetOptions and DatasetSpec
-// in the library's errors to the flags.
-var datasetFields = map[string]string{"PerClass": "per-class", "Samples": "samples", "SampleRate": "rate", "MaxOffsetHz": "max-offset",
-	"SPS": "sps", "Workers": "workers", "Mods": "mods", "SNRMinDB": "snr", "SNRMaxDB": "snr", "SNRStepDB": "snr",
-	"DatasetSpec.SNR": "snr", "DatasetSpec.Seconds": "seconds", "DatasetSpec.SPS": "sps"}
 
 func newSignalDatasetCmd(g *globals) *cobra.Command {
 	var s modclass.DatasetSpec
@@ -180,7 +161,7 @@ Each record is a pure function of --seed, its modulation and its index; its
 nuisance parameters (phase, offset, symbol rate, FM and AM) are drawn from the
 ranges in docs/SIGNAL.md, which describes the files.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagError(runSignalDataset(cmd, g, &s), datasetFields)
+			return flagError(cmd, runSignalDataset(cmd, g, &s))
 		},
 	}
 	f := cmd.Flags()

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/spf13/cobra"
@@ -43,20 +44,53 @@ type trainFlagSpec struct {
 	omit []string
 }
 
-// configFlagFields maps the train.Config fields to the flags that set them,
-// for the CLI's error messages (the library's name the fields).
-var configFlagFields = map[string]string{
-	"Optimizer": "optimizer", "LearningRate": "lr", "WeightDecay": "weight-decay", "WarmupSteps": "warmup-steps",
-	"Cosine": "cosine", "MinLearningRate": "min-lr", "Accumulate": "accumulate", "ClipNorm": "clip-norm",
-	"BatchSize": "batch-size", "Steps": "steps", "Epochs": "epochs", "Seed": "seed", "Precision": "precision",
-	"DynamicLossScaling": "loss-scaling", "EarlyStopMonitor": "early-stop-monitor",
-	"EarlyStopPatience": "early-stop-patience", "EarlyStopMinDelta": "early-stop-min-delta",
-	"EarlyStopMode": "early-stop-mode", "StopOnNonFinite": "stop-on-nan", "CheckpointDir": "out",
-	"CheckpointEvery": "checkpoint-every", "KeepBest": "keep-best", "Resume": "resume",
-	"NoCheckpoint": "no-checkpoint", "MetricsLog": "metrics-log", "LogEvery": "log-every",
-	"EvalEvery": "eval-every", "PerfSummary": "perf-summary", "Progress": "progress",
-	"ProgressInterval": "progress-interval", "GPUSampleInterval": "gpu-sample-interval",
-	"PlotsDir": "plots-dir", "DeviceDataBudgetMiB": "device-data-budget", "Devices": "devices",
+// optionFlags are the flags whose names are not the kebab case of the
+// option a library error names (optionFlag), with candidates in order.
+var optionFlags = map[string][]string{"LearningRate": {"lr"}, "MinLearningRate": {"min-lr"},
+	"DynamicLossScaling": {"loss-scaling"}, "StopOnNonFinite": {"stop-on-nan"}, "CheckpointDir": {"out"},
+	"DeviceDataBudgetMiB": {"device-data-budget"}, "PermutationRepeats": {"permutation-importance"},
+	"SampleRate": {"rate"}, "SNRdB": {"snr"}, "SymbolRate": {"sym-rate"}, "RollOff": {"rolloff"}, "SpanSymbols": {"span"},
+	"CarrierOffset": {"offset"}, "CyclicPrefix": {"cp"}, "MaxOffsetHz": {"max-offset"}, "SNRMinDB": {"snr"}, "SNRMaxDB": {"snr"},
+	"SNRStepDB": {"snr"}, "Path": {"data"}, "Hidden": {"hidden-size", "ffn-hidden"}, "PretrainPath": {"pretrain-data"},
+	"InstructionPath": {"instruction-data"}, "Pretrain.Steps": {"pretrain-max-steps"}, "Instruct.Steps": {"instruction-max-steps"},
+	"Instruct.Epochs": {"instruction-epochs"}, "Instruct.BatchSize": {"instruction-batch-size"},
+	"Instruct.Accumulate": {"instruction-accumulate"}, "BT": {"bt"}, "SPS": {"sps"}}
+
+// optionFlag returns the flag of fs that sets the option a library error
+// names: its optionFlags entry, else its name in kebab case (MaxDepth:
+// max-depth, Pretrain.BatchSize: pretrain-batch-size), else that of its
+// last part (DataSpec.Dataset: dataset); "" when fs has none of them. A
+// word in capitals (SNR, CSV) is an acronym, not an option, unless
+// optionFlags lists it.
+func optionFlag(fs *pflag.FlagSet, option string) string {
+	names := optionFlags[option]
+	if strings.ToUpper(option) != option {
+		names = append(names, kebab(option), kebab(option[strings.LastIndexByte(option, '.')+1:]))
+	}
+	for _, name := range names {
+		if fs.Lookup(name) != nil {
+			return name
+		}
+	}
+	return ""
+}
+
+// kebab spells an option name as a flag: MaxDepth max-depth,
+// GPUSampleInterval gpu-sample-interval, Pretrain.Epochs pretrain-epochs.
+func kebab(name string) string {
+	rs := []rune(name)
+	var b strings.Builder
+	for i, r := range rs {
+		switch {
+		case r == '.':
+			r = '-'
+		case i > 0 && unicode.IsUpper(r) && rs[i-1] != '.' &&
+			(unicode.IsLower(rs[i-1]) || (i+1 < len(rs) && unicode.IsLower(rs[i+1]))):
+			b.WriteByte('-')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
 }
 
 // addConfigFlags registers a flag for every plain option of c (all but
@@ -157,13 +191,13 @@ func resumeArgs(rf *runFlags) cobra.PositionalArgs {
 // name the option that is wrong, qualified ones (Pretrain.Steps) whole.
 var fieldToken = regexp.MustCompile(`[A-Z][A-Za-z0-9]*(\.[A-Z][A-Za-z0-9]*)*`)
 
-// flagError rewrites the option names in err's message (train.Config
-// fields, and the command's own in fields) into the flags that set them,
-// keeping err in the chain (errors.Is/As and exit codes still work). A
+// flagError rewrites the option names in err's message into the flags of
+// cmd that set them (optionFlag), keeping err in the chain (errors.Is/As
+// and exit codes still work). A
 // name counts only as a word of its own: after a space, "(" or a quote,
 // or at the start, and before a space, ":", ",", ")", "+", "=", a quote
 // or the end (so paths and qualified names are left alone).
-func flagError(err error, fields map[string]string) error {
+func flagError(cmd *cobra.Command, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -171,11 +205,8 @@ func flagError(err error, fields map[string]string) error {
 	var b strings.Builder
 	last := 0
 	for _, m := range fieldToken.FindAllStringIndex(msg, -1) {
-		name, ok := fields[msg[m[0]:m[1]]]
-		if !ok {
-			name, ok = configFlagFields[msg[m[0]:m[1]]]
-		}
-		if !ok || (m[0] > 0 && !strings.ContainsRune(` ("`, rune(msg[m[0]-1]))) ||
+		name := optionFlag(cmd.Flags(), msg[m[0]:m[1]])
+		if name == "" || (m[0] > 0 && !strings.ContainsRune(` ("`, rune(msg[m[0]-1]))) ||
 			(m[1] < len(msg) && !strings.ContainsRune(` :,)+="`, rune(msg[m[1]]))) {
 			continue
 		}
@@ -243,7 +274,7 @@ func newSampleCmd(g *globals, lm, short, long, modelUsage string, topK bool, sam
 			}
 			defer eng.Close()
 			if err := sample(backend, &r); err != nil {
-				return flagError(fmt.Errorf("%s: %w", name, err), map[string]string{"Length": "length", "Temperature": "temperature", "TopK": "top-k"})
+				return flagError(cmd, fmt.Errorf("%s: %w", name, err))
 			}
 			r.Device = eng.Name()
 			return g.print(cmd, &r)

@@ -63,10 +63,10 @@ func TestTrainFlagVocabulary(t *testing.T) {
 
 // TestConfigFieldFlags checks that every train.Config field has a flag on
 // every training command (save those a command sets itself) and that the
-// error mapping knows it.
+// error mapping (optionFlag) finds it.
 func TestConfigFieldFlags(t *testing.T) {
-	set := map[string]map[string]bool{ // flags a command does not offer, because it sets the field itself
-		"moe train":            {"plots-dir": true, "perf-summary": true},
+	set := map[string]map[string]bool{ // fields a command sets itself, so it offers no flag
+		"moe train":            {"PlotsDir": true, "PerfSummary": true},
 		"lm lstm train":        {},
 		"lm transformer train": {},
 	}
@@ -76,15 +76,16 @@ func TestConfigFieldFlags(t *testing.T) {
 		if field == "Run" {
 			continue // set by the models: what a run trains, for its manifest
 		}
-		flag, ok := configFlagFields[field]
-		if !ok {
-			t.Errorf("train.Config.%s has no flag in configFlagFields", field)
-			continue
-		}
 		for name, cmd := range trainCommands() {
-			if !set[name][flag] && cmd.Flags().Lookup(flag) == nil {
-				t.Errorf("%s: no --%s for Config.%s", name, flag, field)
+			if flag := optionFlag(cmd.Flags(), field); flag == "" && !set[name][field] {
+				t.Errorf("%s: no flag for Config.%s", name, field)
 			}
+		}
+	}
+	for field, want := range map[string]string{"LearningRate": "lr", "CheckpointDir": "out", "GPUSampleInterval": "gpu-sample-interval",
+		"EarlyStopMinDelta": "early-stop-min-delta", "StopOnNonFinite": "stop-on-nan"} {
+		if got := optionFlag(trainCommands()["lm lstm train"].Flags(), field); got != want {
+			t.Errorf("Config.%s: flag %q, want %q", field, got, want)
 		}
 	}
 }
@@ -128,9 +129,13 @@ func TestFlagsDocumented(t *testing.T) {
 }
 
 func TestFlagError(t *testing.T) {
-	fields := map[string]string{"TopK": "top-k"}
+	cmd := &cobra.Command{Use: "x"}
+	for _, name := range []string{"top-k", "batch-size", "resume", "no-checkpoint", "device-data-budget", "devices", "epochs",
+		"pretrain-max-steps", "instruction-epochs", "steps", "dataset", "iq-gain-db", "snr"} {
+		cmd.Flags().String(name, "", "")
+	}
 	base := errors.New("moe: TopK 3: want 1 or 2")
-	err := flagError(fmt.Errorf("moe train: %w", base), fields)
+	err := flagError(cmd, fmt.Errorf("moe train: %w", base))
 	if err.Error() != "moe train: moe: --top-k 3: want 1 or 2" || !errors.Is(err, base) {
 		t.Errorf("flagError = %q (wraps the library error: %v)", err, errors.Is(err, base))
 	}
@@ -138,20 +143,21 @@ func TestFlagError(t *testing.T) {
 		"train: BatchSize 600 is larger than the data set (500 examples)": "train: --batch-size 600 is larger than the data set (500 examples)",
 		"train: Resume and NoCheckpoint exclude each other":               "train: --resume and --no-checkpoint exclude each other",
 		"train: Resume=runs/x: no such file":                              "train: --resume=runs/x: no such file",
-		"x: too short for one window of SeqLength+1 = 9":                  "x: too short for one window of SeqLength+1 = 9", // not a field of this command
+		"x: too short for one window of SeqLength+1 = 9":                  "x: too short for one window of SeqLength+1 = 9", // not a flag of this command
 		"train: DeviceDataBudgetMiB works on one device only (Devices 2)": "train: --device-data-budget works on one device only (--devices 2)",
 		"corpus /home/Steps/x.txt is empty: ctx.Seed":                     "corpus /home/Steps/x.txt is empty: ctx.Seed",
 		`"Epochs": 3`: `"--epochs": 3`,
+		// Qualified names count whole (and only as words of their own).
+		"x: Pretrain.Steps -2, not ctx.Pretrain.Steps": "x: --pretrain-max-steps -2, not ctx.Pretrain.Steps",
+		"x: Instruct.Epochs -1, Both.Steps 0":          "x: --instruction-epochs -1, --steps 0",
+		"forest: DataSpec.Dataset \"x\": unknown":      "forest: --dataset \"x\": unknown",
+		"signal: IQGainDB NaN":                         "signal: --iq-gain-db NaN",
 	} {
-		if got := flagError(errors.New(in), fields).Error(); got != want {
+		if got := flagError(cmd, errors.New(in)).Error(); got != want {
 			t.Errorf("flagError(%q) = %q, want %q", in, got, want)
 		}
 	}
-	// Qualified names count whole (and only as words of their own).
-	if got := flagError(errors.New("x: Pretrain.Steps -2, not ctx.Pretrain.Steps"), lmTransformerFields).Error(); got != "x: --pretrain-max-steps -2, not ctx.Pretrain.Steps" {
-		t.Errorf("qualified names: %q", got)
-	}
-	if flagError(nil, fields) != nil {
+	if flagError(cmd, nil) != nil {
 		t.Error("flagError(nil) is not nil")
 	}
 }
