@@ -36,8 +36,8 @@ data set is split with a fixed seed; --dataset mnist has MNIST's own test set.
 (simplego), gpu, tpu and xla:... grow the same trees, node for node, as GoMLX
 graphs on that device (package forest/forestgraph; the entropy criterion only
 on go); the report then gives the graphs' compile time apart from the fit.
-The library calls behind this command are forest.LoadData, then
-forest.Train with the learner of forestgraph.LearnerOn.`,
+The library call behind this command is forestgraph.TrainOn (forest.LoadData,
+then forest.Train with the learner of the device's engine).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return flagError(cmd, runForestTrain(cmd, g, &fl))
 		},
@@ -103,25 +103,11 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 	}
 	defer eng.Close()
 	fl.data.MaxBytes = g.maxInput()
-	split, err := forest.LoadData(cmd.Context(), fl.data)
+	res, err := forestgraph.TrainOn(cmd.Context(), eng, fl.data, fl.opt, fl.cfg, slog.Info)
 	if err != nil {
 		return fmt.Errorf("forest train: %w", err)
 	}
-	opt, err := split.TrainOptions(fl.opt, fl.cfg)
-	if err != nil {
-		return fmt.Errorf("forest train: %w", err)
-	}
-	cfg, engine := fl.cfg, forestgraph.EngineKind(eng)
-	if cfg.Learner, err = forestgraph.LearnerOn(eng); err != nil {
-		return fmt.Errorf("forest train: %w", err)
-	}
-	slog.Info("forest: training", "data", split.Name, "rows", split.Train.Rows, "features", split.Train.Cols,
-		"task", split.Task, "trees", opt.Trees, "device", eng.Name(), "engine", engine)
-	res, err := forest.Train(split.Train, split.Test, opt, cfg)
-	if err != nil {
-		return fmt.Errorf("forest train on %s: %w", eng.Name(), err)
-	}
-	res.Device, res.Engine, res.Data, res.Fallback = eng.Name(), engine, split.Name, eng.Warning()
+	res.Fallback = eng.Warning()
 	if fl.save != "" {
 		if err := res.Forest.SaveFile(fl.save); err != nil {
 			return err
@@ -147,7 +133,7 @@ go (simplego), gpu, tpu and xla:... run the inference graph on that device
 (package forest/forestgraph), with the same predictions bit for bit. The JSON
 report (--json with --out) names the device and gives the graph's compile
 time apart from the prediction time.
-The library call behind this command is forestgraph.PredictOn
+The library call behind this command is forestgraph.PredictFile
 (Forest.PredictData on the device's engine), then Predictions.WriteCSV or
 WriteFile.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -170,30 +156,18 @@ WriteFile.`,
 				return err
 			}
 			defer eng.Close()
-			f, err := forest.LoadFile(modelFile)
-			if err != nil {
-				return err
-			}
-			if proba && f.Options.Task != forest.Classification {
-				return fmt.Errorf("forest predict: --proba needs a classification model; %s is %s", modelFile, f.Options.Task)
-			}
-			in, err := data.LoadCSV(dataFile, data.CSVOptions{NoTarget: true, MaxBytes: g.maxInput()})
-			if err != nil {
-				return err
-			}
-			slog.Info("forest: predicting", "rows", in.Rows, "device", eng.Name(), "engine", forestgraph.EngineKind(eng))
-			rep, err := forestgraph.PredictOn(eng, f, in, forestgraph.PredictOptions{Proba: proba, BatchRows: batchRows})
+			rep, err := forestgraph.PredictFile(eng, modelFile, dataFile, g.maxInput(), forestgraph.PredictOptions{Proba: proba, BatchRows: batchRows})
 			if err != nil {
 				return fmt.Errorf("forest predict: %w", err)
 			}
-			rep.Model, rep.Data, rep.Out = modelFile, dataFile, outFile
+			rep.Out = outFile
 			if outFile == "" {
 				return rep.Predictions.WriteCSV(cmd.OutOrStdout())
 			}
 			if err := rep.Predictions.WriteFile(outFile); err != nil {
 				return err
 			}
-			slog.Info("forest: predictions written", "file", outFile, "rows", in.Rows)
+			slog.Info("forest: predictions written", "file", outFile, "rows", rep.Predictions.Rows, "device", eng.Name(), "engine", rep.Engine)
 			if g.json {
 				return printJSON(cmd.OutOrStdout(), rep)
 			}

@@ -1,6 +1,7 @@
 package forestgraph
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -136,5 +137,63 @@ func PredictOn(e Engine, f *forest.Forest, d *data.Dataset, opt PredictOptions) 
 	if rep.Predictions, err = f.PredictData(d, popt); err != nil {
 		return nil, err
 	}
+	return rep, nil
+}
+
+// TrainOn does what `gotrain forest train` does on e: it loads the data
+// spec names (forest.LoadData), completes opt for the data's task
+// (Split.TrainOptions), grows the forest with the learner of e (LearnerOn)
+// and returns the result with its Device, Engine and Data filled in (the
+// caller adds where it saved the model and any fallback). logf, when not
+// nil, is told what is about to be trained. Errors name their package;
+// those of the fit name the device too.
+func TrainOn(ctx context.Context, e Engine, spec forest.DataSpec, opt forest.Options, cfg forest.TrainConfig, logf func(msg string, args ...any)) (*forest.TrainResult, error) {
+	if e == nil {
+		return nil, errors.New("forestgraph: train: nil engine")
+	}
+	split, err := forest.LoadData(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	if opt, err = split.TrainOptions(opt, cfg); err != nil {
+		return nil, err
+	}
+	if cfg.Learner, err = LearnerOn(e); err != nil {
+		return nil, err
+	}
+	if logf != nil {
+		logf("forest: training", "data", split.Name, "rows", split.Train.Rows, "features", split.Train.Cols,
+			"task", split.Task, "trees", opt.Trees, "device", e.Name(), "engine", EngineKind(e))
+	}
+	res, err := forest.Train(split.Train, split.Test, opt, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("on %s: %w", e.Name(), err)
+	}
+	res.Device, res.Engine, res.Data = e.Name(), EngineKind(e), split.Name
+	return res, nil
+}
+
+// PredictFile does what `gotrain forest predict` does on e: it reads the
+// forest in model (forest.LoadFile) and the rows of the CSV file data
+// (data.LoadCSV, its header naming the feature columns, at most maxBytes:
+// 0 is data's default cap), predicts them (PredictOn) and returns the
+// report naming both files. opt.Proba needs a classification forest.
+func PredictFile(e Engine, model, dataFile string, maxBytes int64, opt PredictOptions) (*PredictReport, error) {
+	f, err := forest.LoadFile(model)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Proba && f.Options.Task != forest.Classification {
+		return nil, fmt.Errorf("forestgraph: Proba needs a classification model; %s is %s", model, f.Options.Task)
+	}
+	d, err := data.LoadCSV(dataFile, data.CSVOptions{NoTarget: true, MaxBytes: maxBytes})
+	if err != nil {
+		return nil, err
+	}
+	rep, err := PredictOn(e, f, d, opt)
+	if err != nil {
+		return nil, err
+	}
+	rep.Model, rep.Data = model, dataFile
 	return rep, nil
 }

@@ -1,8 +1,11 @@
 package forestgraph
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -165,5 +168,60 @@ func TestPredictReportJSON(t *testing.T) {
 		if !slices.Equal(keys, tt.want) {
 			t.Errorf("%s: keys %v, want %v", tt.name, keys, tt.want)
 		}
+	}
+}
+
+// TestTrainOnAndPredictFile trains on the embedded diabetes set and
+// predicts a CSV file on a native and a graph engine: the same forest and
+// predictions on both, the report naming the device, the engine and the
+// files, and the errors of bad input.
+func TestTrainOnAndPredictFile(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "rows.csv")
+	if err := os.WriteFile(csv, []byte("age,sex,bmi,bp,s1,s2,s3,s4,s5,s6\n0.03,0.05,0.06,0.02,-0.04,-0.03,-0.04,-0.002,0.02,-0.02\n-0.001,-0.04,-0.05,-0.03,-0.008,-0.02,0.07,-0.04,-0.07,-0.09\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := forest.DataSpec{Dataset: "diabetes"}
+	opt := forest.Options{Trees: 3, MaxDepth: 3, Seed: 1, Bins: 64, MinSamplesLeaf: 1, MinSamplesSplit: 2}
+	var got [][]float64
+	for _, e := range []Engine{fakeEngine{name: "cpu", native: true, err: errNoBackend}, fakeEngine{name: "go", b: openSimpleGo(t)}} {
+		var logged []any
+		res, err := TrainOn(context.Background(), e, spec, opt, forest.TrainConfig{}, func(msg string, args ...any) { logged = append(logged, msg) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (res.GraphStats != nil) != !e.Native() {
+			t.Errorf("%s: graph stats %+v: the forest was not grown by the engine's learner", e.Name(), res.GraphStats)
+		}
+		if res.Device != e.Name() || res.Engine != EngineKind(e) || res.Data != "diabetes" || res.Task != forest.Regression || len(logged) != 1 {
+			t.Errorf("%s: result on %q (%s), data %q, task %s, %d log lines", e.Name(), res.Device, res.Engine, res.Data, res.Task, len(logged))
+		}
+		model := filepath.Join(dir, e.Name()+".gtf")
+		if err := res.Forest.SaveFile(model); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := PredictFile(e, model, csv, 0, PredictOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Model != model || rep.Data != csv || rep.Device != e.Name() || rep.Rows != 2 {
+			t.Errorf("%s: report %+v", e.Name(), rep)
+		}
+		got = append(got, rep.Values)
+		if _, err := PredictFile(e, model, csv, 0, PredictOptions{Proba: true}); err == nil || !strings.Contains(err.Error(), "Proba needs a classification model") {
+			t.Errorf("%s: proba of a regression forest: %v", e.Name(), err)
+		}
+		if _, err := PredictFile(e, model, csv, 10, PredictOptions{}); err == nil || !strings.Contains(err.Error(), csv) {
+			t.Errorf("%s: a data file over its cap: %v", e.Name(), err)
+		}
+	}
+	if !slices.Equal(got[0], got[1]) {
+		t.Errorf("native predictions %v, graph %v: want the same", got[0], got[1])
+	}
+	if _, err := TrainOn(context.Background(), fakeEngine{name: "gpu", err: errNoBackend}, spec, opt, forest.TrainConfig{}, nil); !errors.Is(err, errNoBackend) {
+		t.Errorf("an engine that cannot open: %v", err)
+	}
+	if _, err := TrainOn(context.Background(), fakeEngine{name: "cpu", native: true}, forest.DataSpec{}, opt, forest.TrainConfig{}, nil); err == nil {
+		t.Error("no data: no error")
 	}
 }
