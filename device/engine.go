@@ -275,3 +275,21 @@ func newBackend(config string) (b backends.Backend, err error) {
 	}()
 	return backends.NewWithConfig(config)
 }
+
+// SelectTimed returns the engines a benchmark times, as `gotrain bench`
+// does: the native CPU first (the reference), then the device of the
+// --device form spec when it is neither "" nor auto, else each form of
+// the comma-separated list ("" means all: every available device). The
+// engines come from SelectEach.
+func SelectTimed(spec, list string, req Request) ([]*Engine, error) {
+	specs := []string{"cpu"}
+	switch s := strings.TrimSpace(spec); {
+	case s != "" && !strings.EqualFold(s, "auto"):
+		specs = append(specs, s)
+	case strings.TrimSpace(list) == "":
+		specs = append(specs, "all")
+	default:
+		specs = append(specs, strings.Split(list, ",")...)
+	}
+	return SelectEach(specs, req)
+}

@@ -2,6 +2,7 @@ package device
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -60,5 +61,46 @@ func TestCloseAll(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSelectTimed checks the engines a benchmark times: the CPU first,
+// then --device when given (auto aside), else the list (all by default),
+// without duplicates; a device that cannot be used is an error.
+func TestSelectTimed(t *testing.T) {
+	tests := []struct {
+		spec, list string
+		want       string // engine names, or the error's start
+		err        bool
+	}{
+		{"", "", "cpu go", false},
+		{"auto", "", "cpu go", false},
+		{" AUTO ", "go", "cpu go", false},
+		{"go", "cpu", "cpu go", false},
+		{"", "cpu", "cpu", false},
+		{"", "go, cpu", "cpu go", false},
+		{"cpu", "", "cpu", false},
+		{"gpu", "", "device: requested device is not available: gpu:", true},
+		{"", "cpu,tpu", "device: requested device is not available: tpu:", true},
+	}
+	for _, tt := range tests {
+		es, err := SelectTimed(tt.spec, tt.list, Request{Inventory: &Inventory{XLACompiled: true, NVIDIA: NVIDIAInfo{Err: "nvidia-smi not found on PATH"}}})
+		if tt.err {
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("SelectTimed(%q, %q) = %v, want an error starting %q", tt.spec, tt.list, err, tt.want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("SelectTimed(%q, %q): %v", tt.spec, tt.list, err)
+		}
+		var names []string
+		for _, e := range es {
+			names = append(names, e.Name())
+		}
+		if got := strings.Join(names, " "); got != tt.want {
+			t.Errorf("SelectTimed(%q, %q) = %s, want %s", tt.spec, tt.list, got, tt.want)
+		}
+		CloseAll(es)
 	}
 }

@@ -160,28 +160,22 @@ and host memory. A workload a device cannot run is listed with the reason.`,
 }
 
 // benchEngines returns the native CPU (the reference) followed by the
-// devices to time: the global --device when it is given (auto aside),
-// else --devices. A device that is not available is an error with the
-// reason (unless --fallback).
+// devices to time (device.SelectTimed): the global --device when it is
+// given (auto aside), else --devices. A device that is not available is an
+// error with the reason (unless --fallback).
 func benchEngines(cmd *cobra.Command, g *globals, list string) ([]*device.Engine, error) {
-	specs := []string{"cpu"}
-	deviceSet := cmd.Flags().Changed("device") && !strings.EqualFold(strings.TrimSpace(g.device), "auto")
-	switch {
-	case deviceSet && cmd.Flags().Changed("devices"):
-		return nil, fmt.Errorf("bench: give --device or --devices, not both (--device %s, --devices %s)", g.device, list)
-	case deviceSet:
-		specs = append(specs, g.device)
-	default:
-		specs = append(specs, strings.Split(list, ",")...)
+	spec := ""
+	if cmd.Flags().Changed("device") && !strings.EqualFold(strings.TrimSpace(g.device), "auto") {
+		if spec = g.device; cmd.Flags().Changed("devices") {
+			return nil, fmt.Errorf("bench: give --device or --devices, not both (--device %s, --devices %s)", g.device, list)
+		}
 	}
-	engines, err := device.SelectEach(specs, device.Request{Fallback: g.fallback})
+	engines, err := device.SelectTimed(spec, list, device.Request{Fallback: g.fallback})
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	for _, e := range engines {
-		if w := e.Warning(); w != "" {
-			fmt.Fprintln(cmd.ErrOrStderr(), w)
-		}
+		announce(cmd, &e.Resolution)
 	}
 	return engines, nil
 }

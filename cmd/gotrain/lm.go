@@ -189,14 +189,10 @@ func runLMTransformerTrain(cmd *cobra.Command, g *globals, fl *lmTransformerFlag
 	}
 	o.Progress, o.MaxBytes = cmd.ErrOrStderr(), g.maxInput()
 	return g.runTraining(cmd, name, func(ctx context.Context, eng *device.Engine, backend backends.Backend) (textReport, error) {
-		prec, err := train.ResolvePrecision(o.Train.Precision, backend, train.IsAccelerator(backend))
-		if err != nil {
-			return nil, err
-		}
 		// A device that lacks an operation the model uses is an error, or
 		// with --fallback a move to simplego.
 		var alt *device.Engine
-		checked, warning, err := transformer.PrepareBackend(backend, o.Arch, prec, g.fallback, func() (b backends.Backend, err error) {
+		checked, warning, err := transformer.PrepareBackend(backend, o.Arch, o.Train.Precision, g.fallback, func() (b backends.Backend, err error) {
 			alt, b, err = device.Open(string(device.SimpleGo))
 			return b, err
 		})

@@ -80,9 +80,6 @@ func runMoETrain(cmd *cobra.Command, g *globals, fl *moeTrainFlags) error {
 	if err := g.outputs(cmd, []string{"metrics-log"}, nil, nil); err != nil {
 		return err
 	}
-	if fl.data.ValFraction < 0 || fl.data.ValFraction >= 1 {
-		return fmt.Errorf("%s: --val-fraction %g: want 0 <= f < 1", name, fl.data.ValFraction)
-	}
 	if fl.parallel != "data" && fl.parallel != "expert" {
 		return fmt.Errorf("%s: --parallel %q: want data or expert", name, fl.parallel)
 	}

@@ -162,13 +162,18 @@ func CheckBackend(b backends.Backend, arch Arch, prec train.Precision) error {
 	return miss
 }
 
-// PrepareBackend runs CheckBackend on b before training. When b has
+// PrepareBackend runs CheckBackend on b before training, for the
+// precision prec resolves to on b (train.ResolvePrecision). When b has
 // everything it returns b. Otherwise, without fallback, it returns the
 // *MissingError; with fallback it opens the fallback backend with open,
 // checks it too, and returns it with a one-line warning naming what b
 // lacked and where training moved.
 func PrepareBackend(b backends.Backend, arch Arch, prec train.Precision, fallback bool, open func() (backends.Backend, error)) (backends.Backend, string, error) {
-	err := CheckBackend(b, arch, prec)
+	prec, err := train.ResolvePrecision(prec, b, train.IsAccelerator(b))
+	if err != nil {
+		return nil, "", err
+	}
+	err = CheckBackend(b, arch, prec)
 	if err == nil {
 		return b, "", nil
 	}
