@@ -71,17 +71,15 @@ then forest.Train with the learner of the device's engine).`,
 }
 
 // check turns --holdout (negative: the default, 0: none) into
-// DataSpec.Holdout and checks the data's flags (DataSpec.Validate) and
-// --repeats, which the library would read as once when 0.
+// DataSpec.Holdout (forestgraph.TrainOn checks it with the other data
+// options) and checks --repeats, which the library would read as once
+// when 0.
 func (fl *forestTrainFlags) check() error {
 	switch {
 	case fl.holdout == 0:
 		fl.data.Holdout = forest.NoHoldout
 	case fl.holdout > 0:
 		fl.data.Holdout = fl.holdout
-	}
-	if err := fl.data.Validate(); err != nil {
-		return err
 	}
 	if fl.cfg.Repeats < 1 {
 		return fmt.Errorf("--repeats %d must be >= 1", fl.cfg.Repeats)

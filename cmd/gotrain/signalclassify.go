@@ -97,11 +97,7 @@ func runClassify(cmd *cobra.Command, g *globals, s *modclass.RunSpec) error {
 		return err
 	}
 	s.MaxBytes = g.maxInput()
-	o, err := s.Load()
-	if err != nil {
-		return err
-	}
-	rep, err := modclass.Run(o)
+	rep, err := s.Run()
 	if err != nil {
 		return fmt.Errorf("signal classify %s: %w", cmd.Name(), err)
 	}

@@ -200,6 +200,17 @@ func (s RunSpec) RunOptions() (RunOptions, error) {
 	return o, nil
 }
 
+// Run loads what s names ([RunSpec.Load]) and trains and evaluates, or
+// evaluates, the classifier ([Run]): what `gotrain signal classify train`
+// and `eval` do.
+func (s RunSpec) Run() (*Report, error) {
+	o, err := s.Load()
+	if err != nil {
+		return nil, err
+	}
+	return Run(o)
+}
+
 // Load returns the run options s describes ([RunSpec.RunOptions]) with
 // their data read: with Evaluate the model (Options.ModelFile) and the
 // test data (Data), else the training data (Data, when set) and the test

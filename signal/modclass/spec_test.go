@@ -242,8 +242,13 @@ func TestRunSpec(t *testing.T) {
 					t.Errorf("test data from %s, want %s", o.Test.Name, want)
 				}
 			}
-			if _, err := Run(o); (err != nil) != (o.Train == nil && o.Model == nil) {
+			rep, err := Run(o)
+			if (err != nil) != (o.Train == nil && o.Model == nil) {
 				t.Errorf("Run on the loaded options: %v", err)
+			}
+			if rep2, err2 := c.spec.Run(); (err2 != nil) != (err != nil) ||
+				(err == nil && (rep2.Test != rep.Test || rep2.Train != rep.Train || rep2.Eval.Accuracy != rep.Eval.Accuracy)) {
+				t.Errorf("RunSpec.Run: %+v, %v; want Run's %+v, %v", rep2, err2, rep, err)
 			}
 		})
 	}
