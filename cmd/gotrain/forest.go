@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gotrain/gotrain/data"
+	"github.com/gotrain/gotrain/device"
 	"github.com/gotrain/gotrain/forest"
 	"github.com/gotrain/gotrain/forest/forestgraph"
 )
@@ -95,24 +96,21 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 	if err := fl.check(); err != nil {
 		return fmt.Errorf("forest train: %w", err)
 	}
-	eng, err := g.nativeFirst(cmd, "forest train", nil)
-	if err != nil {
-		return err
-	}
-	defer eng.Close()
-	fl.data.MaxBytes = g.maxInput()
-	res, err := forestgraph.TrainOn(cmd.Context(), eng, fl.data, fl.opt, fl.cfg, slog.Info)
-	if err != nil {
-		return fmt.Errorf("forest train: %w", err)
-	}
-	res.Fallback = eng.Warning()
-	if fl.save != "" {
-		if err := res.Forest.SaveFile(fl.save); err != nil {
-			return err
+	return g.onEngine(cmd, "forest train", nil, func(eng *device.Engine) error {
+		fl.data.MaxBytes = g.maxInput()
+		res, err := forestgraph.TrainOn(cmd.Context(), eng, fl.data, fl.opt, fl.cfg, slog.Info)
+		if err != nil {
+			return fmt.Errorf("forest train: %w", err)
 		}
-		res.Model = fl.save
-	}
-	return g.print(cmd, res)
+		res.Fallback = eng.Warning()
+		if fl.save != "" {
+			if err := res.Forest.SaveFile(fl.save); err != nil {
+				return err
+			}
+			res.Model = fl.save
+		}
+		return g.print(cmd, res)
+	})
 }
 
 func newForestPredictCmd(g *globals) *cobra.Command {
@@ -149,27 +147,24 @@ WriteFile.`,
 			if err := g.outputs(cmd, []string{"out"}, []string{"data", "model"}, nil); err != nil {
 				return err
 			}
-			eng, err := g.nativeFirst(cmd, "forest predict", nil)
-			if err != nil {
-				return err
-			}
-			defer eng.Close()
-			rep, err := forestgraph.PredictFile(eng, modelFile, dataFile, g.maxInput(), forestgraph.PredictOptions{Proba: proba, BatchRows: batchRows})
-			if err != nil {
-				return fmt.Errorf("forest predict: %w", err)
-			}
-			rep.Out = outFile
-			if outFile == "" {
-				return rep.Predictions.WriteCSV(cmd.OutOrStdout())
-			}
-			if err := rep.Predictions.WriteFile(outFile); err != nil {
-				return err
-			}
-			slog.Info("forest: predictions written", "file", outFile, "rows", rep.Predictions.Rows, "device", eng.Name(), "engine", rep.Engine)
-			if g.json {
-				return printJSON(cmd.OutOrStdout(), rep)
-			}
-			return nil
+			return g.onEngine(cmd, "forest predict", nil, func(eng *device.Engine) error {
+				rep, err := forestgraph.PredictFile(eng, modelFile, dataFile, g.maxInput(), forestgraph.PredictOptions{Proba: proba, BatchRows: batchRows})
+				if err != nil {
+					return fmt.Errorf("forest predict: %w", err)
+				}
+				rep.Out = outFile
+				if outFile == "" {
+					return rep.Predictions.WriteCSV(cmd.OutOrStdout())
+				}
+				if err := rep.Predictions.WriteFile(outFile); err != nil {
+					return err
+				}
+				slog.Info("forest: predictions written", "file", outFile, "rows", rep.Predictions.Rows, "device", eng.Name(), "engine", rep.Engine)
+				if g.json {
+					return printJSON(cmd.OutOrStdout(), rep)
+				}
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&modelFile, "model", "", "model file written by forest train --save")

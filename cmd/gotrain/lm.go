@@ -51,9 +51,9 @@ Newton's Opticks from the Go source tree.`,
 	f.IntVar(&o.SeqLength, "seq-length", o.SeqLength, "characters per training window (the model reads them, predicting each next one)")
 	f.IntVar(&o.Step, "step", o.Step, "stride between training windows, in characters")
 	f.Float64Var(&o.ValFraction, "val-fraction", o.ValFraction, "fraction of the text, at its end, held out for validation (0: none)")
-	addTrainFlags(cmd, &o.Train, &rf, trainFlagSpec{
-		batchDefault: fmt.Sprint(o.Train.BatchSize), batchUsage: "batch size, or auto (the largest that fits, on an accelerator; 64 on the host)",
-		outDefault: "checkpoints", outUsage: "output directory: each run keeps its checkpoints in a folder of its own there (run-TIME-ID, with run.json)"})
+	rf.batchSize, rf.out = fmt.Sprint(o.Train.BatchSize), "checkpoints"
+	addTrainFlags(cmd, &o.Train, &rf, "batch size, or auto (the largest that fits, on an accelerator; 64 on the host)",
+		"output directory: each run keeps its checkpoints in a folder of its own there (run-TIME-ID, with run.json)")
 	f.Lookup("early-stop-patience").Usage = "stop after this many validations (one per epoch, or --eval-every steps) without a better --early-stop-monitor (0: no early stopping)"
 	deprecatedAlias(f, "lr", "learning-rate")
 	deprecatedAlias(f, "early-stop-patience", "patience")
@@ -151,10 +151,9 @@ from the Go source tree.`,
 	f.StringVar(&a.Norm, "norm", a.Norm, "normalisation: rms (RMSNorm) or layer (LayerNorm)")
 	f.IntVar(&fl.opts.Stride, "stride", fl.opts.Stride, "distance in characters between the starts of two pretraining windows")
 	f.Float64Var(&fl.opts.ValFraction, "val-fraction", fl.opts.ValFraction, "fraction of the corpus, at its end, held out for validation (0: none)")
-	addTrainFlags(cmd, &fl.opts.Train, &fl.run, trainFlagSpec{
-		batchDefault: "", batchUsage: "batch size of both phases, N or auto (the largest that fits, on an accelerator; 32 on the host), unless the phase's flag is given (default: --pretrain-batch-size, --instruction-batch-size)",
-		outDefault: "checkpoints", outUsage: "output directory: each run keeps its checkpoints in a folder of its own in DIR/pretrain and DIR/instruct",
-		omit: []string{"steps", "epochs", "accumulate"}})
+	fl.run.out = "checkpoints"
+	addTrainFlags(cmd, &fl.opts.Train, &fl.run, "batch size of both phases, N or auto (the largest that fits, on an accelerator; 32 on the host), unless the phase's flag is given (default: --pretrain-batch-size, --instruction-batch-size)",
+		"output directory: each run keeps its checkpoints in a folder of its own in DIR/pretrain and DIR/instruct", "steps", "epochs", "accumulate")
 	f.IntVar(&fl.both.Steps, "steps", 0, "cap on the optimizer steps of each phase (0: run the epochs)")
 	f.IntVar(&fl.both.Epochs, "epochs", 0, "passes over the data of both phases, unless the phase's flag is given (0: --pretrain-epochs, --instruction-epochs)")
 	f.IntVar(&fl.both.Accumulate, "accumulate", 0, "micro-batches per optimizer step in both phases, unless the phase's flag is given (0: --pretrain-accumulate, --instruction-accumulate)")

@@ -64,10 +64,10 @@ and checkpoints (--out/checkpoints) go to --out.`,
 	f.IntVar(&o.GrowPatience, "grow-patience", o.GrowPatience, "epochs without validation improvement before a split")
 	f.Float64Var(&o.GrowMinDelta, "grow-min-delta", o.GrowMinDelta, "least validation-loss decrease that counts as improvement")
 	f.BoolVar(&o.MonitorMemory, "monitor-memory", false, "record resident memory every epoch (epochs.jsonl, summary)")
-	addTrainFlags(cmd, &o.Train, &fl.run, trainFlagSpec{
-		batchDefault: fmt.Sprint(o.Train.BatchSize), batchUsage: "batch size, or auto (the largest that fits, on an accelerator; 256 on the host)",
-		outDefault: "runs/moe", outUsage: "output directory of the run: plots, performance_summary.txt, metrics.jsonl, epochs.jsonl, and checkpoints/ with a folder per run",
-		omit: []string{"plots-dir", "perf-summary"}})
+	fl.run.batchSize, fl.run.out = fmt.Sprint(o.Train.BatchSize), "runs/moe"
+	addTrainFlags(cmd, &o.Train, &fl.run, "batch size, or auto (the largest that fits, on an accelerator; 256 on the host)",
+		"output directory of the run: plots, performance_summary.txt, metrics.jsonl, epochs.jsonl, and checkpoints/ with a folder per run",
+		"plots-dir", "perf-summary")
 	// Before --out held everything, --checkpoint-dir named the checkpoints' folder; it still does.
 	f.StringVar(&fl.checkpointDir, "checkpoint-dir", "", "checkpoint directory (default: --out/checkpoints)")
 	_ = f.MarkDeprecated("checkpoint-dir", "use --out (checkpoints go to --out/checkpoints)")

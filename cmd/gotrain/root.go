@@ -167,16 +167,17 @@ func (g *globals) print(cmd *cobra.Command, rep textReport) error {
 	return err
 }
 
-// nativeFirst selects the engine of a command with a native path: the
-// native code on cpu and on auto without an accelerator (it is the faster
-// on a CPU), graphs elsewhere; accept, when set, refuses devices. Errors
-// start with what.
-func (g *globals) nativeFirst(cmd *cobra.Command, what string, accept func(device.Device) error) (*device.Engine, error) {
+// onEngine runs fn on the engine of a command with a native path, closed
+// after: the native code on cpu and on auto without an accelerator (it is
+// the faster on a CPU), graphs elsewhere; accept, when set, refuses
+// devices. The selection's errors start with what.
+func (g *globals) onEngine(cmd *cobra.Command, what string, accept func(device.Device) error, fn func(*device.Engine) error) error {
 	e, err := g.engine(cmd, device.Request{PreferNative: true, Accept: accept})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	return e, nil
+	defer e.Close()
+	return fn(e)
 }
 
 // outputs prepares the output flags outs of cmd before any work: each

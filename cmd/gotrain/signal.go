@@ -16,17 +16,12 @@ import (
 // rejected with the reason, or replaced with --fallback. `signal features`
 // and `signal bench` run the graph extractor on graph devices.
 func signalCPU(cmd *cobra.Command, g *globals) error {
-	e, err := g.nativeFirst(cmd, "signal", func(d device.Device) error {
+	return g.onEngine(cmd, "signal", func(d device.Device) error {
 		if d.Kind == device.Native {
 			return nil
 		}
 		return fmt.Errorf("`signal %s` runs on the CPU path only (the graph extractor serves `signal features` and `signal bench`; use --device cpu)", cmd.Name())
-	})
-	if err != nil {
-		return err
-	}
-	e.Close() // the CPU path opens no backend
-	return nil
+	}, func(*device.Engine) error { return nil }) // the CPU path opens no backend
 }
 
 // addSynthFlags binds the flags of the record of `signal synth` and
@@ -134,16 +129,13 @@ func runSignalFeatures(cmd *cobra.Command, g *globals, fl *signal.FeaturesSpec) 
 	if err := g.outputs(cmd, []string{"csv", "spectrogram"}, []string{"in"}, nil); err != nil {
 		return err
 	}
-	eng, err := g.nativeFirst(cmd, "signal", nil)
-	if err != nil {
-		return err
-	}
-	defer eng.Close()
-	rep, err := sigraph.ExtractFile(eng, *fl)
-	if err != nil {
-		return fmt.Errorf("signal features: %w", err)
-	}
-	return g.print(cmd, rep)
+	return g.onEngine(cmd, "signal", nil, func(eng *device.Engine) error {
+		rep, err := sigraph.ExtractFile(eng, *fl)
+		if err != nil {
+			return fmt.Errorf("signal features: %w", err)
+		}
+		return g.print(cmd, rep)
+	})
 }
 
 func newSignalBenchCmd(g *globals) *cobra.Command {
@@ -179,14 +171,11 @@ func runSignalBench(cmd *cobra.Command, g *globals, fl *signal.BenchSpec) error 
 	if bo.Runs < 1 || bo.Records < 1 || bo.Threads < 1 {
 		return errors.New("signal bench: --runs, --records and --threads must be positive")
 	}
-	eng, err := g.nativeFirst(cmd, "signal", nil)
-	if err != nil {
-		return err
-	}
-	defer eng.Close()
-	rep, err := sigraph.BenchmarkOn(eng, bo)
-	if err != nil {
-		return err
-	}
-	return g.print(cmd, &rep)
+	return g.onEngine(cmd, "signal", nil, func(eng *device.Engine) error {
+		rep, err := sigraph.BenchmarkOn(eng, bo)
+		if err != nil {
+			return err
+		}
+		return g.print(cmd, &rep)
+	})
 }

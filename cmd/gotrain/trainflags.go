@@ -34,16 +34,6 @@ type runFlags struct {
 	out string
 }
 
-// trainFlagSpec is what a command chooses about the shared flags.
-type trainFlagSpec struct {
-	// batchDefault and batchUsage describe --batch-size.
-	batchDefault, batchUsage string
-	// outDefault and outUsage describe --out.
-	outDefault, outUsage string
-	// omit are Config flags the command does not offer.
-	omit []string
-}
-
 // optionFlags are the flags whose names are not the kebab case of the
 // option a library error names (optionFlag), with candidates in order.
 var optionFlags = map[string][]string{"LearningRate": {"lr"}, "MinLearningRate": {"min-lr"},
@@ -137,15 +127,16 @@ func addConfigFlags(fs *pflag.FlagSet, c *train.Config, omit ...string) {
 }
 
 // addTrainFlags registers the shared training flags of a neural command:
-// every Config flag (addConfigFlags, less spec.omit), --batch-size N|auto,
-// --out DIR and --resume[=PATH], and makes deprecation warnings go to the
+// every Config flag (addConfigFlags, less omit), --batch-size N|auto and
+// --out DIR (their defaults rf's values, batchUsage and outUsage their
+// help) and --resume[=PATH], and makes deprecation warnings go to the
 // command's standard error.
-func addTrainFlags(cmd *cobra.Command, cfg *train.Config, rf *runFlags, spec trainFlagSpec) {
+func addTrainFlags(cmd *cobra.Command, cfg *train.Config, rf *runFlags, batchUsage, outUsage string, omit ...string) {
 	f := cmd.Flags()
 	f.SetOutput(errWriter{cmd})
-	addConfigFlags(f, cfg, spec.omit...)
-	f.StringVar(&rf.batchSize, "batch-size", spec.batchDefault, spec.batchUsage)
-	f.StringVar(&rf.out, "out", spec.outDefault, spec.outUsage)
+	addConfigFlags(f, cfg, omit...)
+	f.StringVar(&rf.batchSize, "batch-size", rf.batchSize, batchUsage)
+	f.StringVar(&rf.out, "out", rf.out, outUsage)
 	f.StringVar(&rf.resume, "resume", "", "continue the newest run of this model and architecture in --out (--resume), or the run folder or checkpoint file PATH (--resume=PATH); nothing valid to resume from is an error")
 	f.Lookup("resume").NoOptDefVal = train.ResumeLatest
 	cmd.Args = resumeArgs(rf)
