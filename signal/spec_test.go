@@ -36,18 +36,7 @@ func TestSynthSpecSynthOptions(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := c.spec.SynthOptions()
-			if c.err != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), c.err) {
-					t.Fatalf("error %v, want one starting %q", err, c.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, c.want) {
-				t.Errorf("got %+v\nwant %+v", got, c.want)
-			}
+			checkSpec(t, got, err, c.want, c.err)
 		})
 	}
 }
@@ -238,18 +227,25 @@ func TestBenchSpecBenchOptions(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := c.spec.BenchOptions()
-			if c.err != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), c.err) {
-					t.Fatalf("error %v, want one starting %q", err, c.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, c.want) {
-				t.Errorf("got %+v\nwant %+v", got, c.want)
-			}
+			checkSpec(t, got, err, c.want, c.err)
 		})
+	}
+}
+
+// checkSpec checks what a spec's method returned: an error starting
+// wantErr, or (wantErr "") no error and got equal to want.
+func checkSpec[T any](t *testing.T, got T, err error, want T, wantErr string) {
+	t.Helper()
+	if wantErr != "" {
+		if err == nil || !strings.HasPrefix(err.Error(), wantErr) {
+			t.Fatalf("error %v, want one starting %q", err, wantErr)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 }
