@@ -104,3 +104,17 @@ func TestSelectTimed(t *testing.T) {
 		CloseAll(es)
 	}
 }
+
+// TestZeroInventoryHasNoAccelerator checks that an inventory without XLA
+// and without a stated reason (the zero Inventory) offers no accelerator:
+// only the native CPU and simplego are available.
+func TestZeroInventoryHasNoAccelerator(t *testing.T) {
+	for _, e := range List(Inventory{}) {
+		if want := e.Name == "cpu" || e.Name == "go"; e.Available != want || (!want && e.Reason == "") {
+			t.Errorf("%s: available %v (reason %q), want %v with a reason when not", e.Name, e.Available, e.Reason, want)
+		}
+	}
+	if _, err := Select(Request{Device: "gpu", Inventory: &Inventory{}}); err == nil {
+		t.Error("gpu selected from an inventory without XLA")
+	}
+}

@@ -195,6 +195,9 @@ func check(c Spec, inv Inventory) (Device, string) {
 		return Device{Name: "go", Kind: SimpleGo, Class: "cpu", Index: 0, Description: "GoMLX simplego (pure Go) on " + HostInfo()}, ""
 	}
 	if !inv.XLACompiled {
+		if inv.NoXLAReason == "" {
+			return Device{}, "this binary cannot load PJRT plugins" // never "" (available)
+		}
 		return Device{}, inv.NoXLAReason
 	}
 	var matches []Plugin
