@@ -62,7 +62,7 @@ func (s DataSpec) DefaultTask() Task {
 // Validate checks the fields of s that LoadData checks before reading
 // anything, each error naming the fields at fault: exactly one of Dataset
 // and Train, no Test with mnist (it brings its own test set), a Holdout
-// below 1 and a MaxBytes that is not negative. A command line calls it
+// below 1 and a MaxBytes that is not negative. A caller may call it
 // first, to report a wrong combination before any other work.
 func (s DataSpec) Validate() error {
 	switch {

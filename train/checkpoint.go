@@ -318,8 +318,8 @@ const ResumeLatest = "latest"
 // dir, early stopping off when EarlyStopPatience is 0, and resuming:
 // resume "" starts afresh, ResumeLatest continues the newest valid run in
 // dir, and any other value is a run folder or checkpoint file whose
-// directory resumeDir returns (ResumeDir, or a model's own). Errors name
-// the Config fields.
+// directory resumeDir returns (a model's own; nil means ResumeDir).
+// Errors name the Config fields.
 func (c *Config) SetRun(batch, dir, resume string, resumeDir func(string) (string, error)) (auto bool, err error) {
 	n, auto, err := ParseBatchSize(batch)
 	if err != nil {
@@ -337,6 +337,9 @@ func (c *Config) SetRun(batch, dir, resume string, resumeDir func(string) (strin
 		return auto, nil
 	case ResumeLatest:
 	default:
+		if resumeDir == nil {
+			resumeDir = ResumeDir
+		}
 		if c.CheckpointDir, err = resumeDir(resume); err != nil {
 			return false, fmt.Errorf("Resume=%s: %w", resume, err)
 		}

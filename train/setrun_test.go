@@ -33,6 +33,10 @@ func TestSetRun(t *testing.T) {
 		{name: "resume without checkpoints", resume: ResumeLatest, noCheckpoint: true, patience: 5, wantErr: "Resume and NoCheckpoint exclude each other"},
 		{name: "patience 0 is off", patience: 0, wantBatch: 32, wantDir: "out"},
 	}
+	c := DefaultConfig()
+	if _, err := c.SetRun("", "out", "/nonexistent/run-1", nil); err == nil || !strings.HasPrefix(err.Error(), "Resume=/nonexistent/run-1: train: resume from") {
+		t.Errorf("SetRun with a nil resumeDir: %v, want ResumeDir's error", err)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := DefaultConfig()

@@ -126,10 +126,6 @@ first call (graph building and compilation) apart from the median, min and max o
 reports throughput, the speed-up against the CPU, parity with the CPU's output
 and host memory. A workload a device cannot run is listed with the reason.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sz, err := bench.ParseSize(size)
-			if err != nil {
-				return err
-			}
 			if err := g.outputs(cmd, []string{"md", "png"}, nil, nil); err != nil {
 				return err
 			}
@@ -138,7 +134,7 @@ and host memory. A workload a device cannot run is listed with the reason.`,
 				return err
 			}
 			defer device.CloseAll(engines)
-			rep, err := bench.Measure(sz, bench.Options{Repeats: repeats, Engines: engines, Progress: func(w, d string) {
+			rep, err := bench.Measure(bench.Size(size), bench.Options{Repeats: repeats, Engines: engines, Progress: func(w, d string) {
 				slog.Info("bench: measuring", "workload", w, "device", d)
 			}})
 			if err != nil {

@@ -40,7 +40,7 @@ on go); the report then gives the graphs' compile time apart from the fit.
 The library call behind this command is forestgraph.TrainOn (forest.LoadData,
 then forest.Train with the learner of the device's engine).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagError(cmd, runForestTrain(cmd, g, &fl))
+			return flagError(runForestTrain(cmd, g, &fl), fieldFlags(cmd.Flags(), &fl.opt, &fl.cfg, &fl.data))
 		},
 	}
 	f := cmd.Flags()
@@ -150,7 +150,7 @@ WriteFile.`,
 			return g.onEngine(cmd, "forest predict", nil, func(eng *device.Engine) error {
 				rep, err := forestgraph.PredictFile(eng, modelFile, dataFile, g.maxInput(), forestgraph.PredictOptions{Proba: proba, BatchRows: batchRows})
 				if err != nil {
-					return fmt.Errorf("forest predict: %w", err)
+					return flagError(fmt.Errorf("forest predict: %w", err), fieldFlags(cmd.Flags()))
 				}
 				rep.Out = outFile
 				if outFile == "" {

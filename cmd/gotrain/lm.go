@@ -41,7 +41,7 @@ clipping, early stopping on the validation loss). It reports the validation
 loss in nats per character and the perplexity. The default corpus is
 Newton's Opticks from the Go source tree.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagError(cmd, runLMTrain(cmd, g, &rf, &o))
+			return flagError(runLMTrain(cmd, g, &rf, &o), fieldFlags(cmd.Flags(), &o))
 		},
 	}
 	f := cmd.Flags()
@@ -102,15 +102,14 @@ its newest pretrained one).`,
 // lmTransformerFlags are the flags of `lm transformer train`: opts holds
 // those of transformer.Options (its Train those of the harness).
 type lmTransformerFlags struct {
-	run       runFlags
-	pre, inst transformer.Phase
-	both      transformer.Both
-	opts      transformer.Options
+	run  runFlags
+	both transformer.Both
+	opts transformer.Options
 }
 
 func newLMTransformerTrainCmd(g *globals) *cobra.Command {
 	fl := lmTransformerFlags{opts: transformer.DefaultOptions()}
-	fl.opts.Logf, fl.pre, fl.inst = logf, fl.opts.Pretrain, fl.opts.Instruct
+	fl.opts.Logf = logf
 	cmd := &cobra.Command{
 		Use:   "train [--pretrain-data FILE.txt] [--instruction-data FILE.jsonl]",
 		Short: "Pretrain a character-level transformer on text, then instruction-tune it",
@@ -126,21 +125,21 @@ skipped. Checkpoints go to --out/pretrain and --out/instruct; --resume
 continues the phase the run was in. The default corpus is Newton's Opticks
 from the Go source tree.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagError(cmd, runLMTransformerTrain(cmd, g, &fl))
+			return flagError(runLMTransformerTrain(cmd, g, &fl), fieldFlags(cmd.Flags(), &fl.both, &fl.opts))
 		},
 	}
 	f, a := cmd.Flags(), &fl.opts.Arch
 	f.StringVar(&fl.opts.PretrainPath, "pretrain-data", "", "UTF-8 text corpus for pretraining (default: $GOROOT/"+text.DefaultCorpusName+")")
-	f.IntVar(&fl.pre.Epochs, "pretrain-epochs", fl.pre.Epochs, "passes over the pretraining windows (0: no pretraining)")
-	f.IntVar(&fl.pre.BatchSize, "pretrain-batch-size", fl.pre.BatchSize, "pretraining micro-batch size (windows)")
-	f.IntVar(&fl.pre.Accumulate, "pretrain-accumulate", fl.pre.Accumulate, "pretraining micro-batches per optimizer step")
-	f.IntVar(&fl.pre.Steps, "pretrain-max-steps", 0, "stop pretraining after N optimizer steps (0: --steps, else the epochs)")
+	f.IntVar(&fl.opts.Pretrain.Epochs, "pretrain-epochs", fl.opts.Pretrain.Epochs, "passes over the pretraining windows (0: no pretraining)")
+	f.IntVar(&fl.opts.Pretrain.BatchSize, "pretrain-batch-size", fl.opts.Pretrain.BatchSize, "pretraining micro-batch size (windows)")
+	f.IntVar(&fl.opts.Pretrain.Accumulate, "pretrain-accumulate", fl.opts.Pretrain.Accumulate, "pretraining micro-batches per optimizer step")
+	f.IntVar(&fl.opts.Pretrain.Steps, "pretrain-max-steps", 0, "stop pretraining after N optimizer steps (0: --steps, else the epochs)")
 	f.StringVar(&fl.opts.InstructionPath, "instruction-data", "", `JSONL instruction data, one {"prompt": ..., "response": ...} per line (none: no instruction tuning)`)
-	f.IntVar(&fl.inst.Epochs, "instruction-epochs", fl.inst.Epochs, "passes over the instruction examples (0: no instruction tuning)")
-	f.IntVar(&fl.inst.BatchSize, "instruction-batch-size", fl.inst.BatchSize, "instruction-tuning micro-batch size (examples; at most their number)")
-	f.IntVar(&fl.inst.Accumulate, "instruction-accumulate", fl.inst.Accumulate, "instruction-tuning micro-batches per optimizer step")
-	f.IntVar(&fl.inst.Steps, "instruction-max-steps", 0, "stop instruction tuning after N optimizer steps (0: --steps, else the epochs)")
-	f.Float64Var(&fl.inst.LearningRate, "instruction-lr", 0, "peak learning rate of instruction tuning (0: --lr)")
+	f.IntVar(&fl.opts.Instruct.Epochs, "instruction-epochs", fl.opts.Instruct.Epochs, "passes over the instruction examples (0: no instruction tuning)")
+	f.IntVar(&fl.opts.Instruct.BatchSize, "instruction-batch-size", fl.opts.Instruct.BatchSize, "instruction-tuning micro-batch size (examples; at most their number)")
+	f.IntVar(&fl.opts.Instruct.Accumulate, "instruction-accumulate", fl.opts.Instruct.Accumulate, "instruction-tuning micro-batches per optimizer step")
+	f.IntVar(&fl.opts.Instruct.Steps, "instruction-max-steps", 0, "stop instruction tuning after N optimizer steps (0: --steps, else the epochs)")
+	f.Float64Var(&fl.opts.Instruct.LearningRate, "instruction-lr", 0, "peak learning rate of instruction tuning (0: --lr)")
 	f.IntVar(&a.Layers, "layers", a.Layers, "transformer blocks")
 	f.IntVar(&a.Heads, "heads", a.Heads, "attention heads")
 	f.IntVar(&a.Width, "width", a.Width, "model width (a multiple of --heads)")
@@ -180,7 +179,7 @@ func runLMTransformerTrain(cmd *cobra.Command, g *globals, fl *lmTransformerFlag
 		set := cmd.Flags().Changed
 		return transformer.Given{BatchSize: set(prefix + "-batch-size"), Epochs: set(prefix + "-epochs"), Accumulate: set(prefix + "-accumulate")}
 	}
-	if err := o.SetPhases(fl.pre, given("pretrain"), fl.inst, given("instruction"), fl.both); err != nil {
+	if err := o.SetPhases(o.Pretrain, given("pretrain"), o.Instruct, given("instruction"), fl.both); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if err := valFraction(&o.ValFraction); err != nil {

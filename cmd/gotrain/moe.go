@@ -43,7 +43,7 @@ embedded 8x8 digits. --grow-experts splits the most loaded expert when the
 validation loss plateaus. Plots, the performance summary, the metrics log
 and checkpoints (--out/checkpoints) go to --out.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagError(cmd, runMoETrain(cmd, g, &fl))
+			return flagError(runMoETrain(cmd, g, &fl), fieldFlags(cmd.Flags(), &fl.opts, &fl.data))
 		},
 	}
 	f, m, o := cmd.Flags(), &fl.opts.Model, &fl.opts

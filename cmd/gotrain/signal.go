@@ -66,7 +66,9 @@ FILE.sigmf-data, cf32_le unless --datatype says otherwise) unless FILE ends in a
 raw extension (.cf32, .cfile, .ci16, .cs16, .ci8, .cu8) or --format names a raw
 format. --snr is over the full sampled band: the signal has unit power and the
 noise total power 10^(-snr/10); with --esn0 it is Es/N0 instead.`,
-		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(cmd, runSignalSynth(cmd, g, &fl)) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return flagError(runSignalSynth(cmd, g, &fl), fieldFlags(cmd.Flags(), &fl))
+		},
 	}
 	addSynthFlags(cmd, &fl.SynthSpec)
 	cmd.Flags().StringVar(&fl.Out, "out", "", "output file (required)")
@@ -152,7 +154,9 @@ over two goroutines; the results are the same bits). Then it times --records rec
 With --device go, gpu or xla:... the features come from the GoMLX graph
 extractor on that device (docs/SIGNAL.md, "Graph path"), the batch in graph
 executions of up to 8 records; auto uses it only on an accelerator.`,
-		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(cmd, runSignalBench(cmd, g, &fl)) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return flagError(runSignalBench(cmd, g, &fl), fieldFlags(cmd.Flags(), &fl))
+		},
 	}
 	addSynthFlags(cmd, &fl.Synth)
 	_ = cmd.Flags().Set("offset", "25000")

@@ -44,7 +44,9 @@ evaluates on --test (a data set generated with another seed) or on a random
 --test-fraction of the rows, and prints the overall accuracy, the accuracy in
 --band (default 10:20 dB), the accuracy per SNR and the confusion matrix over
 --band. The model file is a forest model (forest predict reads it too).`,
-		RunE: func(cmd *cobra.Command, _ []string) error { return flagError(cmd, runClassify(cmd, g, &s)) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return flagError(runClassify(cmd, g, &s), fieldFlags(cmd.Flags(), &s))
+		},
 	}
 	cmd.Flags().StringVar(&s.Data, "data", "", "training data set folder (or its features.csv); required")
 	cmd.Flags().StringVar(&s.Test, "test", "", "test data set folder (generate it with another --seed)")
@@ -60,7 +62,9 @@ func newClassifyEvalCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval --model MODEL --data DIR",
 		Short: "Evaluate a saved classifier on a data set",
-		RunE:  func(cmd *cobra.Command, _ []string) error { return flagError(cmd, runClassify(cmd, g, &s)) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return flagError(runClassify(cmd, g, &s), fieldFlags(cmd.Flags(), &s))
+		},
 	}
 	cmd.Flags().StringVar(&s.Options.ModelFile, "model", "", "model file written by classify train --out; required")
 	cmd.Flags().StringVar(&s.Data, "data", "", "data set folder (or its features.csv); required")
@@ -81,7 +85,7 @@ func checkClassify(cmd *cobra.Command, g *globals, s *modclass.RunSpec) error {
 		return errors.New(what + ": --model and --data are required")
 	}
 	if _, err := s.RunOptions(); err != nil {
-		return flagError(cmd, fmt.Errorf("signal classify %s: %w", cmd.Name(), err))
+		return flagError(fmt.Errorf("signal classify %s: %w", cmd.Name(), err), fieldFlags(cmd.Flags(), s))
 	}
 	outs := []string{"png-confusion", "png-snr"}
 	if cmd.Name() == "train" {
@@ -138,7 +142,7 @@ func runClassifyDemo(cmd *cobra.Command, g *globals, s *modclass.RunSpec, ds *mo
 	ds.Options.Seed = s.Options.Fit.Forest.Seed
 	rep, err := s.Demo(*ds)
 	if err != nil {
-		return flagError(cmd, fmt.Errorf("signal classify demo: %w", err))
+		return flagError(fmt.Errorf("signal classify demo: %w", err), fieldFlags(cmd.Flags(), s, ds))
 	}
 	return g.print(cmd, rep)
 }
@@ -157,7 +161,7 @@ Each record is a pure function of --seed, its modulation and its index; its
 nuisance parameters (phase, offset, symbol rate, FM and AM) are drawn from the
 ranges in docs/SIGNAL.md, which describes the files.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return flagError(cmd, runSignalDataset(cmd, g, &s))
+			return flagError(runSignalDataset(cmd, g, &s), fieldFlags(cmd.Flags(), &s))
 		},
 	}
 	f := cmd.Flags()

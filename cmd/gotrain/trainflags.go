@@ -8,10 +8,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/spf13/cobra"
@@ -34,53 +34,51 @@ type runFlags struct {
 	out string
 }
 
-// optionFlags are the flags whose names are not the kebab case of the
-// option a library error names (optionFlag), with candidates in order.
-var optionFlags = map[string][]string{"LearningRate": {"lr"}, "MinLearningRate": {"min-lr"},
-	"DynamicLossScaling": {"loss-scaling"}, "StopOnNonFinite": {"stop-on-nan"}, "CheckpointDir": {"out"},
-	"DeviceDataBudgetMiB": {"device-data-budget"}, "PermutationRepeats": {"permutation-importance"},
-	"SampleRate": {"rate"}, "SNRdB": {"snr"}, "SymbolRate": {"sym-rate"}, "RollOff": {"rolloff"}, "SpanSymbols": {"span"},
-	"CarrierOffset": {"offset"}, "CyclicPrefix": {"cp"}, "MaxOffsetHz": {"max-offset"}, "SNRMinDB": {"snr"}, "SNRMaxDB": {"snr"},
-	"SNRStepDB": {"snr"}, "Path": {"data"}, "Hidden": {"hidden-size", "ffn-hidden"}, "PretrainPath": {"pretrain-data"},
-	"InstructionPath": {"instruction-data"}, "Pretrain.Steps": {"pretrain-max-steps"}, "Instruct.Steps": {"instruction-max-steps"},
-	"Instruct.Epochs": {"instruction-epochs"}, "Instruct.BatchSize": {"instruction-batch-size"},
-	"Instruct.Accumulate": {"instruction-accumulate"}, "BT": {"bt"}, "SPS": {"sps"}}
+// unboundOptions are the options set from a flag that is not bound to
+// them (a string parsed into numbers, a CLI-only variable), for
+// fieldFlags: each applies to a command that has the flag.
+var unboundOptions = map[string]string{"BatchSize": "batch-size", "CheckpointDir": "out", "Resume": "resume",
+	"DataSpec.Holdout": "holdout", "Hidden": "hidden", "SNRMinDB": "snr", "SNRMaxDB": "snr", "SNRStepDB": "snr",
+	"TopK": "top-k", "Proba": "proba"}
 
-// optionFlag returns the flag of fs that sets the option a library error
-// names: its optionFlags entry, else its name in kebab case (MaxDepth:
-// max-depth, Pretrain.BatchSize: pretrain-batch-size), else that of its
-// last part (DataSpec.Dataset: dataset); "" when fs has none of them. A
-// word in capitals (SNR, CSV) is an acronym, not an option, unless
-// optionFlags lists it.
-func optionFlag(fs *pflag.FlagSet, option string) string {
-	names := optionFlags[option]
-	if strings.ToUpper(option) != option {
-		names = append(names, kebab(option), kebab(option[strings.LastIndexByte(option, '.')+1:]))
-	}
-	for _, name := range names {
-		if fs.Lookup(name) != nil {
-			return name
+// fieldFlags maps the option names in library errors to the flags of fs
+// that set them: every field of the structs roots point to (nested ones
+// too) that a flag is bound to, by its name, by its struct's type and its
+// name (RunSpec.Band) and by its parent field and its name (Pretrain.Steps),
+// the first root's first; then unboundOptions. Only options of this
+// command map, so a word that is no option ("Out of memory") stays.
+func fieldFlags(fs *pflag.FlagSet, roots ...any) map[string]string {
+	bound := map[uintptr]string{}
+	fs.VisitAll(func(f *pflag.Flag) {
+		if v := reflect.ValueOf(f.Value); f.Deprecated == "" && v.Kind() == reflect.Pointer {
+			bound[v.Pointer()] = f.Name
+		}
+	})
+	fields := map[string]string{}
+	var walk func(v reflect.Value, parent string)
+	walk = func(v reflect.Value, parent string) {
+		for i := range v.NumField() {
+			f, fv := v.Type().Field(i), v.Field(i)
+			if flag, ok := bound[fv.Addr().Pointer()]; ok && f.IsExported() && fv.Kind() != reflect.Struct {
+				for _, name := range []string{f.Name, v.Type().Name() + "." + f.Name, parent + "." + f.Name} {
+					if _, taken := fields[name]; !taken && name[0] != '.' { // no type or parent: no qualified name
+						fields[name] = flag
+					}
+				}
+			} else if fv.Kind() == reflect.Struct && f.IsExported() {
+				walk(fv, f.Name)
+			}
 		}
 	}
-	return ""
-}
-
-// kebab spells an option name as a flag: MaxDepth max-depth,
-// GPUSampleInterval gpu-sample-interval, Pretrain.Epochs pretrain-epochs.
-func kebab(name string) string {
-	rs := []rune(name)
-	var b strings.Builder
-	for i, r := range rs {
-		switch {
-		case r == '.':
-			r = '-'
-		case i > 0 && unicode.IsUpper(r) && rs[i-1] != '.' &&
-			(unicode.IsLower(rs[i-1]) || (i+1 < len(rs) && unicode.IsLower(rs[i+1]))):
-			b.WriteByte('-')
-		}
-		b.WriteRune(unicode.ToLower(r))
+	for _, r := range roots {
+		walk(reflect.ValueOf(r).Elem(), "")
 	}
-	return b.String()
+	for option, flag := range unboundOptions {
+		if _, taken := fields[option]; !taken && fs.Lookup(flag) != nil {
+			fields[option] = flag
+		}
+	}
+	return fields
 }
 
 // addConfigFlags registers a flag for every plain option of c (all but
@@ -182,13 +180,13 @@ func resumeArgs(rf *runFlags) cobra.PositionalArgs {
 // name the option that is wrong, qualified ones (Pretrain.Steps) whole.
 var fieldToken = regexp.MustCompile(`[A-Z][A-Za-z0-9]*(\.[A-Z][A-Za-z0-9]*)*`)
 
-// flagError rewrites the option names in err's message into the flags of
-// cmd that set them (optionFlag), keeping err in the chain (errors.Is/As
-// and exit codes still work). A
+// flagError rewrites the option names in err's message into the flags
+// that set them (fields, from fieldFlags), keeping err in the chain
+// (errors.Is/As and exit codes still work). A
 // name counts only as a word of its own: after a space, "(" or a quote,
 // or at the start, and before a space, ":", ",", ")", "+", "=", a quote
 // or the end (so paths and qualified names are left alone).
-func flagError(cmd *cobra.Command, err error) error {
+func flagError(err error, fields map[string]string) error {
 	if err == nil {
 		return nil
 	}
@@ -196,8 +194,8 @@ func flagError(cmd *cobra.Command, err error) error {
 	var b strings.Builder
 	last := 0
 	for _, m := range fieldToken.FindAllStringIndex(msg, -1) {
-		name := optionFlag(cmd.Flags(), msg[m[0]:m[1]])
-		if name == "" || (m[0] > 0 && !strings.ContainsRune(` ("`, rune(msg[m[0]-1]))) ||
+		name, ok := fields[msg[m[0]:m[1]]]
+		if !ok || (m[0] > 0 && !strings.ContainsRune(` ("`, rune(msg[m[0]-1]))) ||
 			(m[1] < len(msg) && !strings.ContainsRune(` :,)+="`, rune(msg[m[1]]))) {
 			continue
 		}
@@ -265,7 +263,7 @@ func newSampleCmd(g *globals, lm, short, long, modelUsage string, topK bool, sam
 			}
 			defer eng.Close()
 			if err := sample(backend, &r); err != nil {
-				return flagError(cmd, fmt.Errorf("%s: %w", name, err))
+				return flagError(fmt.Errorf("%s: %w", name, err), fieldFlags(cmd.Flags(), &r))
 			}
 			r.Device = eng.Name()
 			return g.print(cmd, &r)

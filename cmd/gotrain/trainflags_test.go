@@ -63,10 +63,18 @@ func TestTrainFlagVocabulary(t *testing.T) {
 
 // TestConfigFieldFlags checks that every train.Config field has a flag on
 // every training command (save those a command sets itself) and that the
-// error mapping (optionFlag) finds it.
+// error mapping (fieldFlags) finds it.
 func TestConfigFieldFlags(t *testing.T) {
-	set := map[string]map[string]bool{ // fields a command sets itself, so it offers no flag
-		"moe train":            {"PlotsDir": true, "PerfSummary": true},
+	c := train.DefaultConfig()
+	fs := pflag.NewFlagSet("train", pflag.ContinueOnError)
+	addConfigFlags(fs, &c)
+	var rf runFlags
+	fs.StringVar(&rf.batchSize, "batch-size", "", "")
+	fs.StringVar(&rf.out, "out", "", "")
+	fs.StringVar(&rf.resume, "resume", "", "")
+	fields := fieldFlags(fs, &c)
+	set := map[string]map[string]bool{ // flags a command does not offer, because it sets the field itself
+		"moe train":            {"plots-dir": true, "perf-summary": true},
 		"lm lstm train":        {},
 		"lm transformer train": {},
 	}
@@ -76,16 +84,59 @@ func TestConfigFieldFlags(t *testing.T) {
 		if field == "Run" {
 			continue // set by the models: what a run trains, for its manifest
 		}
+		flag, ok := fields[field]
+		if !ok {
+			t.Errorf("train.Config.%s has no flag", field)
+			continue
+		}
 		for name, cmd := range trainCommands() {
-			if flag := optionFlag(cmd.Flags(), field); flag == "" && !set[name][field] {
-				t.Errorf("%s: no flag for Config.%s", name, field)
+			if !set[name][flag] && cmd.Flags().Lookup(flag) == nil {
+				t.Errorf("%s: no --%s for Config.%s", name, flag, field)
 			}
 		}
 	}
 	for field, want := range map[string]string{"LearningRate": "lr", "CheckpointDir": "out", "GPUSampleInterval": "gpu-sample-interval",
-		"EarlyStopMinDelta": "early-stop-min-delta", "StopOnNonFinite": "stop-on-nan"} {
-		if got := optionFlag(trainCommands()["lm lstm train"].Flags(), field); got != want {
-			t.Errorf("Config.%s: flag %q, want %q", field, got, want)
+		"EarlyStopMinDelta": "early-stop-min-delta", "StopOnNonFinite": "stop-on-nan", "BatchSize": "batch-size"} {
+		if fields[field] != want {
+			t.Errorf("Config.%s: flag %q, want %q", field, fields[field], want)
+		}
+	}
+}
+
+// TestFieldFlags checks the mapping from option names to flags: bound
+// fields by name, by type and by parent field, the first root first,
+// deprecated aliases ignored, unbound options only where the flag exists,
+// and nothing for a flag bound to no option (--out of a CLI variable).
+func TestFieldFlags(t *testing.T) {
+	type phase struct{ Steps, Epochs int }
+	type opts struct {
+		Trees    int
+		Pretrain phase
+		Arch     struct{ FFN string }
+		hidden   int
+	}
+	var o opts
+	var both phase
+	var out string
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	fs.IntVar(&both.Steps, "steps", 0, "")
+	fs.IntVar(&o.Trees, "trees", 0, "")
+	fs.IntVar(&o.Pretrain.Steps, "pretrain-max-steps", 0, "")
+	fs.StringVar(&o.Arch.FFN, "ffn", "", "")
+	fs.StringVar(&out, "out", "", "")
+	fs.String("hidden", "", "")
+	deprecatedAlias(fs, "trees", "n-trees")
+	got := fieldFlags(fs, &both, &o)
+	want := map[string]string{"Steps": "steps", "phase.Steps": "steps", "Trees": "trees", "opts.Trees": "trees",
+		"Pretrain.Steps": "pretrain-max-steps", "FFN": "ffn", "Arch.FFN": "ffn", "CheckpointDir": "out", "Hidden": "hidden"}
+	for name, flag := range want {
+		if got[name] != flag {
+			t.Errorf("%s: flag %q, want %q", name, got[name], flag)
+		}
+	}
+	for _, name := range []string{"Out", "Epochs", "BatchSize", "Resume", "hidden", ".FFN"} {
+		if flag, ok := got[name]; ok {
+			t.Errorf("%s maps to --%s, want no flag", name, flag)
 		}
 	}
 }
@@ -129,13 +180,11 @@ func TestFlagsDocumented(t *testing.T) {
 }
 
 func TestFlagError(t *testing.T) {
-	cmd := &cobra.Command{Use: "x"}
-	for _, name := range []string{"top-k", "batch-size", "resume", "no-checkpoint", "device-data-budget", "devices", "epochs",
-		"pretrain-max-steps", "instruction-epochs", "steps", "dataset", "iq-gain-db", "snr"} {
-		cmd.Flags().String(name, "", "")
-	}
+	fields := map[string]string{"TopK": "top-k", "BatchSize": "batch-size", "Resume": "resume", "NoCheckpoint": "no-checkpoint",
+		"DeviceDataBudgetMiB": "device-data-budget", "Devices": "devices", "Epochs": "epochs", "Pretrain.Steps": "pretrain-max-steps",
+		"Both.Steps": "steps", "DataSpec.Dataset": "dataset", "FFN": "ffn"}
 	base := errors.New("moe: TopK 3: want 1 or 2")
-	err := flagError(cmd, fmt.Errorf("moe train: %w", base))
+	err := flagError(fmt.Errorf("moe train: %w", base), fields)
 	if err.Error() != "moe train: moe: --top-k 3: want 1 or 2" || !errors.Is(err, base) {
 		t.Errorf("flagError = %q (wraps the library error: %v)", err, errors.Is(err, base))
 	}
@@ -143,21 +192,23 @@ func TestFlagError(t *testing.T) {
 		"train: BatchSize 600 is larger than the data set (500 examples)": "train: --batch-size 600 is larger than the data set (500 examples)",
 		"train: Resume and NoCheckpoint exclude each other":               "train: --resume and --no-checkpoint exclude each other",
 		"train: Resume=runs/x: no such file":                              "train: --resume=runs/x: no such file",
-		"x: too short for one window of SeqLength+1 = 9":                  "x: too short for one window of SeqLength+1 = 9", // not a flag of this command
+		"x: too short for one window of SeqLength+1 = 9":                  "x: too short for one window of SeqLength+1 = 9", // not an option of this command
 		"train: DeviceDataBudgetMiB works on one device only (Devices 2)": "train: --device-data-budget works on one device only (--devices 2)",
 		"corpus /home/Steps/x.txt is empty: ctx.Seed":                     "corpus /home/Steps/x.txt is empty: ctx.Seed",
 		`"Epochs": 3`: `"--epochs": 3`,
 		// Qualified names count whole (and only as words of their own).
 		"x: Pretrain.Steps -2, not ctx.Pretrain.Steps": "x: --pretrain-max-steps -2, not ctx.Pretrain.Steps",
-		"x: Instruct.Epochs -1, Both.Steps 0":          "x: --instruction-epochs -1, --steps 0",
-		"forest: DataSpec.Dataset \"x\": unknown":      "forest: --dataset \"x\": unknown",
-		"signal: IQGainDB NaN":                         "signal: --iq-gain-db NaN",
+		"x: Both.Steps 0":                         "x: --steps 0",
+		"forest: DataSpec.Dataset \"x\": unknown": "forest: --dataset \"x\": unknown",
+		"transformer: FFN \"bogus\"":              "transformer: --ffn \"bogus\"",
+		// Words that are no option of the command stay.
+		"train: RESOURCE_EXHAUSTED: Out of memory while trying to allocate": "train: RESOURCE_EXHAUSTED: Out of memory while trying to allocate",
 	} {
-		if got := flagError(cmd, errors.New(in)).Error(); got != want {
+		if got := flagError(errors.New(in), fields).Error(); got != want {
 			t.Errorf("flagError(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if flagError(cmd, nil) != nil {
+	if flagError(nil, fields) != nil {
 		t.Error("flagError(nil) is not nil")
 	}
 }

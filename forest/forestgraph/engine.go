@@ -167,7 +167,7 @@ func TrainOn(ctx context.Context, e Engine, spec forest.DataSpec, opt forest.Opt
 	}
 	res, err := forest.Train(split.Train, split.Test, opt, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("on %s: %w", e.Name(), err)
+		return nil, fmt.Errorf("forestgraph: train on %s: %w", e.Name(), err)
 	}
 	res.Device, res.Engine, res.Data = e.Name(), EngineKind(e), split.Name
 	return res, nil

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"sync"
 
 	"github.com/gotrain/gotrain/internal/atomicfile"
 )
@@ -50,6 +51,8 @@ func Check(out string, inputs map[string]string) error {
 type Pipe struct {
 	w    *os.File
 	done chan error
+	once sync.Once
+	err  error
 }
 
 // NewPipe returns a Pipe copying to dst until Close.
@@ -74,12 +77,11 @@ func (p *Pipe) Path() string { return fmt.Sprintf("/dev/fd/%d", p.w.Fd()) }
 // has been copied; it returns the copy's error (a full disk behind the
 // destination). Writers that opened Path must have closed it.
 func (p *Pipe) Close() error {
-	werr := p.w.Close()
-	if err := <-p.done; err != nil {
-		return err
-	}
-	if werr != nil && !errors.Is(werr, os.ErrClosed) {
-		return werr
-	}
-	return nil
+	p.once.Do(func() { // a second Close returns the first's error
+		werr := p.w.Close()
+		if p.err = <-p.done; p.err == nil && werr != nil && !errors.Is(werr, os.ErrClosed) {
+			p.err = werr
+		}
+	})
+	return p.err
 }

@@ -74,6 +74,9 @@ func TestPipe(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
+	if err := p.Close(); err != nil { // a second Close neither blocks nor fails
+		t.Fatalf("second Close: %v", err)
+	}
 	if got.String() != want {
 		t.Fatalf("copied %d bytes, want %d", got.Len(), len(want))
 	}

@@ -326,6 +326,11 @@ func TestLoadV1Checkpoint(t *testing.T) {
 		if err := Generate(testBackend(t), &r); err != nil || r.Text != tc.want || r.Step != 3 {
 			t.Errorf("Generate, temperature %g seed %d: step %d, %q, %v; want step 3, %q", tc.temp, tc.seed, r.Step, r.Text, err, tc.want)
 		}
+		k := 2
+		r.TopK = &k
+		if err := Generate(testBackend(t), &r); err == nil || !strings.Contains(err.Error(), "TopK 2") {
+			t.Errorf("Generate with TopK 2: %v, want an error (the LSTM has no top-k)", err)
+		}
 	}
 }
 

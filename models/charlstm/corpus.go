@@ -14,7 +14,7 @@ func loadCorpus(opts *Options) (string, error) {
 	if opts.Path == "" {
 		p, err := text.DefaultCorpusPath()
 		if err != nil {
-			return "", fmt.Errorf("charlstm: no corpus in Path or Text, and %w", err)
+			return "", fmt.Errorf("charlstm: no corpus given, and %w", err)
 		}
 		opts.Path = p
 	}

@@ -80,7 +80,7 @@ func TestTrainReadsDefaultCorpus(t *testing.T) {
 		t.Errorf("trained on %q (vocabulary %d), want the default corpus %s", res.Data, res.Vocab, p)
 	}
 	t.Setenv("GOROOT", t.TempDir())
-	if _, err := Train(stdcontext.Background(), testBackend(t), o); err == nil || !strings.Contains(err.Error(), "no corpus in Path or Text") {
+	if _, err := Train(stdcontext.Background(), testBackend(t), o); err == nil || !strings.Contains(err.Error(), "charlstm: no corpus given, and text: default corpus") {
 		t.Errorf("without a default corpus: %v", err)
 	}
 }

@@ -525,8 +525,11 @@ func AutoBatchSize(backend backends.Backend, opts Options, start, limit int) (in
 // Generate loads the checkpoint r.Model (a file, or a directory: its
 // newest) on backend and generates r.Length runes after r.Prompt with
 // r.Temperature and r.Seed (Model.Sample), filling in r.Step and r.Text:
-// what `gotrain lm lstm sample` reports. r.TopK is not used.
+// what `gotrain lm lstm sample` reports. A TopK other than nil or 0 is an error.
 func Generate(backend backends.Backend, r *text.SampleReport) error {
+	if r.TopK != nil && *r.TopK != 0 {
+		return fmt.Errorf("charlstm: TopK %d: the LSTM samples from all runes (leave TopK nil)", *r.TopK)
+	}
 	m, err := Load(backend, r.Model)
 	if err != nil {
 		return err

@@ -156,7 +156,7 @@ func TestTrainReadsDefaultCorpus(t *testing.T) {
 		t.Errorf("the report's pretrain_data is %q, want %s", rep.PretrainData, p)
 	}
 	t.Setenv("GOROOT", t.TempDir())
-	if _, err := Train(stdcontext.Background(), fuzzBackend(t), o); err == nil || !strings.Contains(err.Error(), "no pretraining corpus in PretrainPath or PretrainText") {
+	if _, err := Train(stdcontext.Background(), fuzzBackend(t), o); err == nil || !strings.Contains(err.Error(), "transformer: no pretraining corpus given, and text: default corpus") {
 		t.Errorf("without a default corpus: %v", err)
 	}
 }

@@ -169,6 +169,7 @@ func CheckBackend(b backends.Backend, arch Arch, prec train.Precision) error {
 // checks it too, and returns it with a one-line warning naming what b
 // lacked and where training moved.
 func PrepareBackend(b backends.Backend, arch Arch, prec train.Precision, fallback bool, open func() (backends.Backend, error)) (backends.Backend, string, error) {
+	prec0 := prec
 	prec, err := train.ResolvePrecision(prec, b, train.IsAccelerator(b))
 	if err != nil {
 		return nil, "", err
@@ -188,7 +189,11 @@ func PrepareBackend(b backends.Backend, arch Arch, prec train.Precision, fallbac
 	if oerr != nil {
 		return nil, "", fmt.Errorf("transformer: %w; the fallback device could not be opened: %w", err, oerr)
 	}
-	if err2 := CheckBackend(nb, arch, prec); err2 != nil {
+	nprec, err2 := train.ResolvePrecision(prec0, nb, train.IsAccelerator(nb)) // the fallback's own resolution, as Train makes it
+	if err2 == nil {
+		err2 = CheckBackend(nb, arch, nprec)
+	}
+	if err2 != nil {
 		nb.Finalize()
 		return nil, "", fmt.Errorf("transformer: %w; the fallback backend %q fails too: %w", err, nb.Name(), err2)
 	}

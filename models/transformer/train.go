@@ -181,7 +181,7 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 	if corpus == "" && opts.PretrainPath == "" && opts.Pretrain.active() {
 		p, err := text.DefaultCorpusPath()
 		if err != nil {
-			return nil, fmt.Errorf("transformer: no pretraining corpus in PretrainPath or PretrainText, and %w", err)
+			return nil, fmt.Errorf("transformer: no pretraining corpus given, and %w", err)
 		}
 		opts.PretrainPath = p
 	}
@@ -224,7 +224,7 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 	if opts.ValFraction == 0 {
 		opts.ValFraction = 0.1
 	}
-	res := &Result{PretrainPath: opts.PretrainPath, Arch: arch, Params: arch.Params(), ValLoss: math.NaN(), ResponseLossBefore: math.NaN(),
+	res := &Result{Arch: arch, Params: arch.Params(), ValLoss: math.NaN(), ResponseLossBefore: math.NaN(),
 		ResponseLossAfter: math.NaN(), Vocab: vocab}
 	base := opts.Train
 	instDir := PhaseDir(base.CheckpointDir, "instruct")
@@ -244,6 +244,7 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 	var vx, vy []float32
 	var prevCtx *context.Context
 	if doPre {
+		res.PretrainPath = opts.PretrainPath
 		ids, _ := vocab.Encode(corpus)
 		trainIDs, valIDs := text.Split(ids, opts.ValFraction)
 		if len(valIDs) < arch.Context+1 {
