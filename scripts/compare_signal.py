@@ -14,6 +14,9 @@ every shared feature. Then it times both: the peer's extract_all and
 gen_qpsk + extract_all (warm-up, median of --runs), and `gotrain signal bench`
 (the same record, warm-up, median of --runs), and reports the CPU share other
 processes used during each measurement.
+
+scripts/signal_reference.py imports load_peer, peer_features and run from this
+file to compute the reference values of `go test` (signal/testdata/reference).
 """
 import argparse
 import importlib.util
