@@ -1,0 +1,287 @@
+#!/usr/bin/env bash
+# gpu-verify.sh: the first minutes on a GPU machine, decisive (issue #18).
+#
+#   scripts/gpu-verify.sh --build DIR
+#       (here, with Go) builds the stripped default binary DIR/gotrain and the
+#       test binaries of the packages with GPU-present branches (DIR/tests/*.test),
+#       and prints their sizes and the glibc version the binary needs.
+#   scripts/gpu-verify.sh [--gotrain BIN] [--device gpu] [--size small|seed]
+#                         [--out DIR] [--tests DIR]
+#       (on the GPU machine: no network, no Go) runs every check below on
+#       --device beside the native CPU, each step time-boxed, the whole under
+#       9 minutes, and writes DIR/report.md (default ./gpu-verify) with the
+#       machine, the driver, the plugin, every figure and every verdict.
+#
+# On a machine without a GPU, --device go stands in for the GPU (CI runs
+# `scripts/gpu-verify.sh --device go --size small`): steps the stand-in cannot
+# do report "skipped: reason". Every compared figure has a stated tolerance;
+# a verdict is "identical", "within tol", "skipped: ...", or a failure, and
+# the script exits non-zero when any step fails.
+set -u
+
+GOTRAIN=${GOTRAIN:-}
+DEV=gpu
+SIZE=small
+OUT=gpu-verify
+TESTS=
+BUDGET=${GPU_VERIFY_BUDGET_S:-530}
+
+die() { echo "gpu-verify: $*" >&2; exit 2; }
+
+if [ "${1:-}" = "--build" ]; then
+  D=${2:?usage: gpu-verify.sh --build DIR}
+  mkdir -p "$D/tests" || die "cannot create $D"
+  cd "$(dirname "$0")/.." || exit 2
+  go build -ldflags='-s -w' -o "$D/gotrain" ./cmd/gotrain || die "go build failed"
+  for p in ./device ./forest/forestgraph ./signal/sigraph; do
+    go test -c -ldflags='-s -w' -o "$D/tests/$(basename "$p").test" "$p" || die "go test -c $p failed"
+  done
+  cp scripts/gpu-verify.sh "$D/" || exit 2
+  ls -l "$D/gotrain" "$D"/tests/*.test
+  du -sh "$D"
+  # The newest GLIBC_x.y symbol version the binary asks for.
+  glibc=$(objdump -T "$D/gotrain" 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -n1)
+  echo "glibc needed: ${glibc:-unknown (objdump missing)}"
+  exit 0
+fi
+
+while [ $# -gt 0 ]; do
+  case $1 in
+    --gotrain) GOTRAIN=$2; shift 2 ;;
+    --device) DEV=$2; shift 2 ;;
+    --size) SIZE=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    --tests) TESTS=$2; shift 2 ;;
+    -h|--help) sed -n 2,20p "$0"; exit 0 ;;
+    *) die "unknown argument $1 (see --help)" ;;
+  esac
+done
+case $SIZE in small|seed) ;; *) die "--size $SIZE: want small or seed" ;; esac
+if [ -z "$GOTRAIN" ]; then
+  for c in "$(dirname "$0")/gotrain" ./gotrain "$(command -v gotrain 2>/dev/null)"; do
+    [ -n "$c" ] && [ -x "$c" ] && { GOTRAIN=$c; break; }
+  done
+fi
+[ -n "$GOTRAIN" ] && [ -x "$GOTRAIN" ] || die "no gotrain binary: pass --gotrain BIN (build one with --build DIR)"
+PY=$(command -v python3) || die "python3 is needed for the comparisons"
+mkdir -p "$OUT/logs" || die "cannot create $OUT"
+export GOMLX_NO_AUTO_INSTALL=1
+STANDIN=0; [ "$DEV" = go ] && STANDIN=1
+
+R="$OUT/report.md"; ROWS="$OUT/rows.md"; : >"$ROWS"
+FAILED=0
+START=$(date +%s)
+declare -A SEC # seconds of each run, by name
+
+# row STEP VERDICT FIGURES SECONDS: one line of the report's table.
+row() {
+  printf '| %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" >>"$ROWS"
+  printf '%-24s %-14s %s\n' "$1" "$2" "$3"
+  case $2 in identical|"within tol"|ok|skipped*) ;; *) FAILED=1 ;; esac
+}
+
+# run NAME SECONDS CMD...: runs CMD time-boxed (never past the budget),
+# output in logs/NAME.log; sets RC and SECS.
+run() {
+  local name=$1 t=$2; shift 2
+  local left=$(( BUDGET - ($(date +%s) - START) ))
+  if [ "$left" -le 5 ]; then RC=124; SECS=0; echo "budget spent" >"$OUT/logs/$name.log"; return; fi
+  [ "$t" -gt "$left" ] && t=$left
+  local t0; t0=$(date +%s.%N)
+  timeout "$t" "$@" >"$OUT/logs/$name.log" 2>"$OUT/logs/$name.err"; RC=$?
+  SECS=$("$PY" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$t0" "$(date +%s.%N)")
+  SEC[$name]=$SECS
+}
+
+# last LOG: the last line of an error log, for the report.
+last() { tail -n 1 "$OUT/logs/$1.err" 2>/dev/null | tr '|' '/' | cut -c1-160; }
+
+# compare KIND A B: the comparisons, in Python (standard library only).
+# Prints "VERDICT<TAB>FIGURES".
+compare() {
+  "$PY" - "$@" <<'PYEOF'
+import json, math, sys
+kind, a, b = sys.argv[1], sys.argv[2], sys.argv[3]
+
+def verdict(worst, tol, what):
+    if worst == 0:
+        return "identical", what
+    if worst <= tol:
+        return "within tol", what
+    return "MISMATCH", what
+
+if kind == "curve":
+    # Loss curves of the metrics logs: every logged step, relative error.
+    def load(p):
+        out = {}
+        for line in open(p):
+            line = line.strip()
+            if line:
+                r = json.loads(line)
+                if "loss" in r and "step" in r:
+                    out[r["step"]] = r["loss"]
+        return out
+    ca, cb = load(a), load(b)
+    steps = sorted(set(ca) & set(cb))
+    if not steps:
+        print("NO DATA\tno common logged step"); sys.exit()
+    tol = 2e-2  # float32 on two devices: summation order differs; 2% of the loss over 20 steps
+    worst = max(abs(ca[s] - cb[s]) / max(abs(ca[s]), 1e-12) for s in steps)
+    v, w = verdict(worst, tol, f"{len(steps)} steps, loss {ca[steps[-1]]:.4f} vs {cb[steps[-1]]:.4f}, max rel err {worst:.2e} (tol {tol:g})")
+    print(f"{v}\t{w}")
+elif kind == "features":
+    # signal features --json: every scalar, relative (abs for values near 0).
+    fa, fb = json.load(open(a)), json.load(open(b))
+    worst, name, n = 0.0, "", 0
+    for k, va in fa.items():
+        vb = fb.get(k)
+        if isinstance(va, (int, float)) and isinstance(vb, (int, float)) and not isinstance(va, bool):
+            if k in ("extract_ms", "compile_ms"):
+                continue
+            n += 1
+            err = abs(va - vb) / max(abs(va), 1.0)
+            if err > worst:
+                worst, name = err, k
+    tol = 1e-3  # the graph path's float32 stages (docs/SIGNAL.md, parity table)
+    v, w = verdict(worst, tol, f"{n} scalars, max err {worst:.2e} ({name or '-'}) (tol {tol:g}, relative, absolute below 1)")
+    print(f"{v}\t{w}")
+elif kind == "devices":
+    d = json.load(open(a))
+    out = []
+    for v in d.get("verify") or []:
+        out.append("%s: rel err %.1e (tol %g), first %.1f ms, median %.3f ms" % (v["device"], v["rel_error"], v["tolerance"], v["first_ms"], v["median_ms"]))
+    for e in d.get("devices") or []:
+        if e.get("name") == b and e.get("plugin"):
+            out.append("plugin %s" % e["plugin"])
+    print("; ".join(out))
+elif kind == "bench":
+    d = json.load(open(a))
+    print(", ".join("%s/%s: %s" % (r["workload"], r["device"], r.get("parity") or r.get("reason", "")) for r in d["results"] if r["device"] != "cpu"))
+elif kind == "csv":
+    la, lb = open(a).read().splitlines(), open(b).read().splitlines()
+    if la == lb:
+        print(f"identical\t{len(la) - 1} rows, byte for byte")
+    else:
+        first = next((i for i, (x, y) in enumerate(zip(la, lb)) if x != y), min(len(la), len(lb)))
+        print(f"MISMATCH\tfirst differing row {first}: {la[first][:60] if first < len(la) else '-'} vs {lb[first][:60] if first < len(lb) else '-'}")
+PYEOF
+}
+
+# ---- the machine
+{
+  echo "# gotrain GPU verification"
+  echo
+  echo "Made by \`scripts/gpu-verify.sh --device $DEV --size $SIZE\` on $(date -u +%Y-%m-%dT%H:%MZ)."
+  [ "$STANDIN" = 1 ] && echo "**Stand-in run:** \`--device go\` (GoMLX's pure-Go backend) stands in for a GPU; no GPU figure here."
+  echo
+  echo "- host: $(uname -srm), $(nproc) CPUs"
+  echo "- gotrain: $("$GOTRAIN" version 2>&1 | head -n1)"
+  echo "- binary: $(ls -l "$GOTRAIN" | awk '{print $5}') bytes; libc: $(ldd --version 2>&1 | head -n1)"
+  if command -v nvidia-smi >/dev/null; then
+    echo "- GPU and driver: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -n1)"
+  else
+    echo "- GPU and driver: none (no nvidia-smi)"
+  fi
+} >"$R"
+
+run devices 90 "$GOTRAIN" --json --device "$DEV" devices --verify --repeats 5
+if [ "$RC" = 0 ]; then
+  figs=$(compare devices "$OUT/logs/devices.log" "$DEV")
+  row "devices --verify" "ok" "$figs" "$SECS"
+else
+  row "devices --verify" "FAILED (rc $RC)" "$(last devices)" "$SECS"
+fi
+
+run doctor 90 "$GOTRAIN" --device "$DEV" doctor --burst 2s
+if [ "$RC" = 0 ]; then row "doctor" "ok" "$(grep -c '^\[ok\]' "$OUT/logs/doctor.log") ok, $(grep -c '^\[warn\]' "$OUT/logs/doctor.log") warn; $(grep -m1 -i 'utilis\|burst' "$OUT/logs/doctor.log" | cut -c1-100)" "$SECS"
+else row "doctor" "FAILED (rc $RC)" "$(grep -m1 '^\[fail\]' "$OUT/logs/doctor.log" | cut -c1-160)" "$SECS"; fi
+
+run bench 150 "$GOTRAIN" --json bench --size "$SIZE" --devices "cpu,$DEV" --repeats 2 --md "$OUT/bench.md"
+if [ "$RC" = 0 ]; then
+  row "bench --size $SIZE" "ok" "$(compare bench "$OUT/logs/bench.log" "$DEV")" "$SECS"
+else row "bench --size $SIZE" "FAILED (rc $RC)" "$(last bench)" "$SECS"; fi
+
+# ---- forests: the same trees and predictions on the device as on the CPU
+D="$OUT/data"; mkdir -p "$D"
+run dataset 60 "$GOTRAIN" --device cpu signal dataset --out "$D/sig" --per-class 30 --seconds 0.02 --force
+"$PY" -c '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+keep = [i for i, h in enumerate(rows[0]) if h != "label"]  # forest predict reads numbers only
+csv.writer(open(sys.argv[2], "w", newline="")).writerows([[r[i] for i in keep] for r in rows])
+' "$D/sig/features.csv" "$D/rows.csv" 2>/dev/null
+trees=20; [ "$SIZE" = seed ] && trees=200
+for d in cpu "$DEV"; do
+  run "forest-$d" 180 "$GOTRAIN" --json --device "$d" forest train --train "$D/sig/features.csv" --target label --task classification --trees "$trees" --seed 1 --holdout 0 --save "$OUT/forest-$d.gtf"
+  run "predict-$d" 120 "$GOTRAIN" --device "$d" forest predict --model "$OUT/forest-cpu.gtf" --data "$D/rows.csv" --out "$OUT/pred-$d.csv"
+done
+if [ -f "$OUT/forest-cpu.gtf" ] && [ -f "$OUT/forest-$DEV.gtf" ]; then
+  if cmp -s "$OUT/forest-cpu.gtf" "$OUT/forest-$DEV.gtf"; then row "forest fit ($trees trees)" "identical" "model files byte for byte" "${SEC[forest-$DEV]}"
+  else row "forest fit ($trees trees)" "MISMATCH" "model files differ: $(cmp "$OUT/forest-cpu.gtf" "$OUT/forest-$DEV.gtf" 2>&1 | head -n1)" "${SEC[forest-$DEV]}"; fi
+else row "forest fit ($trees trees)" "FAILED" "$(last "forest-$DEV")" "$SECS"; fi
+if [ -f "$OUT/pred-cpu.csv" ] && [ -f "$OUT/pred-$DEV.csv" ]; then
+  IFS=$'\t' read -r v f < <(compare csv "$OUT/pred-cpu.csv" "$OUT/pred-$DEV.csv"); row "forest predict" "$v" "$f" "${SEC[predict-$DEV]}"
+else row "forest predict" "FAILED" "$(last "predict-$DEV")" "$SECS"; fi
+
+# ---- neural models: loss curves on the device beside the CPU
+"$PY" -c 'import sys; open(sys.argv[1], "w").write(("Light is refracted by the prism, and the colours of the spectrum appear in order. " * 400))' "$D/corpus.txt"
+steps=20; [ "$SIZE" = seed ] && steps=100
+common=(--steps "$steps" --log-every 5 --no-checkpoint --progress off --seed 1)
+for d in cpu "$DEV"; do
+  run "moe-$d" 120 "$GOTRAIN" --device "$d" moe train --dataset digits --experts 4 --hidden 32 --batch-size 64 "${common[@]}" --out "$OUT/moe-$d" --metrics-log "$OUT/moe-$d.jsonl"
+  run "lstm-$d" 120 "$GOTRAIN" --device "$d" lm lstm train --data "$D/corpus.txt" --hidden-size 64 --layers 1 --seq-length 32 --batch-size 32 "${common[@]}" --metrics-log "$OUT/lstm-$d.jsonl"
+  run "transformer-$d" 150 "$GOTRAIN" --device "$d" lm transformer train --pretrain-data "$D/corpus.txt" --layers 1 --heads 2 --width 32 --context 32 --batch-size 16 --instruction-epochs 0 "${common[@]}" --metrics-log "$OUT/transformer-$d.jsonl"
+done
+for m in moe lstm transformer; do
+  if [ -s "$OUT/$m-cpu.jsonl" ] && [ -s "$OUT/$m-$DEV.jsonl" ]; then
+    IFS=$'\t' read -r v f < <(compare curve "$OUT/$m-cpu.jsonl" "$OUT/$m-$DEV.jsonl"); row "$m loss curve" "$v" "$f" "${SEC[$m-$DEV]}"
+  else row "$m loss curve" "FAILED" "$(last "$m-$DEV")" "$SECS"; fi
+done
+
+# ---- signal features on the device against the CPU path
+run synth 30 "$GOTRAIN" --device cpu signal synth --out "$D/rec.cf32" --seconds 0.1 --offset 25000
+for d in cpu "$DEV"; do run "features-$d" 120 "$GOTRAIN" --json --device "$d" signal features --in "$D/rec.cf32" --rate 200000; done
+if [ "$RC" = 0 ] && [ -s "$OUT/logs/features-cpu.log" ]; then
+  IFS=$'\t' read -r v f < <(compare features "$OUT/logs/features-cpu.log" "$OUT/logs/features-$DEV.log"); row "signal features" "$v" "$f" "${SEC[features-$DEV]}"
+else row "signal features" "FAILED" "$(last "features-$DEV")" "$SECS"; fi
+
+# ---- mixed precision steps on the device
+for p in bf16-mixed 16-mixed; do
+  run "precision-$p" 120 "$GOTRAIN" --json --device "$DEV" lm lstm train --data "$D/corpus.txt" --hidden-size 64 --layers 1 --seq-length 32 --batch-size 32 --steps 5 --no-checkpoint --progress off --precision "$p"
+  if [ "$RC" = 0 ]; then row "--precision $p" "ok" "5 steps, loss $("$PY" -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["result"]["train"]["loss"],4))' "$OUT/logs/precision-$p.log" 2>/dev/null)" "$SECS"
+  elif [ "$STANDIN" = 1 ]; then row "--precision $p" "skipped: the stand-in cannot" "$(last "precision-$p")" "$SECS"
+  else row "--precision $p" "FAILED (rc $RC)" "$(last "precision-$p")" "$SECS"; fi
+done
+
+# ---- several devices, where there are
+n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+if [ "$STANDIN" = 0 ] && [ "${n:-0}" -gt 1 ]; then
+  run devices-all 150 "$GOTRAIN" --device "$DEV" moe train --dataset digits --devices all "${common[@]}" --out "$OUT/moe-all" --metrics-log "$OUT/moe-all.jsonl"
+  if [ "$RC" = 0 ]; then IFS=$'\t' read -r v f < <(compare curve "$OUT/moe-cpu.jsonl" "$OUT/moe-all.jsonl"); row "--devices all ($n GPUs)" "$v" "$f" "$SECS"
+  else row "--devices all ($n GPUs)" "FAILED (rc $RC)" "$(last devices-all)" "$SECS"; fi
+else
+  row "--devices all" "skipped: $([ "$STANDIN" = 1 ] && echo "the stand-in is one device" || echo "${n:-0} GPU(s)")" "" 0
+fi
+
+# ---- test binaries built with --build (their GPU-present branches)
+if [ -n "$TESTS" ]; then
+  for tb in "$TESTS"/*.test; do
+    [ -x "$tb" ] || continue
+    name=$(basename "$tb" .test)
+    run "test-$name" 240 "$tb" -test.short -test.count=1
+    if [ "$RC" = 0 ]; then row "go test $name" "ok" "$(grep -c -- '--- SKIP' "$OUT/logs/test-$name.log") skipped" "$SECS"
+    else row "go test $name" "FAILED (rc $RC)" "$(grep -m1 -- '--- FAIL' "$OUT/logs/test-$name.log" | cut -c1-120)" "$SECS"; fi
+  done
+fi
+
+{
+  echo
+  echo "| step | verdict | figures | seconds |"
+  echo "|---|---|---|---:|"
+  cat "$ROWS"
+  echo
+  echo "Tolerances: loss curves 2% relative at every logged step (float32, another summation order); signal features 1e-3 relative (absolute below 1); forest models and predictions byte for byte. Logs are in \`$OUT/logs\`. Whole run: $(( $(date +%s) - START )) s."
+} >>"$R"
+rm -f "$ROWS"
+echo "report: $R"
+exit $FAILED
