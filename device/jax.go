@@ -88,8 +88,9 @@ type PluginLibs struct {
 	PreloadErrors []string `json:"preload_errors,omitempty"`
 }
 
-// python is the interpreter to name in a fix.
-func (l *PluginLibs) python() string {
+// Interpreter is the environment's interpreter to name in a command:
+// Python, or python3 when it is not known.
+func (l *PluginLibs) Interpreter() string {
 	if l.Python != "" {
 		return l.Python
 	}

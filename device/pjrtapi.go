@@ -141,7 +141,7 @@ func PJRTAPIFix(p Plugin) string {
 	var parts []string
 	if p.Libs != nil {
 		pkg := "jax-" + p.Name + "-pjrt" // jax-cuda12-pjrt
-		parts = append(parts, fmt.Sprintf("in %s, install the %s release built for PJRT C API %s (`%s -m pip install '%s==VERSION'`, with the jax and jaxlib of the same release)", p.Libs.SitePackages, pkg, want, p.Libs.python(), pkg))
+		parts = append(parts, fmt.Sprintf("in %s, install the %s release built for PJRT C API %s (`%s -m pip install '%s==VERSION'`, with the jax and jaxlib of the same release)", p.Libs.SitePackages, pkg, want, p.Libs.Interpreter(), pkg))
 	}
 	setup := "`gotrain setup xla`"
 	if p.Class() == "gpu" {
