@@ -172,3 +172,42 @@ func TestReadPJRTAPINotAPlugin(t *testing.T) {
 		t.Error("an absent file was read")
 	}
 }
+
+// TestPrepareCUDAEnvJAX checks the environment a JAX plugin is loaded
+// with: XLA_FLAGS' CUDA data dir is its environment's nvidia/cuda_nvcc
+// (unless XLA_FLAGS sets it already), nothing when the environment has no
+// nvcc package, and go-xla's check for ../nvidia beside the plugin is off.
+func TestPrepareCUDAEnvJAX(t *testing.T) {
+	t.Setenv("LD_LIBRARY_PATH", "")
+	sp, plugin := fakeSitePackages(t, t.TempDir(), "12", cuda12Libs, true)
+	p := describePlugin(plugin, SourceJAX, "")
+	nvcc := filepath.Join(sp, "nvidia", "cuda_nvcc")
+
+	t.Setenv("GOPJRT_CUDA_CHECKS", "")
+	t.Setenv("XLA_FLAGS", "--xla_dump_to=/tmp/x")
+	prepareCUDAEnv(p)
+	if got := os.Getenv("XLA_FLAGS"); got != "--xla_dump_to=/tmp/x --xla_gpu_cuda_data_dir="+nvcc {
+		t.Errorf("XLA_FLAGS = %q, want the dump flag and --xla_gpu_cuda_data_dir=%s", got, nvcc)
+	}
+	if got := os.Getenv("GOPJRT_CUDA_CHECKS"); got != "0" {
+		t.Errorf("GOPJRT_CUDA_CHECKS = %q, want 0", got)
+	}
+	t.Setenv("XLA_FLAGS", "--xla_gpu_cuda_data_dir=/mine")
+	prepareCUDAEnv(p)
+	if got := os.Getenv("XLA_FLAGS"); got != "--xla_gpu_cuda_data_dir=/mine" {
+		t.Errorf("XLA_FLAGS = %q: the user's data dir was replaced", got)
+	}
+	_, bare := fakeSitePackages(t, t.TempDir(), "12", cuda12Libs, false)
+	t.Setenv("XLA_FLAGS", "")
+	prepareCUDAEnv(describePlugin(bare, SourceJAX, ""))
+	if got := os.Getenv("XLA_FLAGS"); got != "" {
+		t.Errorf("XLA_FLAGS = %q without nvidia/cuda_nvcc, want it untouched", got)
+	}
+	// go-xla's layout keeps its ../nvidia folder.
+	goxla := filepath.Join(t.TempDir(), "go-xla")
+	touch(t, filepath.Join(goxla, "nvidia", "pjrt_c_api_cuda_plugin.so"))
+	prepareCUDAEnv(Plugin{Name: "cuda", Path: filepath.Join(goxla, "nvidia", "pjrt_c_api_cuda_plugin.so")})
+	if got := os.Getenv("XLA_FLAGS"); got != "--xla_gpu_cuda_data_dir="+filepath.Join(goxla, "nvidia") {
+		t.Errorf("go-xla layout: XLA_FLAGS = %q", got)
+	}
+}
