@@ -46,6 +46,11 @@ type Request struct {
 	// recorded among the attempts with that reason, as if it were not
 	// available (auto and --fallback go on to the next candidate).
 	Accept func(Device) error
+	// PluginFile is an explicit PJRT plugin file to use (for example JAX's
+	// <site-packages>/jax_plugins/xla_cuda12/xla_cuda_plugin.so): when set,
+	// discovery considers that plugin only (DiscoverOptions.PluginFile).
+	// It is ignored when Inventory is given.
+	PluginFile string
 	// Inventory is what was discovered about the machine; nil discovers it
 	// (probing plugins only when the request can need XLA).
 	Inventory *Inventory
@@ -99,7 +104,7 @@ func Select(req Request) (*Engine, error) {
 		inv = *req.Inventory
 	} else {
 		needXLA := spec.Kind != CPU && spec.Kind != Go
-		inv = Discover(DiscoverOptions{Probe: needXLA, SkipNVIDIA: !needXLA})
+		inv = Discover(DiscoverOptions{Probe: needXLA, SkipNVIDIA: !needXLA, SkipPython: !needXLA, PluginFile: req.PluginFile})
 	}
 	res, err := resolve(spec, inv, Options{Fallback: req.Fallback, PreferNative: req.PreferNative}, req.Accept)
 	if err != nil {
@@ -118,7 +123,7 @@ func SelectEach(specs []string, req Request) ([]*Engine, error) {
 	if req.Inventory != nil {
 		inv = *req.Inventory
 	} else {
-		inv = Discover(DiscoverOptions{Probe: true})
+		inv = Discover(DiscoverOptions{Probe: true, PluginFile: req.PluginFile})
 	}
 	r := req
 	r.Inventory = &inv

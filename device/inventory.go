@@ -20,8 +20,21 @@ type Inventory struct {
 	XLACompiled bool `json:"xla_compiled"`
 	// NoXLAReason says why XLA is not compiled in (for example "built with -tags noxla").
 	NoXLAReason string `json:"no_xla_reason,omitempty"`
-	// SearchPaths are the folders searched for PJRT plugins, in order.
+	// SearchPaths are the folders searched for PJRT plugins, in order
+	// (none when an explicit plugin file was given).
 	SearchPaths []string `json:"search_paths"`
+	// PluginFile is the explicit plugin file (DiscoverOptions.PluginFile):
+	// when set, it is the only plugin considered.
+	PluginFile string `json:"plugin_file,omitempty"`
+	// PluginFileErr says why the explicit plugin file cannot be used.
+	PluginFileErr string `json:"plugin_file_error,omitempty"`
+	// PythonEnvs are the Python environments searched for JAX's CUDA
+	// plugin (none when PJRT_PLUGIN_LIBRARY_PATH or an explicit plugin
+	// file replaces discovery).
+	PythonEnvs []PythonEnv `json:"python_envs,omitempty"`
+	// PJRTLoader is the PJRT C API version GoMLX's loader speaks, with the
+	// loader's name: "0.83 (go-xla v0.1.4)".
+	PJRTLoader string `json:"pjrt_loader"`
 	// Plugins are the PJRT plugin files found, with their probe results.
 	Plugins []Plugin `json:"plugins"`
 	// NVIDIA describes the NVIDIA driver and GPUs, as nvidia-smi reports them.
@@ -42,8 +55,18 @@ type Plugin struct {
 	Err string `json:"error,omitempty"`
 	// Devices are the addressable devices the plugin reported.
 	Devices []XLADevice `json:"devices"`
-	// Version is the PJRT C API version the plugin reports, when probed.
+	// Version is the description of the backend GoMLX opened on the
+	// plugin (its platform and PJRT C API version), when probed.
 	Version string `json:"version,omitempty"`
+	// Source says where it was found: SourceSearchPath, SourceJAX or
+	// SourceExplicit.
+	Source string `json:"source,omitempty"`
+	// PJRTAPI is the PJRT C API version gotrain read from the plugin
+	// before loading it (when probed; unknown in a pure-Go build).
+	PJRTAPI *PJRTAPI `json:"pjrt_api,omitempty"`
+	// Libs are the NVIDIA libraries of the Python environment of a JAX
+	// CUDA plugin (nil for other plugins).
+	Libs *PluginLibs `json:"nvidia_libraries,omitempty"`
 }
 
 // XLADevice is one device of a PJRT plugin.
@@ -75,7 +98,7 @@ type NVIDIAInfo = nvsmi.Info
 type NVIDIAGPU = nvsmi.GPU
 
 // EnvVars are the environment variables that influence device discovery.
-var EnvVars = []string{"PJRT_PLUGIN_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "XLA_FLAGS", "GOMLX_BACKEND", "LD_LIBRARY_PATH", NoAutoInstallEnv}
+var EnvVars = []string{"PJRT_PLUGIN_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "XLA_FLAGS", "GOMLX_BACKEND", "LD_LIBRARY_PATH", NoAutoInstallEnv, "VIRTUAL_ENV", "CONDA_PREFIX"}
 
 // NoAutoInstallEnv is GoMLX's switch that stops it from downloading plugins.
 const NoAutoInstallEnv = "GOMLX_NO_AUTO_INSTALL"
@@ -86,15 +109,28 @@ type DiscoverOptions struct {
 	Probe bool
 	// SkipNVIDIA skips running nvidia-smi.
 	SkipNVIDIA bool
+	// SkipPython skips asking the Python environments for JAX's CUDA plugin.
+	SkipPython bool
+	// PluginFile is an explicit PJRT plugin file: when set, it is the only
+	// plugin considered, and neither the plugin folders nor the Python
+	// environments are searched.
+	PluginFile string
 }
 
-// Discover inspects this machine: compiled-in backends, PJRT plugins on the
-// search path, and NVIDIA GPUs. It never downloads anything.
+// Discover inspects this machine: compiled-in backends, PJRT plugins and
+// NVIDIA GPUs. It never downloads anything. The plugins are the explicit
+// plugin file when one is given; else the plugin files in the search
+// folders (PluginSearchPaths), then, unless PJRT_PLUGIN_LIBRARY_PATH
+// replaces the default folders, JAX's CUDA plugins in the Python
+// environments (FindPythonEnvs, FindJAXPlugins). The first plugin of each
+// name wins. Probing reads each plugin's PJRT C API version, then loads
+// it to count its devices, unless its version is one GoMLX's loader
+// cannot use.
 func Discover(opts DiscoverOptions) Inventory {
 	inv := Inventory{
 		XLACompiled: xlaCompiled,
 		NoXLAReason: noXLAReason,
-		SearchPaths: PluginSearchPaths(),
+		PJRTLoader:  LoaderPJRTAPI() + " (" + PJRTLoader + ")",
 		Env:         map[string]string{},
 	}
 	for _, name := range EnvVars {
@@ -105,13 +141,45 @@ func Discover(opts DiscoverOptions) Inventory {
 	if !opts.SkipNVIDIA {
 		inv.NVIDIA = QueryNVIDIA(context.Background())
 	}
-	inv.Plugins = FindPlugins(inv.SearchPaths)
-	if opts.Probe && xlaCompiled {
+	switch _, replaced := os.LookupEnv("PJRT_PLUGIN_LIBRARY_PATH"); {
+	case opts.PluginFile != "":
+		inv.PluginFile = opts.PluginFile
+		if p, err := ExplicitPlugin(opts.PluginFile); err != nil {
+			inv.PluginFileErr = err.Error()
+		} else {
+			inv.Plugins = []Plugin{p}
+		}
+	default:
+		inv.SearchPaths = PluginSearchPaths()
+		inv.Plugins = FindPlugins(inv.SearchPaths)
+		if !replaced && !opts.SkipPython {
+			inv.PythonEnvs = FindPythonEnvs(context.Background())
+			inv.Plugins = mergePlugins(inv.Plugins, FindJAXPlugins(inv.PythonEnvs))
+		}
+	}
+	switch {
+	case opts.Probe && xlaCompiled:
 		for i := range inv.Plugins {
 			probePlugin(&inv.Plugins[i])
 		}
+	case !xlaCompiled:
+		for i := range inv.Plugins {
+			a := unknownPJRTAPI("a pure-Go build cannot call the plugin's GetPjrtApi")
+			inv.Plugins[i].PJRTAPI = &a
+		}
 	}
 	return inv
+}
+
+// mergePlugins appends to ps the plugins of more whose name and path are
+// not taken yet.
+func mergePlugins(ps, more []Plugin) []Plugin {
+	for _, p := range more {
+		if !slices.ContainsFunc(ps, func(q Plugin) bool { return q.Name == p.Name || q.Path == p.Path }) {
+			ps = append(ps, p)
+		}
+	}
+	return ps
 }
 
 // PluginSearchPaths returns the folders GoMLX searches for PJRT plugins:
@@ -152,23 +220,32 @@ func PluginNameFromFile(path string) string {
 	return ""
 }
 
-// FindPlugins lists the PJRT plugin files in the given folders. The first file
-// of a given plugin name wins, as in GoMLX.
+// FindPlugins lists the PJRT plugin files in the given folders: files
+// named as GoMLX names plugins, and JAX's CUDA plugin when a folder is its
+// jax_plugins/xla_cudaNN folder (named cudaNN, with its environment's
+// NVIDIA libraries). The first file of a given plugin name wins, as in
+// GoMLX.
 func FindPlugins(paths []string) []Plugin {
 	var out []Plugin
 	seen := map[string]bool{}
+	ldPath := os.Getenv("LD_LIBRARY_PATH")
 	for _, dir := range paths {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			continue
 		}
 		for _, e := range entries {
-			name := PluginNameFromFile(e.Name())
-			if name == "" || seen[name] {
+			path := filepath.Join(dir, e.Name())
+			_, _, jax := JAXLayout(path)
+			if PluginNameFromFile(e.Name()) == "" && !jax {
 				continue
 			}
-			seen[name] = true
-			out = append(out, Plugin{Name: name, Path: filepath.Join(dir, e.Name())})
+			p := describePlugin(path, SourceSearchPath, ldPath)
+			if seen[p.Name] {
+				continue
+			}
+			seen[p.Name] = true
+			out = append(out, p)
 		}
 	}
 	return out

@@ -33,6 +33,9 @@ type SurveyOptions struct {
 	// Inventory is what was discovered about the machine; nil discovers
 	// it, probing the plugins.
 	Inventory *Inventory
+	// PluginFile is an explicit PJRT plugin file, the only one considered
+	// when the inventory is discovered (DiscoverOptions.PluginFile).
+	PluginFile string
 	// Select, when set, is resolved against the inventory (Select; its own
 	// Inventory is ignored): the report's Selected is its resolution, and
 	// only its device is verified.
@@ -53,7 +56,7 @@ func Survey(opts SurveyOptions) (*Report, error) {
 	if opts.Inventory != nil {
 		inv = *opts.Inventory
 	} else {
-		inv = Discover(DiscoverOptions{Probe: true})
+		inv = Discover(DiscoverOptions{Probe: true, PluginFile: opts.PluginFile})
 	}
 	rep := NewReport(inv)
 	targets := rep.Available()
@@ -121,6 +124,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Name, e.Engine, e.Class, status, oneLine(detail, 160))
 	}
+	r.writePlugins(tw)
 	if r.Selected != nil {
 		fmt.Fprintf(tw, "\nselected: %s\n", r.Selected.Summary())
 	}
@@ -135,6 +139,36 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// writePlugins writes the plugins considered, each with where it was
+// found and its PJRT C API version against the loader's, then, in full,
+// what is wrong with each version that differs and the fix.
+func (r *Report) writePlugins(w io.Writer) {
+	inv := r.Inventory
+	if inv.PluginFile != "" {
+		fmt.Fprintf(w, "\nplugin file: %s (only this plugin is considered)\n", inv.PluginFile)
+		if inv.PluginFileErr != "" {
+			fmt.Fprintf(w, "plugin file cannot be used: %s\n", inv.PluginFileErr)
+		}
+	}
+	if len(inv.Plugins) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nPLUGIN\tSOURCE\tPJRT C API\tPATH")
+	for _, p := range inv.Plugins {
+		api := "not read (not probed)"
+		if p.PJRTAPI != nil {
+			api = p.PJRTAPI.String()
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", p.Name, p.Source, api, p.Path)
+	}
+	fmt.Fprintf(w, "gotrain's PJRT loader: C API %s\n", inv.PJRTLoader)
+	for _, p := range inv.Plugins {
+		if problem := PJRTAPIProblem(p); problem != "" {
+			fmt.Fprintf(w, "%s\n  fix: %s\n", problem, PJRTAPIFix(p))
+		}
+	}
 }
 
 // oneLine puts s on one line, shortened to n bytes with "...".

@@ -177,7 +177,7 @@ func reasons(as []Attempt) string {
 func hint(spec Spec) string {
 	switch spec.Kind {
 	case GPU:
-		return "install the CUDA PJRT plugin with `gotrain setup xla --cuda` on a machine with an NVIDIA driver, or pass --fallback to continue on the next best device"
+		return "install the CUDA PJRT plugin with `gotrain setup xla --cuda`, or JAX's with `pip install -U \"jax[cuda12]\"` in the active Python environment (gotrain finds it there), on a machine with an NVIDIA driver; or pass --fallback to continue on the next best device"
 	case TPU:
 		return "run on a TPU VM with the TPU PJRT plugin installed, or pass --fallback"
 	case XLA:
@@ -209,6 +209,15 @@ func check(c Spec, inv Inventory) (Device, string) {
 	what := map[SpecKind]string{GPU: "CUDA", TPU: "TPU", XLA: fmt.Sprintf("%q", c.Plugin)}[c.Kind]
 	if len(matches) == 0 {
 		r := fmt.Sprintf("no %s PJRT plugin found in %s", what, strings.Join(inv.SearchPaths, ":"))
+		if envs := searchedSitePackages(inv); len(envs) > 0 && c.Kind == GPU {
+			r += " nor in the Python environments' " + strings.Join(envs, ":")
+		}
+		if inv.PluginFile != "" {
+			r = fmt.Sprintf("no %s PJRT plugin: only the plugin file %s was considered", what, inv.PluginFile)
+			if inv.PluginFileErr != "" {
+				r += " (" + inv.PluginFileErr + ")"
+			}
+		}
 		if c.Kind == GPU && len(inv.NVIDIA.GPUs) == 0 && inv.NVIDIA.Err != "" {
 			r += "; " + inv.NVIDIA.Err
 		}
@@ -242,6 +251,16 @@ func check(c Spec, inv Inventory) (Device, string) {
 		}
 	}
 	return Device{}, strings.Join(why, "; ")
+}
+
+// searchedSitePackages lists the site-packages folders searched for JAX's
+// CUDA plugin.
+func searchedSitePackages(inv Inventory) []string {
+	var out []string
+	for _, e := range inv.PythonEnvs {
+		out = append(out, e.SitePackages...)
+	}
+	return out
 }
 
 func pluginMatches(c Spec, p Plugin) bool {

@@ -33,11 +33,22 @@ func xlaConfig(p Plugin) string {
 	return cfg
 }
 
-// prepareCUDAEnv sets XLA_FLAGS' CUDA data dir to the nvidia/ folder beside
-// the plugin before it is loaded; otherwise go-xla writes a path of its own.
+// prepareCUDAEnv sets XLA_FLAGS' CUDA data dir (where XLA finds ptxas and
+// libdevice) before a CUDA plugin is loaded, unless XLA_FLAGS sets it
+// already: for a JAX plugin, its environment's nvidia/cuda_nvcc (none when
+// the environment has no nvcc package); for go-xla's layout, the nvidia/
+// folder beside the plugin (otherwise go-xla writes a path of its own).
+// XLA reads XLA_FLAGS with getenv when the plugin starts, and os.Setenv in
+// a cgo binary sets the C environment, so the plugin sees it.
 func prepareCUDAEnv(p Plugin) {
 	if p.Class() != "gpu" {
 		return
+	}
+	if p.Libs != nil && os.Getenv("GOPJRT_CUDA_CHECKS") == "" {
+		// go-xla looks for ../nvidia beside a CUDA plugin and warns when it
+		// is missing, as it is in JAX's layout (site-packages/nvidia is two
+		// folders up): its warning would send users after the wrong folder.
+		_ = os.Setenv("GOPJRT_CUDA_CHECKS", "0")
 	}
 	flags := os.Getenv("XLA_FLAGS")
 	if strings.Contains(flags, "--xla_gpu_cuda_data_dir") {
@@ -47,25 +58,61 @@ func prepareCUDAEnv(p Plugin) {
 	if _, err := os.Stat(dir); err != nil {
 		dir = filepath.Join(filepath.Dir(p.Path), "nvidia")
 	}
+	if p.Libs != nil {
+		if dir = p.Libs.CUDADataDir; dir == "" {
+			return
+		}
+	}
 	_ = os.Setenv("XLA_FLAGS", strings.TrimSpace(flags+" --xla_gpu_cuda_data_dir="+dir))
 }
 
-// openXLA creates a GoMLX XLA backend for the plugin, turning panics from a
-// broken plugin into errors.
-func openXLA(p Plugin) (b backends.Backend, err error) {
+// preparePlugin does what gotrain does before GoMLX's loader sees a
+// plugin: it loads the NVIDIA libraries of a JAX plugin's environment
+// (preloadLibraries), reads the plugin's PJRT C API version (readPJRTAPI)
+// and records both in p. It returns an error when the plugin cannot be
+// loaded, is not a PJRT plugin, or speaks a PJRT C API version the loader
+// cannot use (the error gives both versions and a fix): GoMLX's loader
+// checks none of this, and calling a plugin of another ABI can crash the
+// process instead of failing.
+func preparePlugin(p *Plugin) error {
+	if p.Libs != nil {
+		preloadLibraries(p.Libs, p.Path)
+	}
+	api, err := readPJRTAPI(p.Path)
+	p.PJRTAPI = &api
+	if err != nil {
+		return err
+	}
+	if api.Refused() {
+		return refusal(*p)
+	}
+	return nil
+}
+
+// openXLA creates a GoMLX XLA backend for the plugin (loadXLA).
+func openXLA(p Plugin) (backends.Backend, error) { return loadXLA(&p) }
+
+// loadXLA prepares the plugin (preparePlugin, prepareCUDAEnv) and creates
+// a GoMLX XLA backend on it, turning panics from a broken plugin into
+// errors.
+func loadXLA(p *Plugin) (b backends.Backend, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			b, err = nil, fmt.Errorf("loading PJRT plugin %s panicked: %v", p.Path, r)
 		}
 	}()
-	prepareCUDAEnv(p)
-	return backends.NewWithConfig(xlaConfig(p))
+	if err := preparePlugin(p); err != nil {
+		return nil, err
+	}
+	prepareCUDAEnv(*p)
+	return backends.NewWithConfig(xlaConfig(*p))
 }
 
-// probePlugin loads a plugin and records its devices.
+// probePlugin loads a plugin and records its PJRT C API version, its
+// libraries and its devices.
 func probePlugin(p *Plugin) {
 	p.Probed = true
-	b, err := openXLA(*p)
+	b, err := loadXLA(p)
 	if err != nil {
 		p.Err = firstLine(err.Error())
 		return

@@ -51,6 +51,9 @@ func (c *checker) build() Finding {
 // plugins reports the PJRT plugin files found and whether they load.
 func (c *checker) plugins() Finding {
 	f := Finding{ID: "plugins"}
+	if c.inv.PluginFile != "" {
+		return c.explicitPlugin(f)
+	}
 	if v, ok := c.getenv("PJRT_PLUGIN_LIBRARY_PATH"); ok {
 		f.Evidence = append(f.Evidence, fmt.Sprintf("PJRT_PLUGIN_LIBRARY_PATH=%q replaces the default folders", v))
 	} else {
@@ -70,8 +73,26 @@ func (c *checker) plugins() Finding {
 	}
 	fixMisnamed := ""
 	if len(misnamed) > 0 {
-		fixMisnamed = "; a plugin with another name (such as JAX's xla_cuda_plugin.so) needs a symlink named pjrt_c_api_<name>_plugin.so beside it"
+		fixMisnamed = "; a plugin with another name (such as JAX's xla_cuda_plugin.so outside its jax_plugins/xla_cudaNN folder) needs a symlink named pjrt_c_api_<name>_plugin.so beside it, or pass it with --plugin FILE"
 	}
+	return c.pluginsLoad(f, fixMisnamed)
+}
+
+// explicitPlugin reports the explicit plugin file: the only one considered.
+func (c *checker) explicitPlugin(f Finding) Finding {
+	f.Evidence = append(f.Evidence, fmt.Sprintf("explicit plugin file (--plugin): %s: the only plugin considered; the plugin folders and the Python environments were not searched", c.inv.PluginFile))
+	if c.inv.PluginFileErr != "" {
+		f.Status = Fail
+		f.Title = "the explicit plugin file cannot be used: " + c.inv.PluginFileErr
+		f.Fix = fixExplicitFile
+		return f
+	}
+	return c.pluginsLoad(f, "")
+}
+
+// pluginsLoad finishes the plugins finding with what loading each plugin
+// gave; fixMisnamed is added to the fixes that point at the plugin folders.
+func (c *checker) pluginsLoad(f Finding, fixMisnamed string) Finding {
 	if !c.inv.XLACompiled {
 		f.Status, f.Title = Skip, "plugins not checked: this binary cannot load them (see build)"
 		for _, p := range c.inv.Plugins {
@@ -100,10 +121,19 @@ func (c *checker) plugins() Finding {
 			f.Evidence = append(f.Evidence, fmt.Sprintf("%s (%s): not probed", p.Name, p.Path))
 		default:
 			s := fmt.Sprintf("%s (%s): loaded, %d device(s)", p.Name, p.Path, len(p.Devices))
+			if p.PJRTAPI != nil {
+				s += ", PJRT C API " + p.PJRTAPI.Version
+			}
 			if p.Version != "" {
 				s += ", " + p.Version
 			}
 			f.Evidence = append(f.Evidence, s)
+		}
+		switch {
+		case p.Source == device.SourceJAX && p.Libs != nil:
+			f.Evidence = append(f.Evidence, fmt.Sprintf("%s: JAX's CUDA plugin, from the Python environment %s (see jax)", p.Name, p.Libs.SitePackages))
+		case p.Source == device.SourceExplicit:
+			f.Evidence = append(f.Evidence, fmt.Sprintf("%s: the explicit plugin file", p.Name))
 		}
 	}
 	if len(broken) > 0 {
@@ -121,7 +151,7 @@ func (c *checker) plugins() Finding {
 		f.Title = fmt.Sprintf("no PJRT plugin for --device %s among the %d found", c.spec, len(c.inv.Plugins))
 		switch c.want {
 		case "gpu":
-			f.Fix = "install the CUDA plugin with `gotrain setup xla --cuda` (needs an NVIDIA driver), or copy pjrt_c_api_cuda_plugin.so into a searched folder"
+			f.Fix = "install the CUDA plugin with `gotrain setup xla --cuda` (needs an NVIDIA driver), or JAX's with `python3 -m pip install -U \"jax[cuda12]\"` in the Python environment you use (see jax), or copy pjrt_c_api_cuda_plugin.so into a searched folder"
 		case "tpu":
 			f.Fix = "run on a TPU VM, or copy the TPU plugin as pjrt_c_api_tpu_plugin.so into a searched folder"
 		default:
@@ -152,6 +182,9 @@ func (c *checker) misnamedPlugins() []string {
 			if !strings.HasSuffix(l, ".so") || device.PluginNameFromFile(n) != "" {
 				continue
 			}
+			if _, _, jax := device.JAXLayout(filepath.Join(dir, n)); jax {
+				continue // found as JAX's CUDA plugin
+			}
 			if strings.Contains(l, "pjrt") || (strings.Contains(l, "xla") && strings.Contains(l, "plugin")) {
 				out = append(out, filepath.Join(dir, n))
 			}
@@ -160,10 +193,14 @@ func (c *checker) misnamedPlugins() []string {
 	return out
 }
 
-// nvidiaDir is the folder holding the NVIDIA libraries of a CUDA plugin, as
-// gotrain points XLA at it: ../nvidia from the plugin's folder, or nvidia/
+// nvidiaDir is the folder holding the NVIDIA libraries of a CUDA plugin:
+// for JAX's plugin, its environment's site-packages/nvidia; else, as
+// gotrain points XLA at it, ../nvidia from the plugin's folder, or nvidia/
 // beside it (go-xla installs the plugin inside that folder).
 func (c *checker) nvidiaDir(p device.Plugin) string {
+	if p.Libs != nil {
+		return p.Libs.NVIDIADir
+	}
 	dir := filepath.Join(filepath.Dir(filepath.Dir(p.Path)), "nvidia")
 	if c.p.Exists(dir) {
 		return dir
@@ -188,17 +225,34 @@ func (c *checker) nvidiaLibs(p device.Plugin) string {
 // brokenPluginFix says what to do about plugins that failed to load, guided
 // by the loader's errors.
 func brokenPluginFix(broken []device.Plugin) string {
-	var libs, cuda bool
+	var libs, cuda, refused, other bool
+	var jaxFixes []string
 	for _, p := range broken {
+		if p.PJRTAPI != nil && p.PJRTAPI.Refused() {
+			refused = true
+			continue
+		}
+		other = true
 		e := strings.ToLower(p.Err)
-		libs = libs || strings.Contains(e, "cannot open shared object") || strings.Contains(e, "libcu") || strings.Contains(e, "libnv")
+		missing := strings.Contains(e, "cannot open shared object") || strings.Contains(e, "libcu") || strings.Contains(e, "libnv")
+		if p.Libs != nil && (missing || p.Class() == "gpu") {
+			jaxFixes = append(jaxFixes, fmt.Sprintf("JAX's CUDA plugin %s needs the NVIDIA libraries of its Python environment (see jax): `%s -m pip install -U \"jax[cuda%s]\"` in %s", p.Name, p.Libs.Interpreter(), p.Libs.CUDA, p.Libs.SitePackages))
+			continue
+		}
+		libs = libs || missing
 		cuda = cuda || p.Class() == "gpu"
 	}
 	var parts []string
+	if refused {
+		parts = append(parts, "a plugin of a PJRT C API version gotrain's loader cannot use is not loaded: see pjrt_api for both versions and what to install")
+	}
+	parts = append(parts, jaxFixes...)
 	if libs || cuda {
 		parts = append(parts, "a CUDA plugin needs the NVIDIA libraries (cuBLAS, cuDNN, nvcc's ptxas...) in the nvidia/ folder next to it: reinstall them with `gotrain setup xla --cuda --force`")
 	}
-	parts = append(parts, "go-xla speaks PJRT C API 0.83 and does not check the plugin's version: use a plugin built for that API (`gotrain setup xla` installs matching ones, or pin the matching JAX/jaxlib release), or remove the broken file from the search path")
+	if other {
+		parts = append(parts, fmt.Sprintf("gotrain's loader (%s) speaks PJRT C API %s, and gotrain checks a plugin's version only once the plugin loads: use a plugin built for that API (`gotrain setup xla` installs matching ones, or pin the matching JAX/jaxlib release), or remove the broken file from the search path", device.PJRTLoader, device.LoaderPJRTAPI()))
+	}
 	return strings.Join(parts, "; ")
 }
 
@@ -298,7 +352,7 @@ func (c *checker) xlaDevices() Finding {
 				fixes = append(fixes, fixCUDAVisibl)
 			} else {
 				f.Evidence = append(f.Evidence, "CUDA_VISIBLE_DEVICES not set", c.nvidiaLibs(p))
-				fixes = append(fixes, fmt.Sprintf("the plugin cannot use driver %s: check that the plugin's CUDA version is supported by the driver (the nvidia-smi header shows the newest CUDA it supports) and that the NVIDIA libraries are in %s; reinstall with `gotrain setup xla --cuda --force`", c.inv.NVIDIA.Driver, c.nvidiaDir(p)))
+				fixes = append(fixes, fmt.Sprintf("the plugin cannot use driver %s: check that the plugin's CUDA version is supported by the driver (the nvidia-smi header shows the newest CUDA it supports) and that the NVIDIA libraries are in %s; %s", c.inv.NVIDIA.Driver, c.nvidiaDir(p), reinstall(p)))
 			}
 		case isGPU && len(p.Devices) == 0:
 			raise(orFail(c.want == "gpu"))
@@ -330,6 +384,14 @@ func (c *checker) xlaDevices() Finding {
 	f.Title = strings.Join(problems, "; ")
 	f.Fix = strings.Join(slices.Compact(fixes), "; ")
 	return f
+}
+
+// reinstall says how to reinstall a CUDA plugin and its libraries.
+func reinstall(p device.Plugin) string {
+	if p.Libs != nil {
+		return fmt.Sprintf("reinstall with `%s -m pip install -U --force-reinstall \"jax[cuda%s]\"`", p.Libs.Interpreter(), p.Libs.CUDA)
+	}
+	return "reinstall with `gotrain setup xla --cuda --force`"
 }
 
 // pluginWanted tells whether a request names the plugin's kind.

@@ -37,9 +37,9 @@ const (
 
 // Finding is the result of one check.
 type Finding struct {
-	// ID names the check: build, plugins, nvidia, xla_devices, gpu_memory,
-	// env_cuda_visible_devices, env_xla_flags, env_gomlx_backend,
-	// env_auto_install or live.
+	// ID names the check: build, plugins, jax, pjrt_api, nvidia,
+	// xla_devices, gpu_memory, env_cuda_visible_devices, env_xla_flags,
+	// env_gomlx_backend, env_auto_install or live.
 	ID string `json:"id"`
 	// Title summarises the outcome in one line.
 	Title string `json:"title"`
@@ -97,13 +97,17 @@ type Options struct {
 	// Burst is how long the live check keeps the chosen accelerator busy with
 	// matmuls; 0 or less skips the burst.
 	Burst time.Duration
+	// PluginFile is an explicit PJRT plugin file, the only plugin
+	// discovery considers (device.DiscoverOptions.PluginFile).
+	PluginFile string
 }
 
 // Probes are the doctor's only ways to look at the machine. A nil field is
 // replaced by its real implementation from DefaultProbes.
 type Probes struct {
-	// Discover returns the device inventory, with every plugin probed.
-	Discover func() device.Inventory
+	// Discover returns the device inventory for the options given (Run
+	// asks for every plugin probed, and passes Options.PluginFile).
+	Discover func(device.DiscoverOptions) device.Inventory
 	// Env looks up an environment variable.
 	Env func(name string) (string, bool)
 	// Exists tells whether a file or folder exists.
@@ -123,11 +127,9 @@ type Probes struct {
 // DefaultProbes returns the probes that look at this machine.
 func DefaultProbes() Probes {
 	return Probes{
-		Discover: func() device.Inventory {
-			return device.Discover(device.DiscoverOptions{Probe: true})
-		},
-		Env:    os.LookupEnv,
-		Exists: func(path string) bool { _, err := os.Stat(path); return err == nil },
+		Discover: device.Discover,
+		Env:      os.LookupEnv,
+		Exists:   func(path string) bool { _, err := os.Stat(path); return err == nil },
 		ListDir: func(dir string) ([]string, error) {
 			entries, err := os.ReadDir(dir)
 			names := make([]string, 0, len(entries))
@@ -181,7 +183,7 @@ func Run(ctx context.Context, opts Options, probes Probes) (Report, error) {
 		v, ok := c.p.Env(name)
 		c.env[name] = envValue{v, ok}
 	}
-	c.inv = c.p.Discover()
+	c.inv = c.p.Discover(device.DiscoverOptions{Probe: true, PluginFile: opts.PluginFile})
 	// The device is chosen as every command chooses it (device.Select),
 	// against the inventory just discovered; nothing is opened here.
 	eng, err := device.Select(device.Request{Device: opts.Device, Fallback: opts.Fallback, Inventory: &c.inv})
@@ -201,6 +203,8 @@ func Run(ctx context.Context, opts Options, probes Probes) (Report, error) {
 	rep.Findings = []Finding{
 		c.build(),
 		c.plugins(),
+		c.jax(),
+		c.pjrtAPI(),
 		c.nvidia(),
 		c.xlaDevices(),
 		c.gpuMemory(),

@@ -31,7 +31,8 @@ type fake struct {
 	verify   *device.VerifyResult
 	rates    map[string]float64 // burst GFLOP/s by device name
 	burstErr error
-	bursts   []string // devices Burst ran on
+	bursts   []string                 // devices Burst ran on
+	discover []device.DiscoverOptions // the options Discover was called with
 }
 
 func gpus(n, usedMiB int) []device.NVIDIAGPU {
@@ -50,15 +51,22 @@ func xlaDevs(n int, desc string) []device.XLADevice {
 	return ds
 }
 
+// api returns the record of a PJRT C API version read from a plugin.
+func api(major, minor int) *device.PJRTAPI {
+	a := device.NewPJRTAPI(major, minor)
+	return &a
+}
+
 // healthy is a GPU machine on which everything works.
 func healthy() *fake {
 	return &fake{
 		inv: device.Inventory{
 			XLACompiled: true,
 			SearchPaths: []string{goxla, nvidiaDir, "/usr/local/lib/go-xla", "/usr/local/lib/go-xla/nvidia"},
+			PJRTLoader:  "0.83 (go-xla v0.1.4)",
 			Plugins: []device.Plugin{
-				{Name: "cpu", Path: cpuPlugin, Probed: true, Devices: xlaDevs(1, "TFRT_CPU_0"), Version: "xla:cpu PJRT 0.83"},
-				{Name: "cuda", Path: cudaPath, Probed: true, Devices: xlaDevs(2, "NVIDIA H100 80GB HBM3"), Version: "xla:cuda PJRT 0.83"},
+				{Name: "cpu", Path: cpuPlugin, Probed: true, Devices: xlaDevs(1, "TFRT_CPU_0"), Version: "xla:cpu PJRT 0.83", Source: device.SourceSearchPath, PJRTAPI: api(0, 83)},
+				{Name: "cuda", Path: cudaPath, Probed: true, Devices: xlaDevs(2, "NVIDIA H100 80GB HBM3"), Version: "xla:cuda PJRT 0.83", Source: device.SourceSearchPath, PJRTAPI: api(0, 83)},
 			},
 			NVIDIA: device.NVIDIAInfo{SMIPath: "/usr/bin/nvidia-smi", Driver: "550.54.15", GPUs: gpus(2, 500)},
 		},
@@ -70,6 +78,69 @@ func healthy() *fake {
 		util:  [][]int{{0, 0}, {0, 0}, {95, 0}},
 		rates: map[string]float64{"xla:cuda:0": 40000, "xla:tpu:0": 90000, "go": 10},
 	}
+}
+
+// A virtualenv with JAX's CUDA 12 plugin and the NVIDIA wheels.
+const (
+	venvSP    = "/home/u/venv/lib/python3.12/site-packages"
+	venvPy    = "/home/u/venv/bin/python"
+	jaxPlugin = venvSP + "/jax_plugins/xla_cuda12/xla_cuda_plugin.so"
+)
+
+// jaxLibs are the NVIDIA libraries of the virtualenv, as discovery and
+// probing record them.
+func jaxLibs() *device.PluginLibs {
+	nv := venvSP + "/nvidia"
+	return &device.PluginLibs{SitePackages: venvSP, Python: venvPy, CUDA: "12", NVIDIADir: nv,
+		Dirs:        []string{nv + "/cublas/lib", nv + "/cuda_runtime/lib", nv + "/cudnn/lib"},
+		CUDADataDir: nv + "/cuda_nvcc",
+		Preloaded:   []string{nv + "/cuda_runtime/lib/libcudart.so.12", nv + "/cublas/lib/libcublasLt.so.12", nv + "/cublas/lib/libcublas.so.12", nv + "/cudnn/lib/libcudnn.so.9"},
+	}
+}
+
+// jaxMachine is a GPU machine whose CUDA plugin is JAX's, found in the
+// virtualenv; python3 on PATH has no JAX.
+func jaxMachine() *fake {
+	f := healthy()
+	f.inv.Plugins[1] = device.Plugin{Name: "cuda12", Path: jaxPlugin, Probed: true, Devices: xlaDevs(2, "NVIDIA H100 80GB HBM3"),
+		Version: "xla:" + jaxPlugin + " PJRT 0.83", Source: device.SourceJAX, PJRTAPI: api(0, 83), Libs: jaxLibs()}
+	f.inv.PythonEnvs = []device.PythonEnv{
+		{From: "VIRTUAL_ENV", Python: venvPy, SitePackages: []string{venvSP}, Plugins: []string{jaxPlugin}},
+		{From: "python3", Python: "/usr/bin/python3", SitePackages: []string{"/usr/lib/python3/dist-packages"}},
+	}
+	f.env["VIRTUAL_ENV"] = "/home/u/venv"
+	f.dirs[venvSP+"/nvidia"] = []string{"cublas", "cuda_nvcc", "cuda_runtime", "cudnn"}
+	f.rates["xla:cuda12:0"] = 40000
+	return f
+}
+
+// jaxVersion is jaxMachine with a plugin of another PJRT C API version,
+// refused (or, for a newer minor version, loaded) as probing does.
+func jaxVersion(major, minor int) *fake {
+	f := jaxMachine()
+	p := &f.inv.Plugins[1]
+	p.PJRTAPI = api(major, minor)
+	if p.PJRTAPI.Refused() {
+		p.Devices, p.Version = nil, ""
+		p.Err = device.PJRTAPIProblem(*p) + "; fix: " + device.PJRTAPIFix(*p)
+	}
+	return f
+}
+
+// jaxMissingLibs is jaxMachine without cuDNN and cuFFT in the virtualenv:
+// the plugin does not load.
+func jaxMissingLibs() *fake {
+	f := jaxMachine()
+	p := &f.inv.Plugins[1]
+	p.Libs.Dirs = p.Libs.Dirs[:2]
+	p.Libs.Missing = []string{"libcufft.so.11", "libcudnn.so.9"}
+	p.Libs.Preloaded = p.Libs.Preloaded[:3]
+	p.Devices, p.Version = nil, ""
+	p.Err = "loading " + jaxPlugin + ": libcudnn.so.9: cannot open shared object file: No such file or directory"
+	unknown := device.PJRTAPI{Version: "unknown", Loader: "0.83", Compat: device.PJRTUnknown, Err: "cannot be loaded"}
+	p.PJRTAPI = &unknown
+	f.dirs[venvSP+"/nvidia"] = []string{"cublas", "cuda_runtime"}
+	return f
 }
 
 // noGPU is a machine without an NVIDIA driver or plugins, like the one the tests run on.
@@ -86,7 +157,10 @@ func noGPU() *fake {
 func (f *fake) probes() Probes {
 	samples := 0
 	return Probes{
-		Discover: func() device.Inventory { return f.inv },
+		Discover: func(o device.DiscoverOptions) device.Inventory {
+			f.discover = append(f.discover, o)
+			return f.inv
+		},
 		Env: func(name string) (string, bool) {
 			v, ok := f.env[name]
 			return v, ok
@@ -135,6 +209,7 @@ type want struct {
 	title    string // substrings of the title, "|"-separated
 	evidence string // substrings of the joined evidence, "|"-separated
 	fix      string // substrings of the fix, "|"-separated; "-" means no fix
+	absent   string // substrings the evidence must not hold, "|"-separated
 }
 
 func containsAll(t *testing.T, what, got, wants string) {
@@ -160,6 +235,13 @@ func check(t *testing.T, rep Report, id string, w want) {
 	}
 	containsAll(t, id+" title", f.Title, w.title)
 	containsAll(t, id+" evidence", strings.Join(f.Evidence, "\n"), w.evidence)
+	if w.absent != "" {
+		for _, a := range strings.Split(w.absent, "|") {
+			if strings.Contains(strings.Join(f.Evidence, "\n"), a) {
+				t.Errorf("%s evidence holds %q:\n%s", id, a, strings.Join(f.Evidence, "\n"))
+			}
+		}
+	}
 	if w.fix == "-" {
 		if f.Fix != "" {
 			t.Errorf("%s: unexpected fix %q", id, f.Fix)
@@ -180,6 +262,7 @@ func TestFindings(t *testing.T) {
 		name   string
 		setup  func() *fake
 		device string
+		plugin string // Options.PluginFile
 		burst  time.Duration
 		ok     bool
 		want   map[string]want
@@ -198,6 +281,152 @@ func TestFindings(t *testing.T) {
 				"env_auto_install":         {status: OK, evidence: `GOMLX_NO_AUTO_INSTALL="1"`, fix: "-"},
 				"live": {status: OK, title: "xla:cuda:0 works|utilisation rose to 95%",
 					evidence: "candidate gpu: chosen|verify on xla:cuda:0: ok|40000.0 GFLOP/s|peak during it: GPU 0 95%, GPU 1 0%", fix: "-"},
+			},
+		},
+		{
+			name: "JAX plugin found", setup: jaxMachine, burst: 100 * time.Millisecond, ok: true,
+			want: map[string]want{
+				"jax": {status: OK, title: "JAX CUDA plugin cuda12 in " + venvSP + ", with its NVIDIA libraries",
+					evidence: "VIRTUAL_ENV (" + venvPy + "): site-packages " + venvSP + "; JAX CUDA plugin " + jaxPlugin +
+						"|python3 (/usr/bin/python3): site-packages /usr/lib/python3/dist-packages; no JAX CUDA plugin" +
+						"|JAX CUDA plugin cuda12: " + jaxPlugin + " (jax)" +
+						"|NVIDIA libraries in " + venvSP + "/nvidia: cublas, cuda_runtime, cudnn" +
+						"|loaded before the plugin, each after those it needs: libcudart.so.12, libcublasLt.so.12, libcublas.so.12, libcudnn.so.9" +
+						"|ptxas and libdevice: " + venvSP + "/nvidia/cuda_nvcc", fix: "-"},
+				"pjrt_api": {status: OK, title: "2 plugin(s) speak PJRT C API 0.83, as gotrain's loader does",
+					evidence: "gotrain's loader speaks PJRT C API 0.83 (go-xla v0.1.4)|cuda12 (" + jaxPlugin + "): PJRT C API 0.83 (as the loader)", fix: "-"},
+				"plugins": {status: OK, title: "load: cpu, cuda12", evidence: "cuda12 (" + jaxPlugin + "): loaded, 2 device(s), PJRT C API 0.83|cuda12: JAX's CUDA plugin, from the Python environment " + venvSP, fix: "-"},
+				"live":    {status: OK, title: "xla:cuda12:0 works|utilisation rose to 95%", evidence: "candidate gpu: chosen"},
+			},
+		},
+		{
+			name: "JAX plugin of an older PJRT C API version", setup: func() *fake { return jaxVersion(0, 54) }, ok: false,
+			want: map[string]want{
+				"pjrt_api": {status: Fail, title: "plugin cuda12 speaks PJRT C API 0.54, older than the 0.83 gotrain's loader (go-xla v0.1.4) speaks",
+					evidence: "cuda12 (" + jaxPlugin + "): PJRT C API 0.54 (loader 0.83: older minor version, not loaded)|cpu (" + cpuPlugin + "): PJRT C API 0.83 (as the loader)",
+					fix:      "in " + venvSP + ", install the jax-cuda12-pjrt release built for PJRT C API 0.83 (`" + venvPy + " -m pip install 'jax-cuda12-pjrt==VERSION'`|`gotrain setup xla --cuda`|--plugin FILE"},
+				"plugins": {status: Fail, title: "1 of 2 PJRT plugin(s) failed to load: cuda12", evidence: "FAILED to load: plugin cuda12 speaks PJRT C API 0.54", fix: "see pjrt_api for both versions"},
+				"jax":     {status: OK},
+				"live":    {status: Warn, title: "chose xla:cpu:0", evidence: "candidate gpu: rejected: plugin " + jaxPlugin + " present but failed to load: plugin cuda12 speaks PJRT C API 0.54", fix: "plugins, pjrt_api"},
+			},
+		},
+		{
+			name: "JAX plugin of another major PJRT C API version, gpu requested", device: "gpu", setup: func() *fake { return jaxVersion(1, 0) }, ok: false,
+			want: map[string]want{
+				"pjrt_api": {status: Fail, title: "plugin cuda12 speaks PJRT C API 1.0, gotrain's loader (go-xla v0.1.4) speaks 0.83: another major version is ABI-incompatible", fix: "jax-cuda12-pjrt"},
+				"live":     {status: Fail, title: "--device gpu cannot be used; nothing was run", fix: "plugins, pjrt_api"},
+			},
+		},
+		{
+			name: "JAX plugin of a newer minor PJRT C API version", burst: 100 * time.Millisecond, setup: func() *fake { return jaxVersion(0, 90) }, ok: true,
+			want: map[string]want{
+				"pjrt_api": {status: Warn, title: "plugin cuda12 speaks PJRT C API 0.90, newer than the 0.83|loaded", fix: "if loading or running it fails or crashes: in " + venvSP},
+				"live":     {status: OK, title: "xla:cuda12:0 works"},
+			},
+		},
+		{
+			name: "JAX plugin, NVIDIA libraries missing, gpu requested", device: "gpu", setup: jaxMissingLibs, ok: false,
+			want: map[string]want{
+				"jax": {status: Fail, title: "NVIDIA libraries missing next to plugin cuda12: libcufft.so.11, libcudnn.so.9",
+					evidence: "NVIDIA libraries in " + venvSP + "/nvidia: cublas, cuda_runtime",
+					fix:      "install them in that environment: `" + venvPy + ` -m pip install -U "jax[cuda12]"` + "` installs the nvidia-*-cu12 packages beside the plugin|put its library folders on LD_LIBRARY_PATH before starting gotrain"},
+				"plugins":  {status: Fail, evidence: "FAILED to load: loading " + jaxPlugin + ": libcudnn.so.9: cannot open shared object file|NVIDIA libraries folder " + venvSP + "/nvidia: cublas, cuda_runtime", fix: "JAX's CUDA plugin cuda12 needs the NVIDIA libraries of its Python environment (see jax)"},
+				"pjrt_api": {status: OK, evidence: "cuda12 (" + jaxPlugin + "): unknown: cannot be loaded (see plugins)"},
+				"live":     {status: Fail, fix: "plugins, jax"},
+			},
+		},
+		{
+			name: "JAX plugin, NVIDIA libraries missing, auto", setup: jaxMissingLibs, ok: false,
+			want: map[string]want{
+				"jax": {status: Warn, title: "NVIDIA libraries missing next to plugin cuda12", fix: "jax[cuda12]"},
+			},
+		},
+		{
+			name: "JAX plugin without the CUDA compiler package", ok: true,
+			setup: func() *fake { f := jaxMachine(); f.inv.Plugins[1].Libs.CUDADataDir = ""; return f },
+			want: map[string]want{
+				"jax": {status: Warn, title: "no CUDA compiler package beside plugin cuda12: XLA cannot find ptxas and libdevice", fix: venvPy + " -m pip install -U nvidia-cuda-nvcc-cu12"},
+			},
+		},
+		{
+			name: "explicit plugin path", plugin: jaxPlugin, ok: true,
+			setup: func() *fake {
+				f := jaxMachine()
+				f.inv.PluginFile, f.inv.SearchPaths, f.inv.PythonEnvs = jaxPlugin, nil, nil
+				p := f.inv.Plugins[1]
+				p.Source = device.SourceExplicit
+				f.inv.Plugins = []device.Plugin{p}
+				return f
+			},
+			want: map[string]want{
+				"plugins":  {status: OK, title: "1 PJRT plugin(s) load: cuda12", evidence: "explicit plugin file (--plugin): " + jaxPlugin + ": the only plugin considered|cuda12: the explicit plugin file", absent: "searched:", fix: "-"},
+				"jax":      {status: OK, title: "explicit plugin file used: JAX CUDA plugin cuda12 in " + venvSP + ", with its NVIDIA libraries", evidence: "explicit plugin file " + jaxPlugin + " (--plugin): the Python environments were not searched", fix: "-"},
+				"pjrt_api": {status: OK, title: "1 plugin(s) speak PJRT C API 0.83"},
+				"live":     {status: OK, title: "xla:cuda12:0 works"},
+			},
+		},
+		{
+			name: "explicit plugin path of another kind of plugin", plugin: "/opt/tpu/libtpu.so", ok: true,
+			setup: func() *fake {
+				f := noGPU()
+				f.inv.PluginFile = "/opt/tpu/libtpu.so"
+				f.inv.Plugins = []device.Plugin{{Name: "libtpu", Path: "/opt/tpu/libtpu.so", Probed: true, Devices: xlaDevs(4, "TPU v5 lite"), Source: device.SourceExplicit, PJRTAPI: api(0, 83)}}
+				return f
+			},
+			want: map[string]want{
+				"jax":  {status: OK, title: "explicit plugin file used: /opt/tpu/libtpu.so (not in JAX's layout", fix: "-"},
+				"live": {status: OK, title: "xla:libtpu:0 works"},
+			},
+		},
+		{
+			name: "explicit plugin path that does not exist", plugin: "/nope/xla_cuda_plugin.so", ok: false,
+			setup: func() *fake {
+				f := noGPU()
+				f.inv.PluginFile = "/nope/xla_cuda_plugin.so"
+				f.inv.PluginFileErr = "plugin file /nope/xla_cuda_plugin.so: stat /nope/xla_cuda_plugin.so: no such file or directory"
+				return f
+			},
+			want: map[string]want{
+				"plugins":  {status: Fail, title: "the explicit plugin file cannot be used: plugin file /nope/xla_cuda_plugin.so: stat", fix: "give --plugin the path of an existing PJRT plugin file|leave --plugin out"},
+				"jax":      {status: Skip, title: "cannot be used (see plugins)"},
+				"pjrt_api": {status: Skip},
+				"live":     {status: Warn, evidence: "candidate gpu: rejected: no CUDA PJRT plugin: only the plugin file /nope/xla_cuda_plugin.so was considered (plugin file /nope/xla_cuda_plugin.so: stat"},
+			},
+		},
+		{
+			name: "no JAX plugin found, auto", ok: true,
+			setup: func() *fake {
+				f := noGPU()
+				f.inv.PythonEnvs = []device.PythonEnv{{From: "python3", Python: "/usr/bin/python3", SitePackages: []string{"/usr/lib/python3/dist-packages"}}, {From: "/usr/bin/python3", Err: "/usr/bin/python3 did not answer within 5s"}}
+				return f
+			},
+			want: map[string]want{
+				"jax": {status: Warn, title: "no JAX CUDA plugin found in 2 Python environment(s)",
+					evidence: "python3 (/usr/bin/python3): site-packages /usr/lib/python3/dist-packages; no JAX CUDA plugin|/usr/bin/python3: /usr/bin/python3 did not answer within 5s",
+					fix:      `python3 -m pip install -U "jax[cuda12]"` + "|`gotrain setup xla --cuda`|nothing to fix"},
+				"pjrt_api": {status: Skip, title: "no PJRT plugins"},
+			},
+		},
+		{
+			name: "no JAX plugin found, gpu requested", setup: noGPU, device: "gpu", ok: false,
+			want: map[string]want{
+				"jax": {status: Fail, title: "no JAX CUDA plugin found in 0 Python environment(s)", fix: `"jax[cuda12]"|gotrain setup xla --cuda`},
+			},
+		},
+		{
+			name: "PJRT_PLUGIN_LIBRARY_PATH at JAX's plugin folder", ok: true,
+			setup: func() *fake {
+				f := jaxMachine()
+				dir := venvSP + "/jax_plugins/xla_cuda12"
+				f.env["PJRT_PLUGIN_LIBRARY_PATH"] = dir
+				f.inv.SearchPaths, f.inv.PythonEnvs = []string{dir}, nil
+				f.inv.Plugins[1].Source = device.SourceSearchPath
+				f.dirs[dir] = []string{"xla_cuda_plugin.so", "__init__.py"}
+				return f
+			},
+			want: map[string]want{
+				"plugins": {status: OK, evidence: "searched: " + venvSP + "/jax_plugins/xla_cuda12", absent: "ignored", fix: "-"},
+				"jax":     {status: OK, title: "JAX CUDA plugin cuda12", evidence: "PJRT_PLUGIN_LIBRARY_PATH=\"" + venvSP + "/jax_plugins/xla_cuda12\" replaces discovery"},
 			},
 		},
 		{
@@ -232,7 +461,7 @@ func TestFindings(t *testing.T) {
 				"plugins":     {status: Warn, title: "no PJRT plugins found", evidence: "PJRT_PLUGIN_LIBRARY_PATH not set|searched: " + goxla + " (missing), " + nvidiaDir + " (missing)", fix: "gotrain setup xla|PJRT_PLUGIN_LIBRARY_PATH"},
 				"xla_devices": {status: Skip},
 				"gpu_memory":  {status: Skip},
-				"live":        {status: Warn, title: "--device auto chose cpu", evidence: "candidate gpu: rejected: no CUDA PJRT plugin|candidate cpu: chosen|verify on cpu: ok|no accelerator was exercised", fix: "plugins, nvidia"},
+				"live":        {status: Warn, title: "--device auto chose cpu", evidence: "candidate gpu: rejected: no CUDA PJRT plugin|candidate cpu: chosen|verify on cpu: ok|no accelerator was exercised", fix: "plugins, jax, nvidia"},
 			},
 		},
 		{
@@ -245,7 +474,8 @@ func TestFindings(t *testing.T) {
 				return f
 			},
 			want: map[string]want{
-				"plugins": {status: Warn, evidence: `PJRT_PLUGIN_LIBRARY_PATH="/opt/jax" replaces|searched: /opt/jax|ignored /opt/jax/xla_cuda_plugin.so`, fix: "symlink named pjrt_c_api_<name>_plugin.so"},
+				"plugins": {status: Warn, evidence: `PJRT_PLUGIN_LIBRARY_PATH="/opt/jax" replaces|searched: /opt/jax|ignored /opt/jax/xla_cuda_plugin.so`, fix: "symlink named pjrt_c_api_<name>_plugin.so|--plugin FILE"},
+				"jax":     {status: Warn, title: "the Python environments were not searched, as PJRT_PLUGIN_LIBRARY_PATH is set", fix: "add JAX's plugin folder (<site-packages>/jax_plugins/xla_cuda12) to it or unset it"},
 			},
 		},
 		{
@@ -253,7 +483,7 @@ func TestFindings(t *testing.T) {
 			want: map[string]want{
 				"plugins": {status: Fail, fix: "gotrain setup xla"},
 				"nvidia":  {status: Fail, title: "nvidia-smi not found", evidence: "--device gpu needs an NVIDIA GPU", fix: "install the NVIDIA driver"},
-				"live":    {status: Fail, title: "--device gpu cannot be used; nothing was run", evidence: "candidate gpu: rejected: no CUDA PJRT plugin found in " + goxla, fix: "plugins, nvidia|gotrain setup xla --cuda|--device auto"},
+				"live":    {status: Fail, title: "--device gpu cannot be used; nothing was run", evidence: "candidate gpu: rejected: no CUDA PJRT plugin found in " + goxla, fix: "plugins, jax, nvidia|gotrain setup xla --cuda|jax[cuda12]|--device auto"},
 			},
 		},
 		{
@@ -502,13 +732,16 @@ func TestFindings(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := tt.setup()
-			opts := Options{Device: tt.device, Burst: tt.burst, Fallback: strings.HasPrefix(tt.name, "fallback")}
+			opts := Options{Device: tt.device, Burst: tt.burst, Fallback: strings.HasPrefix(tt.name, "fallback"), PluginFile: tt.plugin}
 			rep, err := Run(context.Background(), opts, f.probes())
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(rep.Findings) != 10 {
-				t.Errorf("%d findings, want 10", len(rep.Findings))
+			if len(f.discover) != 1 || f.discover[0].PluginFile != tt.plugin || !f.discover[0].Probe {
+				t.Errorf("Discover called with %+v, want one call probing, with plugin file %q", f.discover, tt.plugin)
+			}
+			if len(rep.Findings) != 12 {
+				t.Errorf("%d findings, want 12", len(rep.Findings))
 			}
 			for id, w := range tt.want {
 				check(t, rep, id, w)
@@ -519,7 +752,7 @@ func TestFindings(t *testing.T) {
 			if (rep.Selected == nil) != (rep.ResolveError != "") {
 				t.Errorf("selected %v with resolve error %q", rep.Selected, rep.ResolveError)
 			}
-			if tt.name == "healthy GPU machine" {
+			if tt.name == "healthy GPU machine" || tt.name == "JAX plugin found" || tt.name == "explicit plugin path" {
 				for _, f := range rep.Findings {
 					if f.Status != OK {
 						t.Errorf("healthy machine: %s is %s: %s", f.ID, f.Status, f.Title)
@@ -565,9 +798,9 @@ func TestEnvReadBeforeDiscovery(t *testing.T) {
 	f := healthy()
 	p := f.probes()
 	discover := p.Discover
-	p.Discover = func() device.Inventory {
+	p.Discover = func(o device.DiscoverOptions) device.Inventory {
 		f.env["XLA_FLAGS"] = "--xla_gpu_cuda_data_dir=/set/by/plugin/loading"
-		return discover()
+		return discover(o)
 	}
 	rep, err := Run(context.Background(), Options{}, p)
 	if err != nil {

@@ -158,7 +158,7 @@ func (c *checker) unusableFix(notOK []string) string {
 	if c.inv.XLACompiled && !hasPlugin {
 		switch c.want {
 		case "gpu":
-			parts = append(parts, "install the CUDA plugin with `gotrain setup xla --cuda` on a machine with an NVIDIA GPU and driver")
+			parts = append(parts, "install the CUDA plugin with `gotrain setup xla --cuda`, or JAX's with `python3 -m pip install -U \"jax[cuda12]\"` in the Python environment you use, on a machine with an NVIDIA GPU and driver")
 		case "tpu":
 			parts = append(parts, "run on a TPU VM with the TPU PJRT plugin installed")
 		default:

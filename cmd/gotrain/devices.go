@@ -20,12 +20,14 @@ func newDevicesCmd(g *globals) *cobra.Command {
 		Use:   "devices",
 		Short: "List backends and devices, with why each unavailable one cannot be used",
 		Long: `devices lists every backend and device gotrain knows of — native Go, GoMLX's
-simplego, and each device of each PJRT plugin found — with availability and the
-reason for each that cannot be used. --verify runs a small matmul + reduction on
-each available device (or only on --device when it is given), compares it with a
-float64 CPU reference and times it, the first call (compilation) apart.`,
+simplego, and each device of each PJRT plugin found (in the plugin folders, JAX's
+CUDA plugin in the Python environments, or only --plugin) — with availability and
+the reason for each that cannot be used, then the plugins with their PJRT C API
+versions. --verify runs a small matmul + reduction on each available device (or
+only on --device when it is given), compares it with a float64 CPU reference and
+times it, the first call (compilation) apart.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts := device.SurveyOptions{Verify: verify, Repeats: repeats}
+			opts := device.SurveyOptions{Verify: verify, Repeats: repeats, PluginFile: g.plugin}
 			if cmd.Flags().Changed("device") {
 				opts.Select = &device.Request{Device: g.device, Fallback: g.fallback}
 			}
@@ -53,8 +55,10 @@ func newDoctorCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Diagnose why an accelerator is or is not used, and say what to fix",
-		Long: `doctor checks the build, the PJRT plugins, the NVIDIA driver, the devices XLA
-sees, free GPU memory and the environment variables that hide or redirect devices
+		Long: `doctor checks the build, the PJRT plugins (JAX's CUDA plugin in the Python
+environments or --plugin included, each with its PJRT C API version against the
+loader's), the NVIDIA driver, the devices XLA sees, free GPU memory and the
+environment variables that hide or redirect devices
 (CUDA_VISIBLE_DEVICES, XLA_FLAGS, GOMLX_BACKEND), then resolves --device (default
 auto), runs a checked computation on the device chosen and, on an accelerator,
 keeps it busy with matmuls for --burst while watching its utilisation.
@@ -63,7 +67,7 @@ Each finding is printed as [ok], [warn], [fail] or [skip] with the facts seen an
 when something is wrong, a fix. The exit status is non-zero when --device cannot
 be used or any finding fails. doctor never downloads anything; see docs/DOCTOR.md.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			rep, err := doctor.Run(cmd.Context(), doctor.Options{Device: g.device, Fallback: g.fallback, Burst: burst}, doctor.DefaultProbes())
+			rep, err := doctor.Run(cmd.Context(), doctor.Options{Device: g.device, Fallback: g.fallback, Burst: burst, PluginFile: g.plugin}, doctor.DefaultProbes())
 			if err != nil {
 				return err
 			}
@@ -166,7 +170,7 @@ func benchEngines(cmd *cobra.Command, g *globals, list string) ([]*device.Engine
 			return nil, fmt.Errorf("bench: give --device or --devices, not both (--device %s, --devices %s)", g.device, list)
 		}
 	}
-	engines, err := device.SelectTimed(spec, list, device.Request{Fallback: g.fallback})
+	engines, err := device.SelectTimed(spec, list, device.Request{Fallback: g.fallback, PluginFile: g.plugin})
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}

@@ -56,7 +56,7 @@ func TestDoctorJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if !rep.OK || rep.Selected.Device.Name != "go" || len(rep.Findings) != 10 {
+	if !rep.OK || rep.Selected.Device.Name != "go" || len(rep.Findings) != 12 {
 		t.Errorf("report: ok %v, selected %q, %d findings", rep.OK, rep.Selected.Device.Name, len(rep.Findings))
 	}
 	for _, f := range rep.Findings {

@@ -24,6 +24,9 @@ import (
 type globals struct {
 	device   string
 	fallback bool
+	// plugin is --plugin: an explicit PJRT plugin file, the only plugin
+	// considered (device.Request.PluginFile).
+	plugin   string
 	json     bool
 	logLevel string
 	// maxInputMiB is --max-input-mib: the size cap of the data readers
@@ -64,6 +67,7 @@ reason, unless --fallback is given.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.device, "device", "auto", "device to run on: "+device.ValidForms)
 	pf.BoolVar(&g.fallback, "fallback", false, "if --device cannot be used, continue on the next best device (with a warning)")
+	pf.StringVar(&g.plugin, "plugin", "", "PJRT plugin file to use, for example JAX's <site-packages>/jax_plugins/xla_cuda12/xla_cuda_plugin.so; when given, it is the only plugin considered")
 	pf.BoolVar(&g.json, "json", false, "print the report as JSON on stdout")
 	pf.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	pf.Int64Var(&g.maxInputMiB, "max-input-mib", 0, "size cap, in MiB, of the data files read (CSV, IDX, text, instructions, feature sets); a larger or endless input is refused (0: 1024 MiB, 2048 for feature sets)")
@@ -112,6 +116,7 @@ func group(use, short string, subs ...*cobra.Command) *cobra.Command {
 func (g *globals) engine(cmd *cobra.Command, req device.Request) (*device.Engine, error) {
 	req.Device = g.device
 	req.Fallback = req.Fallback || g.fallback
+	req.PluginFile = g.plugin
 	e, err := device.Select(req)
 	if err != nil {
 		return nil, err
