@@ -19,13 +19,11 @@ func newDevicesCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "devices",
 		Short: "List backends and devices, with why each unavailable one cannot be used",
-		Long: `devices lists every backend and device gotrain knows of — native Go, GoMLX's
-simplego, and each device of each PJRT plugin found (in the plugin folders, JAX's
-CUDA plugin in the Python environments, or only --plugin) — with availability and
-the reason for each that cannot be used, then the plugins with their PJRT C API
-versions. --verify runs a small matmul + reduction on each available device (or
-only on --device when it is given), compares it with a float64 CPU reference and
-times it, the first call (compilation) apart.`,
+		Long: `devices lists every backend and device gotrain knows of (native Go, simplego, each
+device of each PJRT plugin found, JAX's CUDA plugin or --plugin included) with the
+reason for each that cannot be used, and each plugin's PJRT C API version. --verify
+runs a small matmul + reduction on each available device (or only on --device),
+compares it with a float64 CPU reference and times it, the first call apart.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts := device.SurveyOptions{Verify: verify, Repeats: repeats, PluginFile: g.plugin}
 			if cmd.Flags().Changed("device") {
@@ -55,10 +53,9 @@ func newDoctorCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Diagnose why an accelerator is or is not used, and say what to fix",
-		Long: `doctor checks the build, the PJRT plugins (JAX's CUDA plugin in the Python
-environments or --plugin included, each with its PJRT C API version against the
-loader's), the NVIDIA driver, the devices XLA sees, free GPU memory and the
-environment variables that hide or redirect devices
+		Long: `doctor checks the build, the PJRT plugins (JAX's CUDA plugin or --plugin included,
+each with its PJRT C API version against the loader's), the NVIDIA driver, the
+devices XLA sees, free GPU memory and the variables that hide or redirect devices
 (CUDA_VISIBLE_DEVICES, XLA_FLAGS, GOMLX_BACKEND), then resolves --device (default
 auto), runs a checked computation on the device chosen and, on an accelerator,
 keeps it busy with matmuls for --burst while watching its utilisation.

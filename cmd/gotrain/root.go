@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gomlx/gomlx/backends"
 	"github.com/spf13/cobra"
 
 	"github.com/gotrain/gotrain/device"
@@ -24,9 +23,7 @@ import (
 type globals struct {
 	device   string
 	fallback bool
-	// plugin is --plugin: an explicit PJRT plugin file, the only plugin
-	// considered (device.Request.PluginFile).
-	plugin   string
+	plugin   string // --plugin: the only PJRT plugin file considered
 	json     bool
 	logLevel string
 	// maxInputMiB is --max-input-mib: the size cap of the data readers
@@ -133,12 +130,6 @@ func announce(cmd *cobra.Command, r *device.Resolution) {
 	} else if r != nil {
 		slog.Debug(r.Summary())
 	}
-}
-
-// trainEngine selects the engine for a neural command and opens its
-// backend (on the CPU: gotrain's cpu backend).
-func (g *globals) trainEngine(cmd *cobra.Command) (*device.Engine, backends.Backend, error) {
-	return device.WithBackend(g.engine(cmd, device.Request{}))
 }
 
 // printJSON writes v as indented JSON.

@@ -228,7 +228,7 @@ func logf(format string, args ...any) { slog.Info(fmt.Sprintf(format, args...)) 
 // with it (an interrupted run that still reports). Errors without a
 // report start with name.
 func (g *globals) runTraining(cmd *cobra.Command, name string, fn func(context.Context, *device.Engine, backends.Backend) (textReport, error)) error {
-	eng, backend, err := g.trainEngine(cmd)
+	eng, backend, err := device.WithBackend(g.engine(cmd, device.Request{})) // on the CPU: gotrain's cpu backend
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -257,7 +257,7 @@ func newSampleCmd(g *globals, lm, short, long, modelUsage string, topK bool, sam
 			if r.Model == "" {
 				return fmt.Errorf("%s: --model is required (a checkpoint file or directory written by %s train)", name, lm)
 			}
-			eng, backend, err := g.trainEngine(cmd)
+			eng, backend, err := device.WithBackend(g.engine(cmd, device.Request{}))
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
