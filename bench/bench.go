@@ -43,6 +43,31 @@ func ParseSize(s string) (Size, error) {
 // ErrUnsupported is returned by a workload that has no implementation for a device.
 var ErrUnsupported = errors.New("not supported on this device")
 
+// ErrMismatch is wrapped by Report.Err when a device's output differs from
+// the CPU's by more than the workload's tolerance.
+var ErrMismatch = errors.New("output differs from the CPU's")
+
+// DefaultTolerance is the relative error up to which a device's output
+// matches the CPU's for MatMul and the forests (their Tolerance): float32
+// rounding in another order of operations stays orders of magnitude
+// below it, a wrong result does not.
+const DefaultTolerance = 1e-4
+
+// Tolerance is how close a device's output must be to the CPU's to match.
+type Tolerance struct {
+	// Rel is the largest relative error that matches.
+	Rel float64
+	// Floors, when set, holds one floor per output value and measures
+	// each value's error against its own magnitude:
+	// |got_i − want_i| / max(|want_i|, Floors[i]) (a floor of 0 is plain
+	// relative; 0/0 is 0). Use it for outputs whose values differ in unit
+	// and scale (features), where an error relative to the largest value
+	// would leave the small ones unchecked. Without floors the error is
+	// max_i |got_i − want_i| / max_i |want_i|, as suits a matrix, whose
+	// small entries carry the rounding of large sums.
+	Floors []float64
+}
+
 // Output is what one call of a workload produced.
 type Output struct {
 	// Values are compared against the CPU's for parity.
@@ -59,6 +84,9 @@ type Workload interface {
 	Describe() string
 	// Unit is the throughput unit, per second (for example "rows/s").
 	Unit() string
+	// Tolerance is how close a device's output must be to the CPU's
+	// (Options.Tolerance, when set, replaces its Rel).
+	Tolerance() Tolerance
 	// Runner prepares the workload on a device and returns the call to time.
 	// It returns ErrUnsupported (wrapped, with the reason) when the device
 	// cannot run it. close releases what Runner allocated.
@@ -82,10 +110,18 @@ type Result struct {
 	Throughput  float64 `json:"throughput"`
 	Unit        string  `json:"unit"`
 	SpeedUp     float64 `json:"speedup_vs_cpu"`
-	Parity      string  `json:"parity"`
+	// Parity is the verdict against the CPU: "reference" on the CPU,
+	// "identical", "within <tolerance>" or "MISMATCH: <what differs>"
+	// (Mismatch) on a device, "" where the device could not run it.
+	Parity string `json:"parity"`
+	// MaxRelError is the largest relative error against the CPU's output,
+	// measured as the workload's Tolerance says.
 	MaxRelError float64 `json:"max_rel_error"`
-	RSSMiB      float64 `json:"host_rss_mib"`
-	PeakRSSMiB  float64 `json:"host_peak_rss_mib"`
+	// Tolerance is the largest relative error that matched (the
+	// workload's Tolerance.Rel, or Options.Tolerance).
+	Tolerance  float64 `json:"tolerance"`
+	RSSMiB     float64 `json:"host_rss_mib"`
+	PeakRSSMiB float64 `json:"host_peak_rss_mib"`
 }
 
 // Options control Run.
@@ -95,11 +131,25 @@ type Options struct {
 	// Engines are where to run (package device selects them); the first
 	// must be the native CPU, the reference for speed-ups and parity.
 	Engines []*device.Engine
-	// Tolerance is the largest relative error reported as matching (default 1e-4).
+	// Tolerance, when > 0, replaces the Rel of every workload's Tolerance
+	// (its floors kept).
 	Tolerance float64
 	// Progress, when set, is called before each measurement.
 	Progress func(workload, device string)
+	// Perturb, when set, replaces each device's output (the CPU's
+	// included) before the comparison: a fault injected by tests, to check
+	// that a mismatch is caught and reported. Leave it nil.
+	Perturb func(workload, device string, values []float64) []float64
 }
+
+// Mismatch reports whether r's output differs from the CPU's by more than
+// its tolerance.
+func (r *Result) Mismatch() bool {
+	return r.Available && strings.HasPrefix(r.Parity, mismatch)
+}
+
+// mismatch starts the parity verdict of an output that does not match.
+const mismatch = "MISMATCH"
 
 // Run measures every workload on every device.
 func Run(workloads []Workload, opts Options) ([]Result, error) {
@@ -109,11 +159,15 @@ func Run(workloads []Workload, opts Options) ([]Result, error) {
 	if len(opts.Engines) == 0 || !opts.Engines[0].Native() {
 		return nil, errors.New("bench: the first device must be the native CPU (the reference)")
 	}
-	if opts.Tolerance == 0 {
-		opts.Tolerance = 1e-4
-	}
 	var out []Result
 	for _, w := range workloads {
+		tol := w.Tolerance()
+		if opts.Tolerance > 0 {
+			tol.Rel = opts.Tolerance
+		}
+		if !(tol.Rel >= 0) {
+			return nil, fmt.Errorf("bench: %s: tolerance %v, want >= 0", w.Name(), tol.Rel)
+		}
 		var ref *Result
 		var refValues []float64
 		for _, e := range opts.Engines {
@@ -121,9 +175,16 @@ func Run(workloads []Workload, opts Options) ([]Result, error) {
 				opts.Progress(w.Name(), e.Name())
 			}
 			r, values := measure(w, e, opts.Repeats)
+			r.Tolerance = tol.Rel
+			if r.Available && opts.Perturb != nil {
+				values = opts.Perturb(w.Name(), e.Name(), values)
+			}
 			if ref == nil {
 				if !r.Available {
 					return nil, fmt.Errorf("bench: %s failed on the CPU: %s", w.Name(), r.Reason)
+				}
+				if tol.Floors != nil && len(tol.Floors) != len(values) {
+					return nil, fmt.Errorf("bench: %s: its tolerance has %d floors for %d values", w.Name(), len(tol.Floors), len(values))
 				}
 				r.SpeedUp, r.Parity = 1, "reference"
 				refValues = values
@@ -133,7 +194,7 @@ func Run(workloads []Workload, opts Options) ([]Result, error) {
 			}
 			if r.Available {
 				r.SpeedUp = ref.MedianMS / r.MedianMS
-				r.MaxRelError, r.Parity = compare(values, refValues, opts.Tolerance)
+				r.MaxRelError, r.Parity = compare(values, refValues, tol)
 			}
 			out = append(out, r)
 		}
@@ -197,32 +258,49 @@ func measure(w Workload, e *device.Engine, repeats int) (Result, []float64) {
 	return r, first.Values
 }
 
-// compare returns the max relative error of got against want (relative to
-// max|want|) and a parity verdict.
-func compare(got, want []float64, tol float64) (float64, string) {
+// compare returns the largest relative error of got against want, measured
+// as tol says, and a parity verdict.
+func compare(got, want []float64, tol Tolerance) (float64, string) {
 	if len(got) != len(want) {
-		return math.Inf(1), fmt.Sprintf("MISMATCH: %d values, CPU has %d", len(got), len(want))
+		return math.Inf(1), fmt.Sprintf("%s: %d values, CPU has %d", mismatch, len(got), len(want))
+	}
+	var scale float64 // the largest |want|, without floors
+	for _, w := range want {
+		scale = max(scale, math.Abs(w))
 	}
 	identical := true
-	var num, den float64
+	rel, worst := 0.0, -1
 	for i := range want {
-		if got[i] != want[i] && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
-			identical = false
+		g, w := got[i], want[i]
+		if g == w || math.IsNaN(g) && math.IsNaN(w) {
+			continue
 		}
-		num = max(num, math.Abs(got[i]-want[i]))
-		den = max(den, math.Abs(want[i]))
+		identical = false
+		d := math.Abs(g - w)
+		s := scale
+		if tol.Floors != nil {
+			s = max(math.Abs(w), tol.Floors[i])
+		}
+		e := d // all of want is 0: the absolute error
+		if s > 0 {
+			e = d / s
+		} else if tol.Floors != nil {
+			e = math.Inf(1) // against an exact zero with a floor of 0
+		}
+		if math.IsNaN(e) || e > rel || worst < 0 {
+			rel, worst = e, i
+		}
+		if math.IsNaN(e) {
+			break
+		}
 	}
 	if identical {
 		return 0, "identical"
 	}
-	rel := num
-	if den > 0 {
-		rel = num / den
+	if rel <= tol.Rel {
+		return rel, fmt.Sprintf("within %.0e", tol.Rel)
 	}
-	if rel <= tol {
-		return rel, fmt.Sprintf("within %.0e", tol)
-	}
-	return rel, fmt.Sprintf("MISMATCH: rel error %.2e > %.0e", rel, tol)
+	return rel, fmt.Sprintf("%s: rel error %.2e > %.0e (value %d)", mismatch, rel, tol.Rel, worst)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }

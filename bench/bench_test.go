@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -18,11 +19,18 @@ type fake struct {
 	out   map[string][]float64
 	unsup map[string]bool
 	calls map[string]int
+	tol   Tolerance // zero: DefaultTolerance
 }
 
 func (f *fake) Name() string     { return "fake" }
 func (f *fake) Describe() string { return "a fake workload" }
 func (f *fake) Unit() string     { return "items/s" }
+func (f *fake) Tolerance() Tolerance {
+	if f.tol.Rel == 0 && f.tol.Floors == nil {
+		return Tolerance{Rel: DefaultTolerance}
+	}
+	return f.tol
+}
 func (f *fake) Runner(e *device.Engine) (func() (Output, error), func(), error) {
 	if f.unsup[e.Name()] {
 		return nil, nil, fmt.Errorf("%w: fake says no", ErrUnsupported)
@@ -121,7 +129,9 @@ func TestRunErrors(t *testing.T) {
 }
 
 // TestSmallPresetOnCPUAndSimpleGo runs the real small workloads on the native
-// CPU and simplego.
+// CPU and simplego and holds every workload's output on simplego to the
+// CPU's: "identical", or "within" the workload's own tolerance (the
+// forests identical: the graph learner grows the CPU learner's trees).
 func TestSmallPresetOnCPUAndSimpleGo(t *testing.T) {
 	ws, err := Workloads(Small)
 	if err != nil {
@@ -135,19 +145,28 @@ func TestSmallPresetOnCPUAndSimpleGo(t *testing.T) {
 	for _, r := range res {
 		got[r.Workload+"/"+r.Device] = r
 	}
-	if r := got["matmul/go"]; !r.Available || !strings.HasPrefix(r.Parity, "within") && r.Parity != "identical" {
-		t.Errorf("matmul on simplego: %+v", r)
+	if len(res) != 2*len(ws) {
+		t.Errorf("%d results for %d workloads on 2 devices", len(res), len(ws))
 	}
-	if r := got["forest-fit/go"]; !r.Available || r.Parity != "identical" {
-		t.Errorf("forest-fit on simplego should grow the CPU learner's trees (identical predictions): %+v", r)
-	}
-	if r := got["forest-predict/go"]; !r.Available || r.Parity != "identical" {
-		t.Errorf("forest-predict on simplego should give the CPU predictor's bits: %+v", r)
-	}
-	for _, k := range []string{"matmul/cpu", "forest-fit/cpu", "forest-predict/cpu"} {
-		if r := got[k]; !r.Available || r.Throughput <= 0 {
-			t.Errorf("%s: %+v", k, r)
+	mustBeIdentical := map[string]bool{"forest-fit": true, "forest-predict": true}
+	for _, w := range ws {
+		tol := w.Tolerance().Rel
+		if !(tol > 0 && tol <= DefaultTolerance) {
+			t.Errorf("%s states tolerance %g, want in (0, %g]", w.Name(), tol, DefaultTolerance)
 		}
+		cpu, goRes := got[w.Name()+"/cpu"], got[w.Name()+"/go"]
+		if !cpu.Available || cpu.Parity != "reference" || cpu.Throughput <= 0 {
+			t.Errorf("%s on the CPU: %+v", w.Name(), cpu)
+		}
+		ok := goRes.Parity == "identical" || !mustBeIdentical[w.Name()] && goRes.Parity == fmt.Sprintf("within %.0e", tol)
+		if !goRes.Available || !ok || goRes.Mismatch() || goRes.Tolerance != tol || goRes.MaxRelError > tol {
+			t.Errorf("%s on simplego: parity %q (max rel error %g, tolerance %g, available %v: %s); want identical%s",
+				w.Name(), goRes.Parity, goRes.MaxRelError, goRes.Tolerance, goRes.Available, goRes.Reason,
+				map[bool]string{false: fmt.Sprintf(" or within %.0e", tol), true: ""}[mustBeIdentical[w.Name()]])
+		}
+	}
+	if err := (&Report{Results: res}).Err(); err != nil {
+		t.Errorf("Report.Err: %v", err)
 	}
 	dir := t.TempDir()
 	var buf bytes.Buffer
@@ -304,5 +323,100 @@ func TestReportWriteFiles(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCompare checks the parity verdicts: relative to the largest value
+// without floors, per value with them (a small feature's error is then
+// caught), lengths, NaNs and zeros.
+func TestCompare(t *testing.T) {
+	plain := Tolerance{Rel: 1e-4}
+	floors := Tolerance{Rel: 1e-4, Floors: []float64{1, 1e-6, 0}}
+	nan := math.NaN()
+	for _, tt := range []struct {
+		name      string
+		got, want []float64
+		tol       Tolerance
+		verdict   string
+		rel       float64
+	}{
+		{"identical", []float64{1, 2, nan}, []float64{1, 2, nan}, plain, "identical", 0},
+		{"within, of the largest", []float64{1e4, 0.5}, []float64{1e4, 0.50001}, plain, "within 1e-04", 1e-9},
+		// The same small error is 2e-5 of its own value: a per-value check sees it.
+		{"small value, per value", []float64{1e4, 0.5, 3}, []float64{1e4, 0.50001, 3}, floors, "within 1e-04", 1e-5 / 0.50001},
+		{"small value off by 1%, of the largest", []float64{1e4, 0.505}, []float64{1e4, 0.5}, plain, "within 1e-04", 5e-7},
+		{"small value off by 1%, per value", []float64{1e4, 0.505, 3}, []float64{1e4, 0.5, 3}, floors,
+			"MISMATCH: rel error 1.00e-02 > 1e-04 (value 1)", 1e-2},
+		{"near zero, floor", []float64{1e-5, 0, 3}, []float64{0, 0, 3}, floors, "within 1e-04", 1e-5},
+		{"exact zero, no floor", []float64{1, 1e-6, 1e-300}, []float64{1, 1e-6, 0}, floors, "MISMATCH: rel error +Inf > 1e-04 (value 2)", math.Inf(1)},
+		{"all zero, no floors: absolute", []float64{0, 1e-5}, []float64{0, 0}, plain, "within 1e-04", 1e-5},
+		{"NaN against a number", []float64{1, nan}, []float64{1, 2}, plain, "MISMATCH: rel error NaN > 1e-04 (value 1)", nan},
+		{"lengths", []float64{1}, []float64{1, 2}, plain, "MISMATCH: 1 values, CPU has 2", math.Inf(1)},
+	} {
+		rel, verdict := compare(tt.got, tt.want, tt.tol)
+		relOK := math.Abs(rel-tt.rel) <= 1e-6*math.Abs(tt.rel) || math.IsNaN(rel) && math.IsNaN(tt.rel) || rel == tt.rel
+		if verdict != tt.verdict || !relOK {
+			t.Errorf("%s: %q, rel %g; want %q, %g", tt.name, verdict, rel, tt.verdict, tt.rel)
+		}
+	}
+}
+
+// TestReportErr checks the verdict of a report: nil when every device
+// matched or could not run a workload, else an error wrapping ErrMismatch
+// that names each workload and device that did not match, and by how much.
+func TestReportErr(t *testing.T) {
+	ok := []Result{
+		{Workload: "matmul", Device: "cpu", Available: true, Parity: "reference"},
+		{Workload: "matmul", Device: "go", Available: true, Parity: "within 1e-04"},
+		{Workload: "matmul", Device: "gpu", Reason: "no plugin"},
+		{Workload: "forest-fit", Device: "go", Available: true, Parity: "identical"},
+	}
+	if err := (&Report{Results: ok}).Err(); err != nil {
+		t.Errorf("all matching: %v", err)
+	}
+	bad := append(ok[:len(ok):len(ok)],
+		Result{Workload: "matmul", Device: "xla:cuda:0", Available: true, Parity: "MISMATCH: rel error 2.50e-01 > 1e-04 (value 3)"},
+		Result{Workload: "signal-features", Device: "go", Available: true, Parity: "MISMATCH: 34 values, CPU has 35"})
+	err := (&Report{Results: bad}).Err()
+	want := "bench: output differs from the CPU's: matmul on xla:cuda:0 (rel error 2.50e-01 > 1e-04 (value 3)); signal-features on go (34 values, CPU has 35)"
+	if err == nil || err.Error() != want || !errors.Is(err, ErrMismatch) {
+		t.Errorf("err = %v\nwant %s (wrapping ErrMismatch)", err, want)
+	}
+}
+
+// TestRunPerturbedOutputFails injects a fault with Options.Perturb: a
+// device's output scaled by 1.01 must be a mismatch that Report.Err
+// names, while the report keeps every result.
+func TestRunPerturbedOutputFails(t *testing.T) {
+	f := &fake{out: map[string][]float64{"cpu": {1, 2, 3}, "go": {1, 2, 3}}, calls: map[string]int{}}
+	var seen []string
+	perturb := func(w, d string, v []float64) []float64 {
+		seen = append(seen, w+"/"+d)
+		if d != "go" {
+			return v
+		}
+		out := make([]float64, len(v))
+		for i := range v {
+			out[i] = v[i] * 1.01
+		}
+		return out
+	}
+	res, err := Run([]Workload{f}, Options{Repeats: 1, Engines: devs(t)[:2], Perturb: perturb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(seen, " ") != "fake/cpu fake/go" {
+		t.Errorf("Perturb saw %v, want every device's output", seen)
+	}
+	if len(res) != 2 || !res[1].Mismatch() || res[0].Mismatch() {
+		t.Fatalf("results %+v: want the CPU's reference and a mismatch on go", res)
+	}
+	err = (&Report{Results: res}).Err()
+	if err == nil || !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "fake on go (rel error 1.00e-02 > 1e-04 (value 2))") {
+		t.Errorf("Report.Err = %v", err)
+	}
+	f.tol = Tolerance{Rel: 1e-4, Floors: []float64{1, 1}}
+	if _, err := Run([]Workload{f}, Options{Repeats: 1, Engines: devs(t)[:2]}); err == nil || !strings.Contains(err.Error(), "2 floors for 3 values") {
+		t.Errorf("floors of the wrong length: err = %v", err)
 	}
 }

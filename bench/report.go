@@ -23,6 +23,24 @@ type Report struct {
 	Size    string   `json:"size"` // the workload sizes, as given
 }
 
+// Err is the report's parity verdict as an error: nil when every device's
+// output matched the CPU's (a device that could not run a workload is
+// reported, not failed), else an error wrapping ErrMismatch that names
+// each workload and device that did not match and by how much.
+func (r *Report) Err() error {
+	var bad []string
+	for i := range r.Results {
+		if res := &r.Results[i]; res.Mismatch() {
+			what := strings.TrimPrefix(strings.TrimPrefix(res.Parity, mismatch), ": ")
+			bad = append(bad, fmt.Sprintf("%s on %s (%s)", res.Workload, res.Device, what))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("bench: %w: %s", ErrMismatch, strings.Join(bad, "; "))
+}
+
 // WriteText writes the results as an aligned terminal table.
 func (r *Report) WriteText(w io.Writer) error { return WriteTable(w, r.Results) }
 

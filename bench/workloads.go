@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/graph"
@@ -48,6 +49,10 @@ func (m *MatMul) Describe() string { return fmt.Sprintf("C = A·B, %dx%d float32
 
 // Unit implements Workload.
 func (m *MatMul) Unit() string { return "GFLOP/s" }
+
+// Tolerance implements Workload: DefaultTolerance of the largest entry
+// (float32 sums of N products in another order).
+func (m *MatMul) Tolerance() Tolerance { return Tolerance{Rel: DefaultTolerance} }
 
 func (m *MatMul) inputs() (a, b []float32) {
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -153,6 +158,11 @@ func (w *forestWorkload) Unit() string {
 	return "trees/s"
 }
 
+// Tolerance implements Workload: DefaultTolerance of the largest
+// prediction (the graph paths grow the same trees and walk them as the
+// CPU does: on simplego the predictions are identical).
+func (w *forestWorkload) Tolerance() Tolerance { return Tolerance{Rel: DefaultTolerance} }
+
 func (w *forestWorkload) Runner(e *device.Engine) (func() (Output, error), func(), error) {
 	if !e.Native() && !w.predict {
 		// The graph learner (forest/forestgraph) grows the same trees on the
@@ -238,11 +248,48 @@ func (s *SignalFeatures) Describe() string {
 // Unit implements Workload.
 func (s *SignalFeatures) Unit() string { return "records/s" }
 
+// The record and extractor configuration of SignalFeatures.
+const (
+	signalRate  = 200000
+	signalWelch = 1024 // Welch segment: one bin is signalRate/signalWelch Hz
+	signalMFCCs = 13
+	signalRel   = 1e-4 // the graph extractor's parity floor (docs/SIGNAL.md)
+)
+
+// Tolerance implements Workload: 1e−4 of each feature (signal.FeatureNames)
+// against its own magnitude, the graph extractor's parity floor of
+// docs/SIGNAL.md ("Parity with the CPU path"; it computes the MFCCs in
+// float32), with floors that give a feature near zero its scale: 1 dB for
+// levels and SNRs, one Welch bin (195 Hz) for frequencies, 1 for the
+// normalised cumulants, phases (rad) and MFCCs, 1e−3 of full scale for
+// the amplitude statistics, 1e−6 for the flatness, none for powers.
+func (s *SignalFeatures) Tolerance() Tolerance {
+	bin := float64(signalRate) / signalWelch
+	floor := map[string]float64{
+		"rssi_dbfs": 1, "rssi_dbm": 1, "snr_db": 1, "snr_inband_db": 1,
+		"occupied_bw_hz": bin, "obw_hz": bin, "centroid_hz": bin, "bandwidth_hz": bin, "rolloff_hz": bin,
+		"inst_freq_mean": bin, "inst_freq_std": bin, "flatness": 1e-6,
+		"c20": 1, "c40": 1, "c41": 1, "c42": 1, "inst_phase_mean": 1, "inst_phase_std": 1,
+		"inst_amp_mean": 1e-3, "inst_amp_std": 1e-3, "noise_psd": 0, "c21": 0,
+	}
+	names := signal.FeatureNames(signalMFCCs)
+	floors := make([]float64, len(names))
+	for i, n := range names {
+		// A feature missing from the table (one added to signal.Features
+		// later) gets 0: held to its own magnitude, never left unchecked.
+		floors[i] = floor[n]
+		if strings.HasPrefix(n, "mfcc") {
+			floors[i] = 1
+		}
+	}
+	return Tolerance{Rel: signalRel, Floors: floors}
+}
+
 // Runner implements Workload.
 func (s *SignalFeatures) Runner(e *device.Engine) (func() (Output, error), func(), error) {
-	const rate = 200000
+	const rate = signalRate
 	opts := signal.SynthOptions{Mod: signal.QPSK, SampleRate: rate, Samples: int(s.Seconds * rate), SNRdB: 10, CarrierOffset: 25000, Seed: 1}
-	cfg := signal.Config{SampleRate: rate}
+	cfg := signal.Config{SampleRate: rate, WelchSegment: signalWelch, MFCCs: signalMFCCs}
 	var ex signal.FeatureExtractor
 	closeFn := func() {}
 	if e.Native() {

@@ -13,7 +13,7 @@ Each round, after waiting for an idle machine (the peer's wait_idle), times:
   - the MLP 784-512-512-10 train step, batch 256, Adam: the peer's bench_mlp and
     `go test -bench 'MLPTrainStep/cpu' ./train/` (same model, loss and optimizer);
   - the 2x512 char-LSTM train step, batch 64, seq 100: the peer's bench_lstm and
-    `go test -bench LSTMTrainStep ./models/charlstm/` (gotrain feeds one-hot
+    `go test -bench LSTMTrainStep/cpu ./models/charlstm/` (gotrain feeds one-hot
     characters to the first layer where the peer has a 64-wide embedding).
   - the MoE classifier step (8 experts 784-256-10, top-2, batch 256, Adam), sparse
     dispatch and dense: the peer's bench_moe (MoESparse, MoEDense) and
@@ -105,7 +105,7 @@ def main():
             rows["torch_mlp"].append(peer.bench_mlp(10, 40)["median_s"] * 1e3)
             rows["go_mlp"].append(go_bench("./train/", "MLPTrainStep/cpu$", "40x", "ms/step"))
             rows["torch_lstm"].append(peer.bench_lstm(64, 2, 5)["median_s"] * 1e3)
-            rows["go_lstm"].append(go_bench("./models/charlstm/", "LSTMTrainStep", "5x", "ms/step"))
+            rows["go_lstm"].append(go_bench("./models/charlstm/", "LSTMTrainStep/cpu$", "5x", "ms/step"))
             rows["torch_moe"].append(peer.bench_moe(peer.MoESparse, 5, 20)["median_s"] * 1e3)
             rows["go_moe"].append(go_bench("./models/moe/", "TrainStep/sparse/cpu$", "20x", "ms/step"))
             rows["torch_moe_dense"].append(peer.bench_moe(peer.MoEDense, 5, 20)["median_s"] * 1e3)

@@ -68,7 +68,10 @@ def main():
     subprocess.run(["go", "build", "-o", binary, "./cmd/gotrain"], cwd=ROOT, check=True)
     md = os.path.join(tmp, "bench.md")
     out = subprocess.run([binary, "--json", "--log-level", "warn", "bench", "--size", args.size,
-                          "--repeats", args.repeats, "--md", md], check=True, capture_output=True, text=True)
+                          "--repeats", args.repeats, "--md", md], capture_output=True, text=True)
+    if out.returncode != 0:
+        # A parity mismatch (or any failure): nothing goes into the document.
+        sys.exit(f"gotrain bench exited with status {out.returncode}: {out.stderr.strip()}")
     bench = json.loads(out.stdout)
     stamp = time.strftime("%Y-%m-%d")
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()

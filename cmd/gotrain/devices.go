@@ -125,7 +125,12 @@ land) on the native CPU path and on every available device (or --devices), the
 first call (graph building and compilation) apart from the median, min and max of
 --repeats steady calls, each ending with its results copied back to the host. It
 reports throughput, the speed-up against the CPU, parity with the CPU's output
-and host memory. A workload a device cannot run is listed with the reason.`,
+and host memory. A workload a device cannot run is listed with the reason.
+
+Each workload states its parity tolerance. When a device's output differs from the
+CPU's by more than that, the report is still printed (and --md, --png written),
+then bench fails, naming each workload and device that did not match and by how
+much: the exit status is non-zero.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := g.outputs(cmd, []string{"md", "png"}, nil, nil); err != nil {
 				return err
@@ -137,7 +142,7 @@ and host memory. A workload a device cannot run is listed with the reason.`,
 			defer device.CloseAll(engines)
 			rep, err := bench.Measure(bench.Size(size), bench.Options{Repeats: repeats, Engines: engines, Progress: func(w, d string) {
 				slog.Info("bench: measuring", "workload", w, "device", d)
-			}})
+			}, Perturb: benchPerturb})
 			if err != nil {
 				return err
 			}
@@ -145,7 +150,10 @@ and host memory. A workload a device cannot run is listed with the reason.`,
 			if err := rep.WriteFiles(mdFile, pngFile, hdr); err != nil {
 				return err
 			}
-			return g.print(cmd, rep)
+			if err := g.print(cmd, rep); err != nil {
+				return err
+			}
+			return rep.Err()
 		},
 	}
 	cmd.Flags().StringVar(&size, "size", "small", "workload sizes: small (seconds) or seed (the seed systems' sizes)")
@@ -155,6 +163,11 @@ and host memory. A workload a device cannot run is listed with the reason.`,
 	cmd.Flags().StringVar(&pngFile, "png", "", "also write a bar chart of speed-ups to this PNG file")
 	return cmd
 }
+
+// benchPerturb is bench.Options.Perturb of `gotrain bench`: nil, except in
+// the tests that inject a parity fault into a gotrain process
+// (TestBenchMismatchFails).
+var benchPerturb func(workload, device string, values []float64) []float64
 
 // benchEngines returns the native CPU (the reference) followed by the
 // devices to time (device.SelectTimed): the global --device when it is

@@ -37,6 +37,7 @@ var kills atomic.Int64
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
+		injectBenchFault()
 		main()
 		os.Exit(0)
 	}

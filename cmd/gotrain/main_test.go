@@ -220,6 +220,7 @@ func TestBenchCommand(t *testing.T) {
 		Results []struct {
 			Workload, Device, Parity string
 			Available                bool
+			Tolerance                float64
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
@@ -228,6 +229,11 @@ func TestBenchCommand(t *testing.T) {
 	seen := map[string]bool{}
 	for _, r := range rep.Results {
 		seen[r.Workload+"/"+r.Device] = r.Available
+		want := map[string]bool{"reference": r.Device == "cpu", "identical": r.Device != "cpu",
+			fmt.Sprintf("within %.0e", r.Tolerance): r.Device != "cpu" && r.Tolerance > 0}
+		if !r.Available || !want[r.Parity] {
+			t.Errorf("%s on %s: parity %q (tolerance %g, available %v)", r.Workload, r.Device, r.Parity, r.Tolerance, r.Available)
+		}
 	}
 	if !seen["matmul/cpu"] || !seen["matmul/go"] || !seen["forest-fit/cpu"] {
 		t.Errorf("results: %+v", rep.Results)

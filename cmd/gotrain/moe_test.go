@@ -96,3 +96,31 @@ func TestMoETrainErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestMoETrainParallelExpertOnOneDevice checks that `moe train --parallel
+// expert` on one device reports what ran: data parallel (single-device),
+// with what was requested and why, in the JSON and in the text.
+func TestMoETrainParallelExpertOnOneDevice(t *testing.T) {
+	args := []string{"--device", "go", "moe", "train", "--dataset", "digits", "--experts", "2", "--hidden", "8",
+		"--epochs", "1", "--batch-size", "64", "--progress", "off", "--parallel", "expert"}
+	stdout, stderr, err := run(t, append(append([]string{"--json"}, args...), "--out", filepath.Join(t.TempDir(), "run"))...)
+	if err != nil {
+		t.Fatalf("moe train: %v\n%s\n%s", err, stdout, stderr)
+	}
+	var rep moe.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, stdout)
+	}
+	const why = "expert parallelism was requested but needs more than one device"
+	if rep.Devices != 1 || rep.Parallel != "data" || rep.ParallelRequested != "expert" || !strings.HasPrefix(rep.ParallelNote, why) {
+		t.Errorf("devices %d, parallel %q, requested %q, note %q; want 1, data, expert and %q...",
+			rep.Devices, rep.Parallel, rep.ParallelRequested, rep.ParallelNote, why)
+	}
+	stdout, stderr, err = run(t, append(args, "--out", filepath.Join(t.TempDir(), "run"))...)
+	if err != nil {
+		t.Fatalf("moe train: %v\n%s\n%s", err, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "device:        go (1 device(s), data parallel)\nparallel:      "+why) {
+		t.Errorf("text report does not say what ran and why:\n%s", stdout)
+	}
+}

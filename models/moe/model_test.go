@@ -318,6 +318,18 @@ func TestTrainOptionDefaults(t *testing.T) {
 	if res.BatchSize != 256 || res.Devices != 1 || len(res.Active) != 6 || res.Experts != 2 {
 		t.Errorf("batch size %d, devices %d, %d slots for %d experts; want 256, 1, 6 slots (2 + 4), 2", res.BatchSize, res.Devices, len(res.Active), res.Experts)
 	}
+	// Expert parallelism on one device: data parallel ran, and the result says why.
+	if res.Parallel != "data" || !strings.Contains(res.ParallelNote, "expert parallelism was requested but needs more than one device") ||
+		!strings.Contains(res.ParallelNote, "this run has 1, so it trained single-device") {
+		t.Errorf("ExpertParallel on one device: parallel %q, note %q; want data and the reason", res.Parallel, res.ParallelNote)
+	}
+	res, err = Train(stdcontext.Background(), testBackend(t), Options{Model: Config{Experts: 2, Hidden: []int{8}, TopK: 1}, Train: cfg, Data: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Parallel != "data" || res.ParallelNote != "" {
+		t.Errorf("data parallel on one device: parallel %q, note %q; want data and no note", res.Parallel, res.ParallelNote)
+	}
 	cfg.Devices = "2"
 	if _, err := Train(stdcontext.Background(), testBackend(t), Options{Model: Config{Experts: 2, Hidden: []int{8}, TopK: 1}, Train: cfg, Data: d}); err == nil ||
 		!strings.Contains(err.Error(), "Devices 2") {

@@ -16,18 +16,22 @@ type Report struct {
 	Device   string `json:"device"`
 	Fallback string `json:"fallback,omitempty"`
 	Devices  int    `json:"devices"`
-	// Parallel is "expert" with Model.ExpertParallel, else "data".
-	Parallel       string  `json:"parallel"`
-	Data           string  `json:"data"`
-	TestAccuracy   float64 `json:"test_accuracy"`
-	TestLoss       float64 `json:"test_loss"`
-	Epochs         int     `json:"epochs"`
-	Steps          int64   `json:"steps"`
-	StepsPerSecond float64 `json:"steps_per_second"`
-	MedianStepMS   float64 `json:"median_step_ms"`
-	FirstStepMS    float64 `json:"first_step_ms"`
-	BatchSize      int     `json:"batch_size"`
-	Experts        int     `json:"experts"`
+	// Parallel is how the run placed the experts (Result.Parallel):
+	// "expert" or "data"; ParallelRequested is what Model.ExpertParallel
+	// asked for, and ParallelNote why the two differ ("" when they do not).
+	Parallel          string  `json:"parallel"`
+	ParallelRequested string  `json:"parallel_requested"`
+	ParallelNote      string  `json:"parallel_note,omitempty"`
+	Data              string  `json:"data"`
+	TestAccuracy      float64 `json:"test_accuracy"`
+	TestLoss          float64 `json:"test_loss"`
+	Epochs            int     `json:"epochs"`
+	Steps             int64   `json:"steps"`
+	StepsPerSecond    float64 `json:"steps_per_second"`
+	MedianStepMS      float64 `json:"median_step_ms"`
+	FirstStepMS       float64 `json:"first_step_ms"`
+	BatchSize         int     `json:"batch_size"`
+	Experts           int     `json:"experts"`
 	// ExpertLoad is the Result's Load: each active slot's share.
 	ExpertLoad    map[int]float64 `json:"expert_load"`
 	DroppedShare  float64         `json:"dropped_share"`
@@ -46,11 +50,13 @@ type Report struct {
 // Report returns the report of r, trained with opts on the device named
 // device (fallback: the warning of a device fallback, or "").
 func (r *Result) Report(opts Options, device, fallback string) *Report {
-	parallel := "data"
-	if opts.Model.ExpertParallel {
-		parallel = "expert"
+	requested := parallelName(opts.Model.ExpertParallel)
+	parallel := r.Parallel
+	if parallel == "" { // a Result not made by Train
+		parallel = requested
 	}
-	return &Report{Device: device, Fallback: fallback, Devices: r.Devices, Parallel: parallel, Data: r.Data,
+	return &Report{Device: device, Fallback: fallback, Devices: r.Devices, Parallel: parallel, ParallelRequested: requested,
+		ParallelNote: r.ParallelNote, Data: r.Data,
 		TestAccuracy: r.TestAccuracy, TestLoss: r.TestLoss, Epochs: r.Epochs, Steps: r.Steps, StepsPerSecond: r.StepsPerSecond,
 		MedianStepMS: r.MedianStepMS, FirstStepMS: r.FirstStepMS, BatchSize: r.BatchSize, Experts: r.Experts,
 		ExpertLoad: r.Load, DroppedShare: r.DroppedShare, ExpertsPerDev: r.ExpertsPerDevice, Grown: r.Grown,
@@ -65,6 +71,9 @@ func (rep *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	m := rep.Model
 	fmt.Fprintf(&b, "device:        %s (%d device(s), %s parallel)\n", rep.Device, rep.Devices, rep.Parallel)
+	if rep.ParallelNote != "" {
+		fmt.Fprintf(&b, "parallel:      %s\n", rep.ParallelNote)
+	}
 	fmt.Fprintf(&b, "data:          %s\n", rep.Data)
 	fmt.Fprintf(&b, "model:         %d experts %v, top-%d, capacity factor %g, balance alpha %g\n",
 		rep.Experts, m.Hidden, m.TopK, m.CapacityFactor, m.BalanceAlpha)
@@ -88,4 +97,13 @@ func (rep *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "outputs:       %s\n", rep.Out)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// parallelName is the name of a placement of the experts: "expert" when
+// they are sharded over the devices, else "data".
+func parallelName(expertParallel bool) string {
+	if expertParallel {
+		return "expert"
+	}
+	return "data"
 }

@@ -116,6 +116,13 @@ type Result struct {
 	// Devices is the number of devices trained on (Model.Devices, or
 	// Train.Devices resolved against the backend).
 	Devices int `json:"devices"`
+	// Parallel is how the run placed the experts: "expert" (sharded over
+	// the devices) or "data" (every device holds every expert: data
+	// parallel, which on one device is plain single-device training).
+	Parallel string `json:"parallel"`
+	// ParallelNote says why Parallel is not what Model.ExpertParallel
+	// asked for ("" when it is).
+	ParallelNote string `json:"parallel_note,omitempty"`
 }
 
 // Train trains a mixture of experts on opts.Data with the harness and
@@ -124,8 +131,9 @@ type Result struct {
 // train.ErrInterrupted).
 //
 // A Model.Devices of 0 is Train.Devices resolved against the backend
-// (train.ParseDevices); Model.ExpertParallel on one device is off; with
-// GrowExperts, a Model.MaxExperts of 0 is Experts + 4.
+// (train.ParseDevices); Model.ExpertParallel on one device is off (the
+// Result's Parallel and ParallelNote say so); with GrowExperts, a
+// Model.MaxExperts of 0 is Experts + 4.
 func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Result, error) {
 	if ctx == nil {
 		ctx = stdcontext.Background()
@@ -158,8 +166,11 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 		}
 		mc.Devices = n
 	}
-	if mc.Devices <= 1 {
+	parallelNote := ""
+	if mc.Devices <= 1 && mc.ExpertParallel {
 		mc.ExpertParallel = false // nothing to shard on one device
+		parallelNote = fmt.Sprintf("expert parallelism was requested but needs more than one device to shard the experts over; "+
+			"this run has %d, so it trained single-device (data parallel over one device, every expert on it)", mc.Devices)
 	}
 	if opts.GrowExperts && mc.MaxExperts == 0 {
 		mc.MaxExperts = mc.Experts + 4
@@ -250,7 +261,7 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 		return nil, t.err
 	}
 	res := &Result{Data: d.Name, Train: tr, Steps: tr.Steps, Grown: t.grown, History: t.history, Perf: h.Perf(),
-		BatchSize: cfg.BatchSize, Devices: mc.Devices}
+		BatchSize: cfg.BatchSize, Devices: mc.Devices, Parallel: parallelName(m.cfg.ExpertParallel), ParallelNote: parallelNote}
 	if runErr != nil && !errors.Is(runErr, train.ErrInterrupted) {
 		return nil, fmt.Errorf("moe: %w", runErr)
 	}
