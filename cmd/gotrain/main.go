@@ -18,13 +18,10 @@ func main() {
 	}
 	if err := execute(newRootCmd()); err != nil {
 		fmt.Fprintln(os.Stderr, "gotrain:", err)
-		var ec exitCoder
+		var ec interface{ ExitCode() int } // an error that carries the exit code
 		if errors.As(err, &ec) {
 			os.Exit(ec.ExitCode())
 		}
 		os.Exit(1)
 	}
 }
-
-// exitCoder is an error that carries the process exit code.
-type exitCoder interface{ ExitCode() int }
