@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gotrain/gotrain/device"
+	"github.com/gotrain/gotrain/internal/cpufeat"
 	"github.com/gotrain/gotrain/internal/outputs"
 	"github.com/gotrain/gotrain/internal/readlimit"
 	"github.com/gotrain/gotrain/signal"
@@ -53,6 +54,9 @@ reason, unless --fallback is given.`,
 			var level slog.Level
 			if err := level.UnmarshalText([]byte(g.logLevel)); err != nil {
 				return fmt.Errorf("--log-level %q: want debug, info, warn or error", g.logLevel)
+			}
+			if err := cpufeat.Err(); err != nil {
+				return err
 			}
 			if g.maxInputMiB < 0 || g.maxInputMiB > 1<<30 {
 				return fmt.Errorf("--max-input-mib %d: want 0 (the readers' defaults) to %d", g.maxInputMiB, 1<<30)
