@@ -2,7 +2,7 @@
 
 package cpubackend
 
-import "golang.org/x/sys/cpu"
+import "github.com/gotrain/gotrain/internal/cpufeat"
 
 // logisticAVX512 and tanhAVX512 are the AVX-512 loops of fastmath.go
 // (fastmath_amd64.s): n must be a positive multiple of 8 and c must point
@@ -17,10 +17,14 @@ func tanhAVX512(dst, src *float32, n int, c *float64)
 //go:noescape
 func expAVX512(dst, src *float32, n int, c *float64)
 
+// kernelsBuilt tells whether this build has the assembly loops.
+const kernelsBuilt = true
+
 // hasFastmathAVX512 tells whether the CPU runs the AVX-512 loops (F for the
-// arithmetic, DQ for the float64 to int64 conversion); tests turn it off to
-// compare with the Go loops.
-var hasFastmathAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ
+// arithmetic, DQ for the float64 to int64 conversion) and GOTRAIN_CPU
+// (package internal/cpufeat) allows them; tests turn it off to compare with
+// the Go loops.
+var hasFastmathAVX512 = cpufeat.HasAVX512F && cpufeat.HasAVX512DQ
 
 // logisticFloat32 sets dst[j] = 1/(1 + e^−a[j]) (see logisticFloat32Go).
 func logisticFloat32(dst, a []float32) {

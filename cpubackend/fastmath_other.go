@@ -2,6 +2,9 @@
 
 package cpubackend
 
+// kernelsBuilt tells whether this build has the assembly loops.
+const kernelsBuilt = false
+
 // hasFastmathAVX512 is false where the AVX-512 loops are not built.
 var hasFastmathAVX512 = false
 

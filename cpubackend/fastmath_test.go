@@ -87,7 +87,7 @@ func BenchmarkLogisticFloat32(b *testing.B) {
 // bits, on every length up to 40 (the padded tail) and on special values.
 func TestFastmathPathsAgree(t *testing.T) {
 	if !hasFastmathAVX512 {
-		t.Skip("no AVX-512 here: only the Go loops run")
+		t.Skip("AVX-512 loops off (CPU, build or GOTRAIN_CPU): only the Go loops run")
 	}
 	r := rand.New(rand.NewPCG(9, 9))
 	xs := []float32{0, float32(math.Copysign(0, -1)), 1e-45, -1e-45, 1.0 / 1024, -1.0 / 1024, 0.000976, -0.000977,

@@ -4,7 +4,7 @@ package cpubackend
 
 import (
 	"github.com/gomlx/gomlx/backends"
-	"golang.org/x/sys/cpu"
+	"github.com/gotrain/gotrain/internal/cpufeat"
 )
 
 //go:generate go run gen_vecops.go
@@ -96,9 +96,10 @@ func vecSign(dst, a []float32) int {
 	return k
 }
 
-// hasVecAVX512 tells whether the CPU runs the AVX-512 loops; tests turn it
-// off to compare with the Go loops.
-var hasVecAVX512 = cpu.X86.HasAVX512F
+// hasVecAVX512 tells whether the CPU runs the AVX-512 loops and GOTRAIN_CPU
+// (package internal/cpufeat) allows them; tests turn it off to compare with
+// the Go loops.
+var hasVecAVX512 = cpufeat.HasAVX512F
 
 // vecLoops are the loops of each operation: vector-vector, vector-scalar,
 // scalar-vector.

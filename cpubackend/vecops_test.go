@@ -13,7 +13,7 @@ import (
 // vector and scalar operands, every length up to 70 and special values.
 func TestVecBinaryMatchesGo(t *testing.T) {
 	if !hasVecAVX512 {
-		t.Skip("no AVX-512 here: only the Go loops run")
+		t.Skip("AVX-512 loops off (CPU, build or GOTRAIN_CPU): only the Go loops run")
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	specials := []float32{0, float32(math.Copysign(0, -1)), 1e-45, -1e-45, 1e-38, float32(math.Inf(1)),
@@ -64,7 +64,7 @@ func TestVecBinaryMatchesGo(t *testing.T) {
 // float32(math.Sqrt(float64(x))) bit for bit, specials and subnormals included.
 func TestVecSqrtMatchesGo(t *testing.T) {
 	if !hasVecAVX512 {
-		t.Skip("no AVX-512 here: only the Go loop runs")
+		t.Skip("AVX-512 loops off (CPU, build or GOTRAIN_CPU): only the Go loop runs")
 	}
 	r := rand.New(rand.NewPCG(3, 3))
 	xs := []float32{0, float32(math.Copysign(0, -1)), 1e-45, 3e-39, -1, -1e-45, 1, 2, 4, math.MaxFloat32,
@@ -88,7 +88,7 @@ func TestVecSqrtMatchesGo(t *testing.T) {
 // bit: ±0, subnormals, ±Inf, NaNs with any payload, random bit patterns.
 func TestVecSignMatchesGo(t *testing.T) {
 	if !hasVecAVX512 {
-		t.Skip("no AVX-512 here: only the Go loop runs")
+		t.Skip("AVX-512 loops off (CPU, build or GOTRAIN_CPU): only the Go loop runs")
 	}
 	r := rand.New(rand.NewPCG(4, 5))
 	xs := []float32{0, float32(math.Copysign(0, -1)), 1e-45, -1e-45, 1, -1, float32(math.Inf(1)), float32(math.Inf(-1)),

@@ -234,8 +234,8 @@ func (f *Forest) computeOOB(xb []uint8, y []float64, inbag [][]uint64, cls []int
 		for i := range y {
 			if cnt[i] > 0 {
 				e := pred[i]/float64(cnt[i]) - y[i]
-				sse += e * e
-				sst += (y[i] - mean) * (y[i] - mean)
+				sse += float64(e * e) // no FMA: see R2
+				sst += float64((y[i] - mean) * (y[i] - mean))
 			}
 		}
 		f.OOBScore, f.OOBRows = 1-sse/sst, m

@@ -416,7 +416,7 @@ func TestBinnerThresholdsMatchCodes(t *testing.T) {
 
 func TestVectorWalkMatchesScalar(t *testing.T) {
 	if !useAVX512 {
-		t.Skip("no AVX-512 on this CPU: only the scalar walk runs")
+		t.Skip("AVX-512 walk off (CPU, build or GOTRAIN_CPU): only the scalar walk runs")
 	}
 	ds := withNaNs(data.MakeRegression(3000, 7, 1), 9)
 	f := fitOrFail(t, ds, Options{Trees: 5, Seed: 2})

@@ -99,7 +99,7 @@ func (f *Forest) PermutationImportance(x []float64, rows int, y []float64, repea
 		}
 		mean[j] /= float64(repeats)
 		for _, d := range drops {
-			std[j] += (d - mean[j]) * (d - mean[j])
+			std[j] += float64((d - mean[j]) * (d - mean[j])) // no FMA: see R2
 		}
 		std[j] = math.Sqrt(std[j] / float64(repeats))
 	}

@@ -30,10 +30,13 @@ func R2(pred, y []float64) float64 {
 		mean += v
 	}
 	mean /= float64(len(y))
+	// The conversions round each square before it is added: without them
+	// the compiler may fuse the multiply and the add into an FMA (it does
+	// on arm64), and the score would depend on the architecture.
 	var sse, sst float64
 	for i := range y {
-		sse += (pred[i] - y[i]) * (pred[i] - y[i])
-		sst += (y[i] - mean) * (y[i] - mean)
+		sse += float64((pred[i] - y[i]) * (pred[i] - y[i]))
+		sst += float64((y[i] - mean) * (y[i] - mean))
 	}
 	if sst == 0 {
 		return math.NaN()
@@ -46,7 +49,7 @@ func R2(pred, y []float64) float64 {
 func MeanSquaredError(pred, y []float64) float64 {
 	var s float64
 	for i := range y {
-		s += (pred[i] - y[i]) * (pred[i] - y[i])
+		s += float64((pred[i] - y[i]) * (pred[i] - y[i])) // no FMA: see R2
 	}
 	return s / float64(len(y))
 }

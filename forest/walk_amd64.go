@@ -2,10 +2,15 @@
 
 package forest
 
-import "golang.org/x/sys/cpu"
+import "github.com/gotrain/gotrain/internal/cpufeat"
 
-// useAVX512 selects the AVX-512 tree walk; tests turn it off to compare.
-var useAVX512 = cpu.X86.HasAVX512F
+// kernelsBuilt tells whether this build has the assembly kernels.
+const kernelsBuilt = true
+
+// useAVX512 selects the AVX-512 tree walk where the CPU and GOTRAIN_CPU
+// (package internal/cpufeat) allow it: it needs AVX-512 F and DQ
+// (VEXTRACTI32X8). Tests turn it off to compare.
+var useAVX512 = cpufeat.HasAVX512F && cpufeat.HasAVX512DQ
 
 // walk16 walks 16 rows through a compiled tree for at most depth steps with
 // AVX-512 gathers: row g's codes start at codes+offs[g]; out receives the

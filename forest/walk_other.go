@@ -2,6 +2,9 @@
 
 package forest
 
+// kernelsBuilt tells whether this build has the assembly kernels.
+const kernelsBuilt = false
+
 // useAVX512 is false where no vector kernel exists.
 var useAVX512 = false
 

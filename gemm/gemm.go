@@ -1,7 +1,9 @@
 // Package gemm multiplies float32 matrices fast on the CPU: a BLIS/GotoBLAS-style
 // SGEMM with packed, cache-sized blocks of A and B, register-blocked micro-kernels
 // in Go assembly for AVX-512 (14x32) and AVX2+FMA (6x16), and a portable Go
-// micro-kernel (2x4), chosen at run time from the CPU's features.
+// micro-kernel (2x4), chosen at run time from the CPU's features, which the
+// GOTRAIN_CPU environment variable can cap (avx2, generic: package
+// internal/cpufeat).
 //
 // Matrices are row-major with BLAS semantics:
 //

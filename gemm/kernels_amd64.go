@@ -5,7 +5,7 @@ package gemm
 import (
 	"math"
 
-	"golang.org/x/sys/cpu"
+	"github.com/gotrain/gotrain/internal/cpufeat"
 )
 
 // The micro-kernels are written by gen_kernels.go into kernels_amd64.s and
@@ -65,9 +65,14 @@ func fmaPeakAVX512(n int)
 // fmaPeakAVX2 runs n iterations of 12 independent 8-wide FMAs (peak probe).
 func fmaPeakAVX2(n int)
 
+// kernelsBuilt tells whether this build has the assembly kernels.
+const kernelsBuilt = true
+
+// hasAVX512 and hasAVX2 tell which assembly kernels the CPU and GOTRAIN_CPU
+// (package internal/cpufeat) allow.
 var (
-	hasAVX512 = cpu.X86.HasAVX512F
-	hasAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	hasAVX512 = cpufeat.HasAVX512F
+	hasAVX2   = cpufeat.HasAVX2FMA
 )
 
 // Blocking for this machine (Sapphire Rapids: 48 KiB L1d, 2 MiB L2 per core):

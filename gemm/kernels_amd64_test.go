@@ -89,7 +89,7 @@ var (
 // register transposes) with the Go packing code, on full and edge panels.
 func TestPackAVX512(t *testing.T) {
 	if !hasAVX512 {
-		t.Skip("no AVX-512")
+		t.Skip("AVX-512 kernels off (CPU or GOTRAIN_CPU)")
 	}
 	rng := rand.New(rand.NewPCG(13, 14))
 	const ld = 101

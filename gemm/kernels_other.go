@@ -2,6 +2,9 @@
 
 package gemm
 
+// kernelsBuilt tells whether this build has the assembly kernels.
+const kernelsBuilt = false
+
 // asmKernels is empty where no assembly kernel is built: only the Go path runs.
 func asmKernels() []*kernel { return nil }
 

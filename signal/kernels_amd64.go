@@ -5,11 +5,15 @@ package signal
 import (
 	"math"
 
-	"golang.org/x/sys/cpu"
+	"github.com/gotrain/gotrain/internal/cpufeat"
 )
 
-// useAVX2 selects the AVX2+FMA kernels; tests turn it off to compare.
-var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+// kernelsBuilt tells whether this build has the assembly kernels.
+const kernelsBuilt = true
+
+// useAVX2 selects the AVX2+FMA kernels where the CPU and GOTRAIN_CPU
+// (package internal/cpufeat) allow them; tests turn it off to compare.
+var useAVX2 = cpufeat.HasAVX2FMA
 
 // instFreqAVX2 returns Σd and Σd² over d_i = arg(x[i+1]·conj(x[i])) for
 // i < n (n a positive multiple of 4; x holds n+1 samples), computed as

@@ -7,7 +7,7 @@ import (
 
 func TestInstFreqSumsVectorMatchesScalar(t *testing.T) {
 	if !useAVX2 {
-		t.Skip("no AVX2 on this machine")
+		t.Skip("AVX2 kernels off (CPU, build or GOTRAIN_CPU): only the scalar code runs")
 	}
 	x, err := Synthesize(SynthOptions{Mod: QPSK, SampleRate: 8, Samples: 1003, SNRdB: 5, CarrierOffset: 0.3, Seed: 9})
 	if err != nil {
@@ -30,7 +30,7 @@ func TestInstFreqSumsVectorMatchesScalar(t *testing.T) {
 }
 func TestSpectrogramVectorMatchesScalar(t *testing.T) {
 	if !useAVX2 {
-		t.Skip("no AVX2 on this machine")
+		t.Skip("AVX2 kernels off (CPU, build or GOTRAIN_CPU): only the scalar code runs")
 	}
 	x, err := Synthesize(SynthOptions{Mod: QAM16, SampleRate: 1e4, Samples: 5000, SNRdB: 3, Seed: 2})
 	if err != nil {
@@ -58,7 +58,7 @@ func TestSpectrogramVectorMatchesScalar(t *testing.T) {
 
 func TestWelchVectorMatchesScalar(t *testing.T) {
 	if !useAVX2 {
-		t.Skip("no AVX2 on this machine")
+		t.Skip("AVX2 kernels off (CPU, build or GOTRAIN_CPU): only the scalar code runs")
 	}
 	for _, n := range []int{4096, 5000, 20000} {
 		x, err := Synthesize(SynthOptions{Mod: QAM16, SampleRate: 1e4, Samples: n, SNRdB: 3, CarrierOffset: 700, Seed: 4})

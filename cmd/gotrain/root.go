@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gotrain/gotrain/device"
+	"github.com/gotrain/gotrain/internal/cpufeat"
 	"github.com/gotrain/gotrain/internal/outputs"
 	"github.com/gotrain/gotrain/internal/readlimit"
 	"github.com/gotrain/gotrain/signal"
@@ -21,14 +22,12 @@ import (
 
 // globals are the flags every command shares.
 type globals struct {
-	device   string
-	fallback bool
-	plugin   string // --plugin: the only PJRT plugin file considered
-	json     bool
-	logLevel string
-	// maxInputMiB is --max-input-mib: the size cap of the data readers
-	// (0: theirs).
-	maxInputMiB int64
+	device      string
+	fallback    bool
+	plugin      string // --plugin: the only PJRT plugin file considered
+	json        bool
+	logLevel    string
+	maxInputMiB int64 // --max-input-mib: the data readers' size cap (0: theirs)
 	// stdout is the pipe an output "-" writes to (outputs), stdoutPath
 	// its path.
 	stdout     *outputs.Pipe
@@ -58,7 +57,7 @@ reason, unless --fallback is given.`,
 				return fmt.Errorf("--max-input-mib %d: want 0 (the readers' defaults) to %d", g.maxInputMiB, 1<<30)
 			}
 			slog.SetDefault(slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})))
-			return nil
+			return cpufeat.Err() // an unknown GOTRAIN_CPU value
 		},
 	}
 	pf := root.PersistentFlags()

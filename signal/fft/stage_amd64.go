@@ -2,10 +2,14 @@
 
 package fft
 
-import "golang.org/x/sys/cpu"
+import "github.com/gotrain/gotrain/internal/cpufeat"
 
-// useAVX2 selects the AVX2+FMA stage kernels; tests turn it off to compare.
-var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+// kernelsBuilt tells whether this build has the assembly kernels.
+const kernelsBuilt = true
+
+// useAVX2 selects the AVX2+FMA stage kernels where the CPU and GOTRAIN_CPU
+// (package internal/cpufeat) allow them; tests turn it off to compare.
+var useAVX2 = cpufeat.HasAVX2FMA
 
 // radix4AVX2 is a radix-4 Stockham pass over runs of s elements (s even):
 // for p < m it reads x[s·(p+i·m) : +s] for i < 4, and writes the butterfly

@@ -2,6 +2,9 @@
 
 package fft
 
+// kernelsBuilt tells whether this build has the assembly kernels.
+const kernelsBuilt = false
+
 // useAVX2 is false where no vector kernel exists.
 var useAVX2 = false
 

@@ -1,0 +1,35 @@
+package cpubackend
+
+import (
+	"testing"
+
+	"github.com/gomlx/gomlx/backends"
+
+	"github.com/gotrain/gotrain/internal/cpufeat/cpufeattest"
+)
+
+// startFastmath and startVec are the AVX-512 switches as the package
+// started (tests change them).
+var startFastmath, startVec = hasFastmathAVX512, hasVecAVX512
+
+// TestKernelPathFollowsGOTRAIN_CPU checks that the AVX-512 loops are on
+// exactly when the build, the CPU and GOTRAIN_CPU allow them (there is no
+// AVX2 loop: avx2 means the Go loops here), and that an element-wise Add
+// then takes the vector loop, in this process and under every setting.
+func TestKernelPathFollowsGOTRAIN_CPU(t *testing.T) {
+	w := cpufeattest.Current()
+	if want := kernelsBuilt && w.AVX512DQ; startFastmath != want {
+		t.Errorf("GOTRAIN_CPU=%q: AVX-512 Exp/Logistic/Tanh %v, want %v", w.Setting, startFastmath, want)
+	}
+	want := kernelsBuilt && w.AVX512F
+	if startVec != want {
+		t.Errorf("GOTRAIN_CPU=%q: AVX-512 vector operations %v, want %v", w.Setting, startVec, want)
+	}
+	defer func(v bool) { hasVecAVX512 = v }(hasVecAVX512)
+	hasVecAVX512 = startVec
+	a, b, dst := make([]float32, 16), make([]float32, 16), make([]float32, 16)
+	if vec := vecBinary(backends.OpTypeAdd, dst, a, nil, false, b, nil, false) == 16; vec != want {
+		t.Errorf("GOTRAIN_CPU=%q: Add of 16 elements ran the vector loop %v, want %v", w.Setting, vec, want)
+	}
+	cpufeattest.EachSetting(t)
+}
