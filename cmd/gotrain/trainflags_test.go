@@ -66,12 +66,7 @@ func TestTrainFlagVocabulary(t *testing.T) {
 // error mapping (fieldFlags) finds it.
 func TestConfigFieldFlags(t *testing.T) {
 	c := train.DefaultConfig()
-	fs := pflag.NewFlagSet("train", pflag.ContinueOnError)
-	addConfigFlags(fs, &c)
-	var rf runFlags
-	fs.StringVar(&rf.batchSize, "batch-size", "", "")
-	fs.StringVar(&rf.out, "out", "", "")
-	fs.StringVar(&rf.resume, "resume", "", "")
+	fs := trainFlagSet(&c)
 	fields := fieldFlags(fs, &c)
 	set := map[string]map[string]bool{ // flags a command does not offer, because it sets the field itself
 		"moe train":            {"plots-dir": true, "perf-summary": true},
@@ -150,12 +145,7 @@ func TestFlagsDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := train.DefaultConfig()
-	fs := pflag.NewFlagSet("train", pflag.ContinueOnError)
-	addConfigFlags(fs, &c)
-	var rf runFlags
-	fs.StringVar(&rf.batchSize, "batch-size", "32", "")
-	fs.StringVar(&rf.out, "out", "checkpoints", "")
-	fs.StringVar(&rf.resume, "resume", "", "")
+	fs := trainFlagSet(&c)
 	n := 0
 	fs.VisitAll(func(f *pflag.Flag) {
 		n++
@@ -408,4 +398,17 @@ func TestSharedFlagValues(t *testing.T) {
 			t.Errorf("--batch-size %s: %v", bad, err)
 		}
 	}
+}
+
+// trainFlagSet returns a flag set with every shared training flag bound
+// to c (addConfigFlags, then --batch-size, --out and --resume with the
+// defaults of lm lstm train).
+func trainFlagSet(c *train.Config) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("train", pflag.ContinueOnError)
+	addConfigFlags(fs, c)
+	var rf runFlags
+	fs.StringVar(&rf.batchSize, "batch-size", "32", "")
+	fs.StringVar(&rf.out, "out", "checkpoints", "")
+	fs.StringVar(&rf.resume, "resume", "", "")
+	return fs
 }
