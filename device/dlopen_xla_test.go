@@ -42,6 +42,9 @@ func unique() string {
 // and dnn. It returns the plugin's path and the libraries' paths.
 func fakeJAXEnv(t *testing.T, major, minor int) (plugin string, rt, blasLt, blas, dnn string) {
 	t.Helper()
+	if err := pjrttest.PluginTools(); err != nil {
+		t.Skip(err)
+	}
 	sp := filepath.Join(t.TempDir(), "site-packages")
 	u := unique()
 	lib := func(pkg, name string) string {

@@ -17,7 +17,7 @@ import (
 // versions and a fix, and one speaking the loader's, which goes on into
 // GoMLX's loader (and fails there, as a fake has no devices).
 func TestExplicitJAXPluginRealProbes(t *testing.T) {
-	if _, err := pjrttest.CC(); err != nil {
+	if err := pjrttest.PluginTools(); err != nil {
 		t.Skip(err)
 	}
 	if !device.Discover(device.DiscoverOptions{SkipNVIDIA: true, SkipPython: true}).XLACompiled {

@@ -2,11 +2,15 @@
 # gpu-verify.sh: the first minutes on a GPU machine, decisive (issue #18).
 #
 #   scripts/gpu-verify.sh --build DIR
-#       (here, with Go) builds the stripped default binary DIR/gotrain and the
-#       test binaries of the packages with GPU-present branches (DIR/tests/*.test),
-#       and prints their sizes and the glibc version the binary needs.
+#       (here, with Go) builds the bundle DIR/gpu-verify.tar.gz: the stripped
+#       default binary gotrain, this script, and the test binaries of the
+#       packages with GPU-present branches (tests/PKG/NAME.test, with their
+#       testdata); prints the sizes and the glibc version the binary needs.
+#       On the GPU machine: tar -xzf gpu-verify.tar.gz -C gv && gv/gpu-verify.sh
 #   scripts/gpu-verify.sh [--gotrain BIN] [--device gpu] [--size small|seed]
 #                         [--out DIR] [--tests DIR]
+#       (--gotrain defaults to the gotrain beside the script, --tests to the
+#       tests folder beside it)
 #       (on the GPU machine: no network, no Go) runs every check below on
 #       --device beside the native CPU, each step time-boxed, the whole under
 #       9 minutes, and writes DIR/report.md (default ./gpu-verify) with the
@@ -28,20 +32,39 @@ BUDGET=${GPU_VERIFY_BUDGET_S:-530}
 
 die() { echo "gpu-verify: $*" >&2; exit 2; }
 
+# The packages whose tests have GPU-present branches, in the bundle. Of
+# cmd/gotrain only the tests that call gpuHere run (GOTRAIN_GPU_TESTS; a
+# test in cmd/gotrain keeps the list complete): the rest of its suite is
+# GPU-agnostic and long.
+TEST_PKGS="device forest/forestgraph signal/sigraph cmd/gotrain"
+GOTRAIN_GPU_TESTS='^(TestBenchCommand|TestDeviceGPUFallback|TestDeviceGPUWithoutGPUFails|TestDoctorGPUWithoutGPUFails|TestForestGraphDeviceErrors|TestForestTrainErrors|TestSignalGPURefused)$'
+
 if [ "${1:-}" = "--build" ]; then
   D=${2:?usage: gpu-verify.sh --build DIR}
-  mkdir -p "$D/tests" || die "cannot create $D"
+  mkdir -p "$D" || die "cannot create $D"
+  D=$(cd "$D" && pwd)
   cd "$(dirname "$0")/.." || exit 2
-  go build -ldflags='-s -w' -o "$D/gotrain" ./cmd/gotrain || die "go build failed"
-  for p in ./device ./forest/forestgraph ./signal/sigraph; do
-    go test -c -ldflags='-s -w' -o "$D/tests/$(basename "$p").test" "$p" || die "go test -c $p failed"
+  S=$(mktemp -d) || exit 2
+  trap 'rm -rf "$S"' EXIT
+  go build -ldflags='-s -w' -o "$S/gotrain" ./cmd/gotrain || die "go build failed"
+  # Each test binary sits at its package's path, with the package's
+  # testdata, so that it runs in a folder laid out as in the repository.
+  for p in $TEST_PKGS; do
+    mkdir -p "$S/tests/$p" || exit 2
+    go test -c -ldflags='-s -w' -o "$S/tests/$p/$(basename "$p").test" "./$p" || die "go test -c ./$p failed"
+    if [ -d "$p/testdata" ]; then cp -r "$p/testdata" "$S/tests/$p/" || exit 2; fi
   done
-  cp scripts/gpu-verify.sh "$D/" || exit 2
-  ls -l "$D/gotrain" "$D"/tests/*.test
-  du -sh "$D"
+  mkdir -p "$S/tests/signal/testdata" && cp -r signal/testdata/reference "$S/tests/signal/testdata/" || exit 2
+  cp scripts/gpu-verify.sh "$S/" || exit 2
   # The newest GLIBC_x.y symbol version the binary asks for.
-  glibc=$(objdump -T "$D/gotrain" 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -n1)
+  glibc=$(objdump -T "$S/gotrain" 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -n1)
+  (cd "$S" && ls -l gotrain && find tests -name '*.test' -exec ls -l {} + && du -sh .)
+  # One compressed file: the unpacked bundle is over the 64 MiB a device
+  # tool carries; packed it is under two thirds of that.
+  tar -C "$S" -czf "$D/.gpu-verify.tar.gz.tmp" . && mv "$D/.gpu-verify.tar.gz.tmp" "$D/gpu-verify.tar.gz" || die "cannot write $D/gpu-verify.tar.gz"
+  ls -l "$D/gpu-verify.tar.gz"
   echo "glibc needed: ${glibc:-unknown (objdump missing)}"
+  echo "on the GPU machine: mkdir -p gv && tar -xzf gpu-verify.tar.gz -C gv && gv/gpu-verify.sh --size seed --out OUT"
   exit 0
 fi
 
@@ -56,6 +79,7 @@ while [ $# -gt 0 ]; do
     *) die "unknown argument $1 (see --help)" ;;
   esac
 done
+if [ -z "$TESTS" ] && [ -d "$(dirname "$0")/tests" ]; then TESTS="$(dirname "$0")/tests"; fi
 case $SIZE in small|seed) ;; *) die "--size $SIZE: want small or seed" ;; esac
 if [ -z "$GOTRAIN" ]; then
   for c in "$(dirname "$0")/gotrain" ./gotrain "$(command -v gotrain 2>/dev/null)"; do
@@ -263,14 +287,19 @@ else
   row "--devices all" "skipped: $([ "$STANDIN" = 1 ] && echo "the stand-in is one device" || echo "${n:-0} GPU(s)")" "" 0
 fi
 
-# ---- test binaries built with --build (their GPU-present branches)
+# ---- test binaries built with --build (their GPU-present branches), each
+# run in its package's folder of the bundle
 if [ -n "$TESTS" ]; then
-  for tb in "$TESTS"/*.test; do
-    [ -x "$tb" ] || continue
-    name=$(basename "$tb" .test)
-    run "test-$name" 240 "$tb" -test.short -test.count=1
-    if [ "$RC" = 0 ]; then row "go test $name" "ok" "$(grep -c -- '--- SKIP' "$OUT/logs/test-$name.log") skipped" "$SECS"
-    else row "go test $name" "FAILED (rc $RC)" "$(grep -m1 -- '--- FAIL' "$OUT/logs/test-$name.log" | cut -c1-120)" "$SECS"; fi
+  for p in $TEST_PKGS; do
+    name=$(basename "$p"); tb="$TESTS/$p/$name.test"
+    if [ ! -x "$tb" ]; then row "go test ./$p" "MISSING" "no $tb (build the bundle with --build)" 0; continue; fi
+    sel=(); [ "$p" = cmd/gotrain ] && sel=(-test.run "$GOTRAIN_GPU_TESTS")
+    run "test-$name" 240 bash -c 'cd "$1" && shift && exec "$@"' _ "$(dirname "$tb")" "./$name.test" -test.short -test.count=1 -test.v "${sel[@]}"
+    log="$OUT/logs/test-$name.log"
+    np=$(grep -c -- '^--- PASS' "$log"); ns=$(grep -c -- '^--- SKIP' "$log")
+    if [ "$RC" = 0 ] && [ "$np" -gt 0 ]; then row "go test ./$p" "ok" "$np passed, $ns skipped (reasons in logs/test-$name.log)" "$SECS"
+    elif [ "$RC" = 0 ]; then row "go test ./$p" "NO TESTS RAN" "" "$SECS"
+    else row "go test ./$p" "FAILED (rc $RC)" "$(grep -m1 -- '--- FAIL' "$log" | cut -c1-120)" "$SECS"; fi
   done
 fi
 

@@ -1,6 +1,13 @@
 package main
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"testing"
 
@@ -27,4 +34,60 @@ func gpuHere(t *testing.T) string {
 		}
 	})
 	return gpuName
+}
+
+// TestGPUVerifyRunsEveryGPUBranch checks that scripts/gpu-verify.sh, which
+// runs this package's test binary on a GPU host with -test.run
+// $GOTRAIN_GPU_TESTS, selects every test of this package that calls
+// gpuHere: a new GPU-present branch left out of that list would never run
+// on a GPU.
+func TestGPUVerifyRunsEveryGPUBranch(t *testing.T) {
+	script, err := os.ReadFile(filepath.Join("..", "..", "scripts", "gpu-verify.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^GOTRAIN_GPU_TESTS='([^']*)'$`).FindSubmatch(script)
+	if m == nil {
+		t.Fatal("scripts/gpu-verify.sh: no GOTRAIN_GPU_TESTS='...' line")
+	}
+	sel, err := regexp.Compile(string(m[1]))
+	if err != nil {
+		t.Fatalf("scripts/gpu-verify.sh: GOTRAIN_GPU_TESTS: %v", err)
+	}
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var branches []string
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Body == nil || !strings.HasPrefix(fn.Name.Name, "Test") {
+				continue
+			}
+			calls := false
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && id.Name == "gpuHere" {
+					calls = true
+				}
+				return !calls
+			})
+			if calls {
+				branches = append(branches, fn.Name.Name)
+			}
+		}
+	}
+	if len(branches) == 0 {
+		t.Fatal("no test calls gpuHere: the search is broken")
+	}
+	for _, b := range branches {
+		if !sel.MatchString(b) {
+			t.Errorf("%s calls gpuHere but scripts/gpu-verify.sh's GOTRAIN_GPU_TESTS does not select it", b)
+		}
+	}
 }

@@ -66,7 +66,7 @@ func TestPluginFlagReachesEveryCommand(t *testing.T) {
 // devices shows both versions and the fix, in text and JSON, and doctor
 // fails pjrt_api with them.
 func TestPluginFlagVersionMismatch(t *testing.T) {
-	if _, err := pjrttest.CC(); err != nil {
+	if err := pjrttest.PluginTools(); err != nil {
 		t.Skip(err)
 	}
 	if !xlaBuild() {

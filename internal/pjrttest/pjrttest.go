@@ -42,6 +42,20 @@ func CC() (string, error) {
 	return "", errors.New("pjrttest: no C compiler (gcc or cc) on PATH")
 }
 
+// PluginTools returns an error, to skip on, when fake plugins cannot be
+// built here: there is no C compiler, or no go command to find go-xla's
+// PJRT C API header with (a machine that runs test binaries built
+// elsewhere, as scripts/gpu-verify.sh does on a GPU host).
+func PluginTools() error {
+	if _, err := CC(); err != nil {
+		return err
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		return errors.New("pjrttest: no go command on PATH to find go-xla's pjrt_c_api.h with")
+	}
+	return nil
+}
+
 // Library describes a fake shared library to build.
 type Library struct {
 	// Path is the file to write.
