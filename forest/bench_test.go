@@ -63,3 +63,16 @@ func BenchmarkPredictRegression100k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFitMNIST fits issue #19's classification workload: MNIST's
+// 60,000 training rows, default classification options (sqrt features).
+// -mnist-trees sets the tree count (default 10; the issue's figure is 100).
+func BenchmarkFitMNIST(b *testing.B) {
+	train := mnistTrain(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Fit(train, Options{Task: Classification, Trees: *mnistTrees}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

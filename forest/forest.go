@@ -70,6 +70,7 @@ func Fit(d *data.Dataset, opt Options) (*Forest, error) {
 	b.edges = f.Binner.Edges
 	b.prep = pr
 	b.xb = pr.Codes
+	b.cwords = (p + 63) / 64
 	b.nb, b.off, b.miss, b.entries = pr.NumBins, pr.Offsets, pr.MissCode, pr.Entries
 	// Path choice (costs per node of n rows, k of p features examined, B bins):
 	// dense histograms cost about p·n/2 to build and p·B to subtract, the

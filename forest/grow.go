@@ -2,6 +2,7 @@ package forest
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/gotrain/gotrain/forest/internal/core"
@@ -39,6 +40,7 @@ const gainTolerance = 1e-12
 type builder struct {
 	// Shared, read-only.
 	xb       []uint8 // binned rows, row-major n x p
+	cwords   int     // uint64 words of a feature bitset
 	n, p     int
 	nb       []int   // real bins per feature
 	off      []int   // histogram offset (in entries) of each feature
@@ -85,8 +87,12 @@ type builder struct {
 	prio    []uint64
 	scr     scratch
 	fh      []int64 // one feature's histogram (rows path), zero between uses
-	touched []int   // codes present in fh
 	arena   []int64 // statistics of the nodes on the current path
+	// konst holds, for each node on the current path, the bitset of
+	// features known to be constant in it (found so by its ancestors'
+	// split searches or its own): constant in a node means constant in
+	// every descendant, so they are skipped without a scan.
+	konst []uint64
 }
 
 // scratch holds per-node buffers of stride int64s.
@@ -135,7 +141,7 @@ func newWorker(b *builder) *builder {
 	w.prio = make([]uint64, b.p)
 	w.pool, w.nodes, w.values = nil, nil, nil
 	w.fh = make([]int64, 256*b.stride)
-	w.touched = make([]int, 0, 256)
+	w.konst = make([]uint64, 0, 64*b.cwords)
 	w.arena = make([]int64, 0, 128*b.stride)
 	w.scr = scratch{make([]int64, b.stride), make([]int64, b.stride), make([]int64, b.stride), make([]int64, b.stride)}
 	return &w
@@ -367,32 +373,85 @@ func (b *builder) scanDense(j int, hist, tot []int64, best *split) bool {
 
 // scanRows evaluates feature j of the node's rows[lo:hi] through a histogram
 // of that feature alone. It returns false when the feature is constant.
+// The codes present are kept in a bitmap, so that the scan visits them in
+// order without looking at the absent ones.
 func (b *builder) scanRows(j, lo, hi int, tot []int64, best *split) bool {
 	stride, nbj := b.stride, b.nb[j]
 	h := b.fh[:(nbj+1)*stride] // all zero between calls
-	touched := b.touched[:0]
-	p, xb := b.p, b.xb
-	for _, r := range b.rows[lo:hi] {
-		c := int(xb[int(r)*p+j])
-		e := c * stride
-		if h[e] == 0 {
-			touched = append(touched, c)
+	var present [4]uint64
+	xb, p := b.xb[j:], b.p
+	counts := b.counts
+	if b.cls != nil {
+		cls := b.cls
+		for _, r := range b.rows[lo:hi] {
+			c := int(xb[int(r)*p])
+			e := c * stride
+			present[c>>6] |= 1 << (c & 63)
+			w := int64(counts[r])
+			h[e]++
+			h[e+1] += w
+			h[e+2+int(cls[r])] += w
 		}
-		w := int64(b.counts[r])
-		h[e]++
-		h[e+1] += w
-		if b.cls != nil {
-			h[e+2+int(b.cls[r])] += w
-		} else {
-			h[e+2] += b.wy[r]
+	} else {
+		wy := b.wy
+		for _, r := range b.rows[lo:hi] {
+			c := int(xb[int(r)*p])
+			e := c * 3
+			present[c>>6] |= 1 << (c & 63)
+			hh := h[e : e+3 : e+3]
+			hh[0]++
+			hh[1] += int64(counts[r])
+			hh[2] += wy[r]
 		}
 	}
-	ok := b.scanHist(j, h, tot, best)
-	for _, c := range touched {
-		clear(h[c*stride : (c+1)*stride])
+	ok := b.scanPresent(j, h, &present, tot, best)
+	for k, word := range present {
+		for word != 0 {
+			c := k<<6 | bits.TrailingZeros64(word)
+			word &= word - 1
+			clear(h[c*stride : (c+1)*stride])
+		}
 	}
-	b.touched = touched
 	return ok
+}
+
+// scanPresent is scanHist for a histogram whose nonzero codes are the set
+// bits of present: it evaluates the same boundaries in the same order.
+func (b *builder) scanPresent(j int, h []int64, present *[4]uint64, tot []int64, best *split) bool {
+	stride, nbj := b.stride, b.nb[j]
+	m := h[nbj*stride : (nbj+1)*stride]
+	real := *present
+	real[nbj>>6] &^= 1 << (nbj & 63) // the missing code
+	last := -1
+	nreal := 0
+	for k := 3; k >= 0; k-- {
+		if real[k] != 0 {
+			if last < 0 {
+				last = k<<6 | (63 - bits.LeadingZeros64(real[k]))
+			}
+			nreal += bits.OnesCount64(real[k])
+		}
+	}
+	if nreal <= 1 {
+		return false
+	}
+	left := b.scr.left
+	clear(left)
+	for k, word := range real {
+		for word != 0 {
+			c := k<<6 | bits.TrailingZeros64(word)
+			word &= word - 1
+			if c == last {
+				return true
+			}
+			st := h[c*stride : (c+1)*stride]
+			for q := range left {
+				left[q] += st[q]
+			}
+			b.boundary(j, c, left, m, tot, best)
+		}
+	}
+	return true
 }
 
 // scanHist evaluates feature j from its histogram h (codes 0..nb[j], the
@@ -547,7 +606,9 @@ func (b *builder) scanSortedRegression(j int, ents []int32, codes []uint8, m, to
 }
 
 // findSplit searches the node's best split.
-func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int64) split {
+// konstant is the node's known-constant bitset (see builder.konst); the
+// features the search finds constant are added to it.
+func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int64, konst []uint64) split {
 	best := split{left: b.scr.best}
 	examined := 0
 	order, sorted := b.featureOrder(key)
@@ -560,6 +621,9 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 			kj = order[i]
 		}
 		j := int(kj & 0xFFFF)
+		if konst[j>>6]&(1<<(j&63)) != 0 {
+			continue // constant in an ancestor: scanning it would find it so
+		}
 		var ok bool
 		switch {
 		case hist != nil:
@@ -571,6 +635,8 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 		}
 		if ok {
 			examined++
+		} else {
+			konst[j>>6] |= 1 << (j & 63)
 		}
 	}
 	if best.ok {
@@ -659,8 +725,18 @@ func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, buf int, tot
 		b.sortSegment(lo, hi)
 		buf = 0
 	}
-	sp := b.findSplit(lo, hi, buf, key, hist, tot)
+	// This node's known constants start as its parent's (the frame below
+	// it on the stack, or none at the root).
+	kmark := len(b.konst)
+	if kmark == 0 {
+		b.konst = append(b.konst, make([]uint64, b.cwords)...)
+	} else {
+		b.konst = append(b.konst, b.konst[kmark-b.cwords:kmark]...)
+	}
+	konst := b.konst[kmark : kmark+b.cwords : kmark+b.cwords]
+	sp := b.findSplit(lo, hi, buf, key, hist, tot, konst)
 	if !sp.ok {
+		b.konst = b.konst[:kmark]
 		b.putHist(hist)
 		return id
 	}
@@ -716,6 +792,7 @@ func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, buf int, tot
 	r := b.grow(mid, hi, depth+1, core.ChildKey(key, 1), rh, cbuf, rtot)
 	b.nodes[id].left, b.nodes[id].right = l, r
 	b.arena = b.arena[:mark]
+	b.konst = b.konst[:kmark]
 	return id
 }
 

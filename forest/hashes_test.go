@@ -26,9 +26,11 @@ type hashCase struct {
 	opt  Options
 }
 
-// mnistHead returns the first n MNIST training rows from ../shared/data,
-// skipping the test when that folder is absent.
-func mnistHead(t *testing.T, n int) *data.Dataset {
+var mnistTrees = flag.Int("mnist-trees", 10, "trees of BenchmarkFitMNIST")
+
+// mnistTrain returns MNIST's training set from ../shared/data, skipping
+// when that folder is absent.
+func mnistTrain(t testing.TB) *data.Dataset {
 	t.Helper()
 	dir := filepath.Join("..", "..", "shared", "data", "mnist")
 	if _, err := os.Stat(dir); err != nil {
@@ -38,7 +40,13 @@ func mnistHead(t *testing.T, n int) *data.Dataset {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return train.Subset(all(n))
+	return train
+}
+
+// mnistHead returns the first n MNIST training rows (see mnistTrain).
+func mnistHead(t *testing.T, n int) *data.Dataset {
+	t.Helper()
+	return mnistTrain(t).Subset(all(n))
 }
 
 func hashCases() []hashCase {
