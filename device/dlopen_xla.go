@@ -68,6 +68,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"unsafe"
 )
@@ -80,6 +81,9 @@ import (
 var (
 	handlesMu sync.Mutex
 	handles   = map[string]unsafe.Pointer{}
+	// preloadedBy maps the file name (the soname, as the wheels name
+	// them) of each library preloadLibraries loaded to its path.
+	preloadedBy = map[string]string{}
 )
 
 // dlopenKeep opens the shared library at path (once per path) and keeps
@@ -106,13 +110,30 @@ func dlopenKeep(path string) (unsafe.Pointer, error) {
 // records what was loaded and what could not be in l. A library that
 // cannot be loaded is not an error here: the plugin's own load names the
 // library it lacks.
+//
+// A library whose soname this process already loaded from another folder
+// (another environment's plugin was prepared first) is not loaded: the
+// dynamic loader would hand this plugin the copy loaded first, a library
+// of another environment. It is recorded in l.Conflicts, and
+// preparePlugin refuses the plugin.
 func preloadLibraries(l *PluginLibs, pluginPath string) {
-	l.Preloaded, l.PreloadErrors = nil, nil
+	l.Preloaded, l.PreloadErrors, l.Conflicts = nil, nil, nil
 	for _, path := range preloadOrder(l, pluginPath) {
+		so := filepath.Base(path)
+		handlesMu.Lock()
+		prev, seen := preloadedBy[so]
+		handlesMu.Unlock()
+		if seen && prev != path {
+			l.Conflicts = append(l.Conflicts, fmt.Sprintf("%s is already loaded from %s", so, filepath.Dir(prev)))
+			continue
+		}
 		if _, err := dlopenKeep(path); err != nil {
 			l.PreloadErrors = append(l.PreloadErrors, firstLine(err.Error()))
 			continue
 		}
+		handlesMu.Lock()
+		preloadedBy[so] = path
+		handlesMu.Unlock()
 		l.Preloaded = append(l.Preloaded, path)
 	}
 }

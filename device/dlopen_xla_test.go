@@ -42,11 +42,17 @@ func unique() string {
 // and dnn. It returns the plugin's path and the libraries' paths.
 func fakeJAXEnv(t *testing.T, major, minor int) (plugin string, rt, blasLt, blas, dnn string) {
 	t.Helper()
+	return fakeJAXEnvNamed(t, major, minor, unique())
+}
+
+// fakeJAXEnvNamed is fakeJAXEnv with the libraries' names built on u: two
+// environments of the same u hold libraries of the same sonames.
+func fakeJAXEnvNamed(t *testing.T, major, minor int, u string) (plugin string, rt, blasLt, blas, dnn string) {
+	t.Helper()
 	if err := pjrttest.PluginTools(); err != nil {
 		t.Skip(err)
 	}
 	sp := filepath.Join(t.TempDir(), "site-packages")
-	u := unique()
 	lib := func(pkg, name string) string {
 		dir := filepath.Join(sp, "nvidia", pkg, "lib")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -109,6 +115,33 @@ func TestPreloadMakesJAXLibrariesVisible(t *testing.T) {
 	}
 	if p.PJRTAPI == nil || p.PJRTAPI.Version != "0.83" || p.PJRTAPI.Compat != PJRTMatch {
 		t.Errorf("PJRT API %+v, want 0.83, match", p.PJRTAPI)
+	}
+}
+
+// TestPreloadRefusesAnotherEnvironmentsLibraries prepares the plugins of
+// two environments whose NVIDIA libraries have the same sonames: the
+// first loads; the second is refused, naming the clash, since the dynamic
+// loader would give it the first environment's libraries.
+func TestPreloadRefusesAnotherEnvironmentsLibraries(t *testing.T) {
+	needCC(t)
+	u := unique()
+	pa, rtA, _, _, _ := fakeJAXEnvNamed(t, PJRTAPIMajor, PJRTAPIMinor, u)
+	pb, _, _, _, _ := fakeJAXEnvNamed(t, PJRTAPIMajor, PJRTAPIMinor, u)
+	a := describePlugin(pa, SourceJAX, "")
+	if err := preparePlugin(&a); err != nil || len(a.Libs.Conflicts) != 0 {
+		t.Fatalf("first environment: %v, conflicts %v", err, a.Libs.Conflicts)
+	}
+	b := describePlugin(pb, SourceJAX, "")
+	err := preparePlugin(&b)
+	if err == nil || !strings.Contains(err.Error(), "clash with another environment's") || !strings.Contains(err.Error(), filepath.Dir(rtA)) {
+		t.Fatalf("second environment: err = %v, want a clash naming %s", err, filepath.Dir(rtA))
+	}
+	if len(b.Libs.Conflicts) != 4 || len(b.Libs.Preloaded) != 0 {
+		t.Errorf("second environment: conflicts %v, preloaded %v; want all 4 libraries in conflict", b.Libs.Conflicts, b.Libs.Preloaded)
+	}
+	// Preparing the first plugin again is no clash: the same files.
+	if err := preparePlugin(&a); err != nil {
+		t.Errorf("first environment again: %v", err)
 	}
 }
 

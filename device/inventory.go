@@ -182,6 +182,10 @@ func mergePlugins(ps, more []Plugin) []Plugin {
 	return ps
 }
 
+// systemPluginDirs are the machine-wide plugin folders of the default
+// search (a variable so that tests can hide a machine's plugins).
+var systemPluginDirs = []string{"/usr/local/lib/go-xla", "/usr/local/lib/go-xla/nvidia"}
+
 // PluginSearchPaths returns the folders GoMLX searches for PJRT plugins:
 // $PJRT_PLUGIN_LIBRARY_PATH when set, else ~/.local/lib/go-xla[/nvidia],
 // /usr/local/lib/go-xla[/nvidia] and the absolute entries of LD_LIBRARY_PATH.
@@ -194,7 +198,7 @@ func PluginSearchPaths() []string {
 		p := filepath.Join(home, ".local", "lib", "go-xla")
 		paths = append(paths, p, filepath.Join(p, "nvidia"))
 	}
-	paths = append(paths, "/usr/local/lib/go-xla", "/usr/local/lib/go-xla/nvidia")
+	paths = append(paths, systemPluginDirs...)
 	for _, p := range strings.Split(os.Getenv("LD_LIBRARY_PATH"), ":") {
 		if p != "" && filepath.IsAbs(p) {
 			paths = append(paths, p)

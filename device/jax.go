@@ -86,6 +86,10 @@ type PluginLibs struct {
 	Preloaded []string `json:"preloaded,omitempty"`
 	// PreloadErrors are the libraries that could not be loaded, with why.
 	PreloadErrors []string `json:"preload_errors,omitempty"`
+	// Conflicts are the libraries not loaded because this process already
+	// loaded a library of the same soname from another folder (another
+	// environment's plugin): the plugin is refused.
+	Conflicts []string `json:"conflicts,omitempty"`
 }
 
 // Interpreter is the environment's interpreter to name in a command:

@@ -169,7 +169,9 @@ func fakePython(t *testing.T, script string) string {
 	return py
 }
 
-// noDiscoveryEnv clears the variables that steer discovery.
+// noDiscoveryEnv clears the variables that steer discovery and hides the
+// plugins of the machine (a GPU host has some), so that only what a test
+// builds is found.
 func noDiscoveryEnv(t *testing.T) {
 	t.Helper()
 	for _, v := range []string{"PJRT_PLUGIN_LIBRARY_PATH", "VIRTUAL_ENV", "CONDA_PREFIX", "LD_LIBRARY_PATH"} {
@@ -177,6 +179,9 @@ func noDiscoveryEnv(t *testing.T) {
 		os.Unsetenv(v)
 	}
 	t.Setenv("HOME", t.TempDir()) // no ~/.local/lib/go-xla plugins
+	old := systemPluginDirs
+	systemPluginDirs = []string{filepath.Join(t.TempDir(), "go-xla")} // nor the machine's
+	t.Cleanup(func() { systemPluginDirs = old })
 }
 
 func TestDiscoverFindsJAXPluginInPythonEnvs(t *testing.T) {

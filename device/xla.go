@@ -68,7 +68,8 @@ func prepareCUDAEnv(p Plugin) {
 
 // preparePlugin does what gotrain does before GoMLX's loader sees a
 // plugin: it loads the NVIDIA libraries of a JAX plugin's environment
-// (preloadLibraries), reads the plugin's PJRT C API version (readPJRTAPI)
+// (preloadLibraries; a clash with another environment's, loaded first,
+// refuses the plugin), reads the plugin's PJRT C API version (readPJRTAPI)
 // and records both in p. It returns an error when the plugin cannot be
 // loaded, is not a PJRT plugin, or speaks a PJRT C API version the loader
 // cannot use (the error gives both versions and a fix): GoMLX's loader
@@ -77,6 +78,9 @@ func prepareCUDAEnv(p Plugin) {
 func preparePlugin(p *Plugin) error {
 	if p.Libs != nil {
 		preloadLibraries(p.Libs, p.Path)
+		if c := p.Libs.Conflicts; len(c) > 0 {
+			return fmt.Errorf("plugin %s: its NVIDIA libraries clash with another environment's, loaded first in this process (%s; %d in all): the plugin would run on that environment's copies; use one environment: --plugin %s, or PJRT_PLUGIN_LIBRARY_PATH", p.Path, c[0], len(c), p.Path)
+		}
 	}
 	api, err := readPJRTAPI(p.Path)
 	p.PJRTAPI = &api

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -68,10 +69,9 @@ func TestDoctorJSON(t *testing.T) {
 
 func TestDoctorGPUWithoutGPUFails(t *testing.T) {
 	if gpu := gpuHere(t); gpu != "" { // a GPU host: doctor finds it usable
-		if out, _, err := run(t, "--device", "gpu", "doctor", "--burst", "500ms"); err != nil || !strings.Contains(out, "[ok] live") {
+		if out, _, err := runGPU(t, "--device", "gpu", "doctor", "--burst", "500ms"); err != nil || !regexp.MustCompile(`\[ok\]\s+live:`).MatchString(out) {
 			t.Errorf("doctor --device gpu on a GPU host (%s): %v\n%s", gpu, err, out)
 		}
-		return
 	}
 	out, _, err := run(t, "--device", "gpu", "doctor")
 	if err == nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -133,19 +134,29 @@ func TestForestGraphDeviceErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "criterion") {
 		t.Errorf("forest train --device go --criterion squared_error (classification): err = %v", err)
 	}
+	// No plugin (run hides them): training there fails with the reason.
+	if _, _, err := run(t, "--device", "gpu", "forest", "train", "--dataset", "diabetes", "--trees", "2"); err == nil || !errors.Is(err, device.ErrUnavailable) {
+		t.Errorf("forest train --device gpu: err = %v", err)
+	}
+	// No plugin: an explicit request fails with the reason.
+	if _, _, err := run(t, "--device", "gpu", "forest", "predict", "--model", model, "--data", in); err == nil {
+		t.Error("forest predict --device gpu succeeded on a machine without plugins")
+	}
 	if gpu := gpuHere(t); gpu != "" {
-		// A GPU host: the same forest grows there, as graphs.
-		if out, _, err := run(t, "--json", "--device", "gpu", "forest", "train", "--dataset", "diabetes", "--trees", "2"); err != nil || !strings.Contains(out, `"engine": "graph"`) {
-			t.Errorf("forest train --device gpu on a GPU host (%s): %v\n%s", gpu, err, out)
+		// A GPU host: the same forest predicts there, as graphs, with the
+		// native predictor's values.
+		gp, cp := filepath.Join(dir, "gpu.csv"), filepath.Join(dir, "cpu.csv")
+		out, _, err := runGPU(t, "--json", "--device", "gpu", "forest", "predict", "--model", model, "--data", in, "--out", gp)
+		if err != nil || !strings.Contains(out, `"engine": "graph"`) {
+			t.Errorf("forest predict --device gpu on a GPU host (%s): %v\n%s", gpu, err, out)
 		}
-	} else {
-		// No GPU here: training there fails with the reason.
-		if _, _, err := run(t, "--device", "gpu", "forest", "train", "--dataset", "diabetes", "--trees", "2"); err == nil || !errors.Is(err, device.ErrUnavailable) {
-			t.Errorf("forest train --device gpu: err = %v", err)
+		if _, _, err := run(t, "--device", "cpu", "forest", "predict", "--model", model, "--data", in, "--out", cp); err != nil {
+			t.Fatal(err)
 		}
-		// No GPU here: an explicit request fails with the reason.
-		if _, _, err := run(t, "--device", "gpu", "forest", "predict", "--model", model, "--data", in); err == nil {
-			t.Error("forest predict --device gpu succeeded on a machine without plugins")
+		g, _ := os.ReadFile(gp)
+		c, _ := os.ReadFile(cp)
+		if len(c) == 0 || !bytes.Equal(g, c) {
+			t.Errorf("forest predict on the GPU differs from the cpu:\n%s\nvs\n%s", g, c)
 		}
 	}
 	// --json needs --out; --batch-rows must be positive.

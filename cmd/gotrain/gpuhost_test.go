@@ -36,6 +36,37 @@ func gpuHere(t *testing.T) string {
 	return gpuName
 }
 
+// The plugin search path the test process started with, before run hid
+// the plugins.
+var pjrtPath, pjrtPathSet = os.LookupEnv("PJRT_PLUGIN_LIBRARY_PATH")
+
+// runGPU is run without hiding the machine's PJRT plugins: the GPU-present
+// branches use it to reach the GPU gpuHere found. It restores the search
+// path the process started with (a run earlier in the test replaced it),
+// until the test ends.
+func runGPU(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	t.Setenv("PJRT_PLUGIN_LIBRARY_PATH", pjrtPath) // restored after the test
+	if !pjrtPathSet {
+		os.Unsetenv("PJRT_PLUGIN_LIBRARY_PATH")
+	}
+	return execArgs(args)
+}
+
+// TestRunGPUSeesMachinePlugins checks that runGPU undoes run's hiding of
+// the plugins, which would make every GPU-present branch fail on a GPU.
+func TestRunGPUSeesMachinePlugins(t *testing.T) {
+	if _, _, err := run(t, "devices"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runGPU(t, "devices"); err != nil {
+		t.Fatal(err)
+	}
+	if v, set := os.LookupEnv("PJRT_PLUGIN_LIBRARY_PATH"); v != pjrtPath || set != pjrtPathSet {
+		t.Errorf("runGPU ran with PJRT_PLUGIN_LIBRARY_PATH=%q (set %v), the process started with %q (set %v)", v, set, pjrtPath, pjrtPathSet)
+	}
+}
+
 // TestGPUVerifyRunsEveryGPUBranch checks that scripts/gpu-verify.sh, which
 // runs this package's test binary on a GPU host with -test.run
 // $GOTRAIN_GPU_TESTS, selects every test of this package that calls

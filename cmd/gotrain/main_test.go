@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,9 +16,17 @@ import (
 )
 
 // run executes gotrain with args and returns stdout, stderr and the error.
+// It hides the machine's PJRT plugins (an empty PJRT_PLUGIN_LIBRARY_PATH
+// switches the search off), so a test sees a machine without accelerators
+// wherever it runs; runGPU does not.
 func run(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
 	t.Setenv("PJRT_PLUGIN_LIBRARY_PATH", t.TempDir()) // no plugins, whatever the machine has
+	return execArgs(args)
+}
+
+// execArgs runs the command tree on args in this process.
+func execArgs(args []string) (string, string, error) {
 	var out, errb bytes.Buffer
 	cmd := newRootCmd()
 	cmd.SetArgs(args)
@@ -64,10 +73,9 @@ func TestDevicesVerifyJSON(t *testing.T) {
 
 func TestDeviceGPUWithoutGPUFails(t *testing.T) {
 	if gpu := gpuHere(t); gpu != "" { // a GPU host: --device gpu verifies it
-		if out, _, err := run(t, "--device", "gpu", "devices", "--verify", "--repeats", "1"); err != nil || !strings.Contains(out, "verified") {
+		if out, _, err := runGPU(t, "--device", "gpu", "devices", "--verify", "--repeats", "1"); err != nil || !regexp.MustCompile(`(?m)^gpu\S*\s+verified`).MatchString(out) {
 			t.Errorf("--device gpu on a GPU host (%s): %v\n%s", gpu, err, out)
 		}
-		return
 	}
 	_, _, err := run(t, "--device", "gpu", "devices", "--verify")
 	if err == nil {
@@ -80,10 +88,9 @@ func TestDeviceGPUWithoutGPUFails(t *testing.T) {
 
 func TestDeviceGPUFallback(t *testing.T) {
 	if gpu := gpuHere(t); gpu != "" { // a GPU host: nothing to fall back from
-		if _, stderr, err := run(t, "--device", "gpu", "--fallback", "devices", "--verify", "--repeats", "1"); err != nil || strings.Contains(stderr, "warning:") {
+		if _, stderr, err := runGPU(t, "--device", "gpu", "--fallback", "devices", "--verify", "--repeats", "1"); err != nil || strings.Contains(stderr, "warning:") {
 			t.Errorf("--device gpu --fallback on a GPU host (%s): %v, stderr %q", gpu, err, stderr)
 		}
-		return
 	}
 	out, stderr, err := run(t, "--device", "gpu", "--fallback", "devices", "--verify", "--repeats", "1")
 	if err != nil {
@@ -201,11 +208,18 @@ func TestForestTrainErrors(t *testing.T) {
 		{[]string{"--device", "gpu", "forest", "train", "--dataset", "diabetes"}, "--fallback"},
 	}
 	for _, tt := range tests {
-		if tt.args[0] == "--device" && gpuHere(t) != "" {
-			continue // a GPU host trains there
-		}
 		if _, _, err := run(t, tt.args...); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%v: err = %v, want %q", tt.args, err, tt.want)
+		}
+	}
+	if gpu := gpuHere(t); gpu != "" { // a GPU host: the forest trains there, and bad options still fail
+		out, _, err := runGPU(t, "--json", "--device", "gpu", "forest", "train", "--dataset", "diabetes", "--trees", "2")
+		var rep struct{ Device, Engine string }
+		if err != nil || json.Unmarshal([]byte(out), &rep) != nil || !strings.HasPrefix(rep.Device, "gpu") || rep.Engine != "graph" {
+			t.Errorf("forest train --device gpu on a GPU host (%s): %v, device %q engine %q", gpu, err, rep.Device, rep.Engine)
+		}
+		if _, _, err := runGPU(t, "--device", "gpu", "forest", "train", "--dataset", "diabetes", "--trees", "0"); err == nil || !strings.Contains(err.Error(), "--trees 0") {
+			t.Errorf("--device gpu --trees 0 on a GPU host: err = %v", err)
 		}
 	}
 }
@@ -243,10 +257,30 @@ func TestBenchCommand(t *testing.T) {
 			t.Errorf("%s not written: %v", f, err)
 		}
 	}
-	if gpuHere(t) != "" {
-		return // a GPU host times its GPU
-	}
 	if _, _, err := run(t, "bench", "--devices", "gpu"); err == nil || !strings.Contains(err.Error(), "not available") {
 		t.Errorf("--devices gpu: err = %v", err)
+	}
+	if gpu := gpuHere(t); gpu != "" { // a GPU host: every workload runs on the GPU, with parity
+		out, _, err := runGPU(t, "--json", "bench", "--repeats", "1", "--devices", "cpu,gpu")
+		if err != nil {
+			t.Fatalf("bench --devices cpu,gpu on a GPU host (%s): %v", gpu, err)
+		}
+		rep.Results = nil
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("bad JSON: %v\n%s", err, out)
+		}
+		n := 0
+		for _, r := range rep.Results {
+			if r.Device == "cpu" {
+				continue
+			}
+			n++
+			if !r.Available || !(r.Parity == "identical" || strings.HasPrefix(r.Parity, "within ")) {
+				t.Errorf("%s on %s: available %v, parity %q", r.Workload, r.Device, r.Available, r.Parity)
+			}
+		}
+		if n == 0 {
+			t.Errorf("bench --devices cpu,gpu: no GPU result: %+v", rep.Results)
+		}
 	}
 }

@@ -106,10 +106,9 @@ func TestSignalBenchJSON(t *testing.T) {
 
 func TestSignalGPURefused(t *testing.T) {
 	if gpu := gpuHere(t); gpu != "" { // a GPU host: the graph extractor runs there
-		if out, _, err := run(t, "--json", "--device", "gpu", "signal", "bench", "--runs", "1", "--records", "2"); err != nil || !strings.Contains(out, gpu) {
+		if out, _, err := runGPU(t, "--json", "--device", "gpu", "signal", "bench", "--runs", "1", "--records", "2"); err != nil || !strings.Contains(out, gpu) {
 			t.Errorf("signal bench --device gpu on a GPU host (%s): %v\n%s", gpu, err, out)
 		}
-		return
 	}
 	_, _, err := run(t, "--device", "gpu", "signal", "bench", "--runs", "1")
 	if err == nil || !errors.Is(err, device.ErrUnavailable) || !strings.Contains(err.Error(), "--fallback") {

@@ -12,7 +12,7 @@ import (
 // on the CPU predictor and on the graph predictor (simplego, both
 // strategies, compiled before timing).
 func BenchmarkPredict(b *testing.B) {
-	be := openSimpleGo(b)
+	be := openTestBackend(b)
 	for _, set := range []struct {
 		name string
 		task forest.Task
@@ -64,7 +64,7 @@ func BenchmarkPredict(b *testing.B) {
 // per chunk) and "onehot" (compared on smaller forests; it is
 // several times slower).
 func BenchmarkFit(b *testing.B) {
-	be := openSimpleGo(b)
+	be := openTestBackend(b)
 	deep := synthetic(4000, 8, false, 21)
 	for _, set := range []struct {
 		name     string

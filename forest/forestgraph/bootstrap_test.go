@@ -2,6 +2,7 @@ package forestgraph
 
 import (
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/gomlx/gomlx/backends"
@@ -10,20 +11,31 @@ import (
 	"github.com/gotrain/gotrain/forest/internal/core"
 )
 
-// openSimpleGo opens simplego as package signal/sigraph does (ops_sequential
-// avoids a worker-pool deadlock of GoMLX v0.26's simplego).
-func openSimpleGo(t testing.TB) backends.Backend {
+// testDevice is the device the package's graph tests run on:
+// $GOTRAIN_TEST_DEVICE when set (scripts/gpu-verify.sh runs this package's
+// test binary with it set to the GPU), else go, GoMLX's pure-Go simplego.
+func testDevice() string {
+	if d := os.Getenv("GOTRAIN_TEST_DEVICE"); d != "" {
+		return d
+	}
+	return "go"
+}
+
+// openTestBackend opens the backend of testDevice, as device.Open does
+// for the commands (simplego with ops_sequential, which avoids a
+// worker-pool deadlock of GoMLX v0.26's simplego).
+func openTestBackend(t testing.TB) backends.Backend {
 	t.Helper()
-	_, b, err := device.Open("go")
+	_, b, err := device.Open(testDevice())
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("opening the test device %q: %v", testDevice(), err)
 	}
 	t.Cleanup(b.Finalize)
 	return b
 }
 
 func TestBootstrapMatchesCPU(t *testing.T) {
-	b := openSimpleGo(t)
+	b := openTestBackend(t)
 	tests := []struct {
 		n, draws int
 		trees    []int
@@ -75,7 +87,7 @@ func TestBootstrapMatchesCPU(t *testing.T) {
 }
 
 func TestBootstrapCountsHelperAndErrors(t *testing.T) {
-	b := openSimpleGo(t)
+	b := openTestBackend(t)
 	got, err := BootstrapCounts(b, 7, []int{2, 3}, 50, 50)
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +122,7 @@ func TestBootstrapCountsHelperAndErrors(t *testing.T) {
 // TestBootstrapDevice runs the bootstrap on an explicit device (simplego has
 // only device 0) and refuses a negative one.
 func TestBootstrapDevice(t *testing.T) {
-	b := openSimpleGo(t)
+	b := openTestBackend(t)
 	bs, err := NewBootstrap(b, 7, 7, 2)
 	if err != nil {
 		t.Fatal(err)

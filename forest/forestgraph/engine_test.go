@@ -37,7 +37,7 @@ var errNoBackend = errors.New("device gpu: no backend here")
 
 // TestLearnerOn checks the learner chosen for each kind of engine.
 func TestLearnerOn(t *testing.T) {
-	b := openSimpleGo(t)
+	b := openTestBackend(t)
 	tests := []struct {
 		name string
 		e    Engine
@@ -75,7 +75,7 @@ func TestLearnerOn(t *testing.T) {
 // predictions bit for bit, the predictor's description on graphs only, the
 // batch bounded by the data, and the errors.
 func TestPredictOn(t *testing.T) {
-	b := openSimpleGo(t)
+	b := openTestBackend(t)
 	d := synthetic(50, 4, true, 3)
 	cls, err := forest.Fit(d, forest.Options{Task: forest.Classification, Trees: 4, MaxDepth: 4, Seed: 1})
 	if err != nil {
@@ -184,7 +184,7 @@ func TestTrainOnAndPredictFile(t *testing.T) {
 	spec := forest.DataSpec{Dataset: "diabetes"}
 	opt := forest.Options{Trees: 3, MaxDepth: 3, Seed: 1, Bins: 64, MinSamplesLeaf: 1, MinSamplesSplit: 2}
 	var got [][]float64
-	for _, e := range []Engine{fakeEngine{name: "cpu", native: true, err: errNoBackend}, fakeEngine{name: "go", b: openSimpleGo(t)}} {
+	for _, e := range []Engine{fakeEngine{name: "cpu", native: true, err: errNoBackend}, fakeEngine{name: "go", b: openTestBackend(t)}} {
 		var logged []any
 		res, err := TrainOn(context.Background(), e, spec, opt, forest.TrainConfig{}, func(msg string, args ...any) { logged = append(logged, msg) })
 		if err != nil {

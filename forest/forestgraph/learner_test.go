@@ -12,7 +12,7 @@ import (
 // trees and scores as the native learner, and the graph statistics in the
 // result.
 func TestLearner(t *testing.T) {
-	b := openSimpleGo(t)
+	b := openTestBackend(t)
 	split, err := forest.LoadData(context.Background(), forest.DataSpec{Dataset: "diabetes"})
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +40,7 @@ func TestLearner(t *testing.T) {
 
 // TestPredictorInfo checks the description of a compiled predictor.
 func TestPredictorInfo(t *testing.T) {
-	b := openSimpleGo(t)
+	b := openTestBackend(t)
 	ds := synthetic(200, 4, true, 1)
 	f, err := forest.Fit(ds, forest.Options{Task: forest.Classification, Trees: 3, MaxDepth: 3, Seed: 1})
 	if err != nil {

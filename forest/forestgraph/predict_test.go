@@ -138,7 +138,7 @@ func checkPredictor(t *testing.T, name string, p *Predictor, f *forest.Forest, x
 }
 
 func TestPredictorMatchesCPU(t *testing.T) {
-	b := openSimpleGo(t)
+	b := openTestBackend(t)
 	// The issue asks for 10,000 rows; each set checks them once (the first
 	// options and seed), and 2,000 rows otherwise and under -short.
 	sets := []testSet{
@@ -186,7 +186,7 @@ func TestPredictorMatchesCPU(t *testing.T) {
 }
 
 func TestPredictorSavedModel(t *testing.T) {
-	b := openSimpleGo(t)
+	b := openTestBackend(t)
 	ds := synthetic(500, 6, true, 8)
 	f, err := forest.Fit(ds, forest.Options{Task: forest.Classification, Trees: 20, MaxDepth: 8, Seed: 5, Threads: 2})
 	if err != nil {
@@ -216,7 +216,7 @@ func TestPredictorSavedModel(t *testing.T) {
 // (one a lone leaf), −0 leaf values, batches that do not divide the rows, and
 // an unlimited-depth forest.
 func TestPredictorEdgeCases(t *testing.T) {
-	b := openSimpleGo(t)
+	b := openTestBackend(t)
 	negZero := math.Copysign(0, -1)
 	bn := &forest.Binner{Edges: [][]float64{{-1, negZero, 2}, {0.5}}}
 	leaf := func(v float64) forest.Tree {
@@ -297,7 +297,7 @@ func TestPredictorEdgeCases(t *testing.T) {
 }
 
 func TestPredictorErrors(t *testing.T) {
-	b := openSimpleGo(t)
+	b := openTestBackend(t)
 	ds := synthetic(100, 3, false, 1)
 	f, err := forest.Fit(ds, forest.Options{Task: forest.Regression, Trees: 3, MaxDepth: 3, Threads: 1})
 	if err != nil {

@@ -45,7 +45,7 @@ func BenchmarkExtract1s(b *testing.B) {
 		{"simplego_direct", Options{DirectMax: 1 << 12}},
 	} {
 		b.Run(o.name, func(b *testing.B) {
-			e, err := NewWithOptions(goBackend(b), cfg, 1, o.opts)
+			e, err := NewWithOptions(graphBackend(b), cfg, 1, o.opts)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -79,7 +79,7 @@ func BenchmarkGraphFFT(b *testing.B) {
 			dm := v.dm
 			b.Run(fmt.Sprintf("n%d_direct%d_folded%v", s.n, dm, v.folded), func(b *testing.B) {
 				plan := fftPlan{directMax: dm, folded: v.folded}
-				exec, err := graph.NewExec(goBackend(b), func(re, im *graph.Node) (*graph.Node, *graph.Node) {
+				exec, err := graph.NewExec(graphBackend(b), func(re, im *graph.Node) (*graph.Node, *graph.Node) {
 					x := cnode{re, im}
 					if s.real {
 						x.im = nil
@@ -125,7 +125,7 @@ func BenchmarkStages(b *testing.B) {
 }
 
 func benchStages(b *testing.B, x []complex64, opts Options) {
-	e, err := NewWithOptions(goBackend(b), signal.Config{SampleRate: testRate}, 1, opts)
+	e, err := NewWithOptions(graphBackend(b), signal.Config{SampleRate: testRate}, 1, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func benchStages(b *testing.B, x []complex64, opts Options) {
 	}
 	for _, s := range stages {
 		b.Run(s.name, func(b *testing.B) {
-			exec, err := graph.NewExec(goBackend(b), s.fn)
+			exec, err := graph.NewExec(graphBackend(b), s.fn)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -28,11 +28,11 @@ func TestNewFeatureExtractor(t *testing.T) {
 		err     string // of the choice
 	}{
 		{name: "nil backend: the CPU path", cfg: cfg},
-		{name: "simplego: the graph path", backend: goBackend(t), cfg: cfg, graph: true},
-		{name: "options reach the graph extractor", backend: goBackend(t), cfg: cfg, opts: Options{DirectMax: 16, MFCCFloat64: true}, graph: true},
+		{name: "simplego: the graph path", backend: graphBackend(t), cfg: cfg, graph: true},
+		{name: "options reach the graph extractor", backend: graphBackend(t), cfg: cfg, opts: Options{DirectMax: 16, MFCCFloat64: true}, graph: true},
 		{name: "CPU config error", cfg: signal.Config{SampleRate: testRate, Impedance: -1}, err: "signal: "},
-		{name: "graph config error", backend: goBackend(t), cfg: signal.Config{SampleRate: testRate, Impedance: -1}, err: "sigraph: signal: "},
-		{name: "graph options error", backend: goBackend(t), cfg: cfg, opts: Options{DirectMax: -1}, err: "sigraph: direct DFT limit -1"},
+		{name: "graph config error", backend: graphBackend(t), cfg: signal.Config{SampleRate: testRate, Impedance: -1}, err: "sigraph: signal: "},
+		{name: "graph options error", backend: graphBackend(t), cfg: cfg, opts: Options{DirectMax: -1}, err: "sigraph: direct DFT limit -1"},
 		{name: "CPU path ignores graph options", cfg: cfg, opts: Options{DirectMax: -1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -80,7 +80,7 @@ func TestBenchmarkPaths(t *testing.T) {
 		workers, graphBatch int
 	}{
 		{"CPU path", nil, 2, 0},
-		{"simplego", goBackend(t), 1, 2},
+		{"simplego", graphBackend(t), 1, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, err := Benchmark(c.backend, Options{}, signal.BenchOptions{Synth: o, Runs: 1, Records: 2, Workers: 2})
@@ -125,7 +125,7 @@ func TestExtractFileAndBenchmarkOn(t *testing.T) {
 		graph bool
 	}{
 		{fakeEngine{name: "cpu", native: true}, false},
-		{fakeEngine{name: "go", b: goBackend(t)}, true},
+		{fakeEngine{name: "go", b: graphBackend(t)}, true},
 	} {
 		t.Run(c.e.name, func(t *testing.T) {
 			rep, err := ExtractFile(c.e, signal.FeaturesSpec{In: in, Rate: testRate, Impedance: 50})

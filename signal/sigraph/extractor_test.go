@@ -80,7 +80,7 @@ func checkParity(t *testing.T, got, want *signal.Features, tol float64) {
 }
 
 func TestFeaturesMatchCPU(t *testing.T) {
-	b := goBackend(t)
+	b := graphBackend(t)
 	cfg := signal.Config{SampleRate: testRate}
 	cases := []struct {
 		mod  string
@@ -124,7 +124,7 @@ func TestFeaturesMatchCPU(t *testing.T) {
 }
 
 func TestBatchEqualsOneByOne(t *testing.T) {
-	b := goBackend(t)
+	b := graphBackend(t)
 	cfg := signal.Config{SampleRate: testRate}
 	recs := [][]complex64{
 		record(t, "qpsk", 10, 6000, 1),
@@ -162,7 +162,7 @@ func TestBatchEqualsOneByOne(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	b := goBackend(t)
+	b := graphBackend(t)
 	cfg := signal.Config{SampleRate: testRate}
 	if _, err := New(nil, cfg, 1); err == nil {
 		t.Error("nil backend accepted")
@@ -204,7 +204,7 @@ func TestOneSecondRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := signal.Config{SampleRate: testRate}
-	e, err := New(goBackend(t), cfg, 1)
+	e, err := New(graphBackend(t), cfg, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestOneSecondRecord(t *testing.T) {
 // lengths, an overlap larger than the step, fewer lags (1) and more (2000), other
 // thresholds and fractions.
 func TestOtherConfigs(t *testing.T) {
-	b := goBackend(t)
+	b := graphBackend(t)
 	cfgs := []signal.Config{
 		{SampleRate: 48000, WelchSegment: 256, SpectrogramSegment: 128, SpectrogramOverlap: 100, MFCCFrame: 512, MFCCHop: 128,
 			MelBands: 20, MFCCs: 10, AutocorrLags: 300, SNRThresholdDB: 6, RolloffFraction: 0.5, OBWFraction: 0.9, Impedance: 75},
@@ -248,7 +248,7 @@ func TestOtherConfigs(t *testing.T) {
 // simplego: one worker, every time positive, the graph batch reported.
 func TestBenchmarkGraph(t *testing.T) {
 	o := signal.SynthOptions{Mod: signal.QPSK, SampleRate: testRate, Samples: 4096, SNRdB: 10, Seed: 1}
-	r, err := Benchmark(goBackend(t), Options{}, signal.BenchOptions{Synth: o, Runs: 1, Records: 2, Workers: 3})
+	r, err := Benchmark(graphBackend(t), Options{}, signal.BenchOptions{Synth: o, Runs: 1, Records: 2, Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

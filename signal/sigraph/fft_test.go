@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"sync"
 	"testing"
 
@@ -22,16 +23,26 @@ var (
 	testBackendErr  error
 )
 
-// goBackend returns one simplego backend for the package's tests
-// (ops_sequential: see the simplego worker-pool deadlock in
-// shared/notes/gomlx-v0.26.md).
-func goBackend(t testing.TB) backends.Backend {
+// testDevice is the device the package's graph tests run on:
+// $GOTRAIN_TEST_DEVICE when set (scripts/gpu-verify.sh runs this package's
+// test binary with it set to the GPU), else go, GoMLX's pure-Go simplego.
+func testDevice() string {
+	if d := os.Getenv("GOTRAIN_TEST_DEVICE"); d != "" {
+		return d
+	}
+	return "go"
+}
+
+// graphBackend returns one backend of testDevice for the package's tests
+// (simplego with ops_sequential, as device.Open gives it: see the simplego
+// worker-pool deadlock in shared/notes/gomlx-v0.26.md).
+func graphBackend(t testing.TB) backends.Backend {
 	t.Helper()
 	testBackendOnce.Do(func() {
-		_, testBackend, testBackendErr = device.Open("go")
+		_, testBackend, testBackendErr = device.Open(testDevice())
 	})
 	if testBackendErr != nil {
-		t.Fatalf("opening simplego: %v", testBackendErr)
+		t.Fatalf("opening the test device %q: %v", testDevice(), testBackendErr)
 	}
 	return testBackend
 }
@@ -40,7 +51,7 @@ func goBackend(t testing.TB) backends.Backend {
 // length nIn) in dtype dt and returns the complex bins.
 func graphFFT(t testing.TB, plan fftPlan, dt dtypes.DType, rows [][]complex128, nIn, n, nOut int, inverse, realIn bool) [][]complex128 {
 	t.Helper()
-	b := goBackend(t)
+	b := graphBackend(t)
 	exec, err := graph.NewExec(b, func(re, im *graph.Node) (*graph.Node, *graph.Node) {
 		x := cnode{graph.ConvertDType(re, dt), graph.ConvertDType(im, dt)}
 		if realIn {

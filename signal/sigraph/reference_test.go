@@ -30,7 +30,7 @@ func TestGraphReferenceFeatures(t *testing.T) {
 		}
 		byRate[rec.SampleRate] = append(byRate[rec.SampleRate], rec)
 	}
-	b := goBackend(t)
+	b := graphBackend(t)
 	for _, rate := range rates {
 		recs := byRate[rate]
 		xs := make([][]complex64, len(recs))

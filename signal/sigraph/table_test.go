@@ -33,7 +33,7 @@ func TestParityTable(t *testing.T) {
 	var order []string
 	for vi, o := range variants {
 		worst[vi] = map[string]FeatureError{}
-		e, err := NewWithOptions(goBackend(t), cfg, 1, o)
+		e, err := NewWithOptions(graphBackend(t), cfg, 1, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestDesignAB(t *testing.T) {
 	cfg := signal.Config{SampleRate: testRate}
 	var exs [2]*Extractor
 	for i := range exs {
-		e, err := NewWithOptions(goBackend(t), cfg, 1, Options{SeparateTwiddles: i == 0})
+		e, err := NewWithOptions(graphBackend(t), cfg, 1, Options{SeparateTwiddles: i == 0})
 		if err != nil {
 			t.Fatal(err)
 		}
