@@ -72,22 +72,22 @@ type builder struct {
 	// pos, sorted by code within each node, are at j*scap + pos-sbase.
 	// Rows of the subtree are renumbered 0..m-1 (local indices) so that its
 	// lists hold 4-byte indices and its weights fit in the CPU's cache.
-	sbase   int
-	scap    int
-	ent     [2][]int32 // local row indices, in two buffers that partitions alternate between
-	scode   [2][]uint8 // their codes
-	lw      []int64    // weight of each local row
-	lwy     []int64    // weighted fixed-point target (regression) or class of each local row
-	mark    []uint8    // per local row: 1 when it goes left in the current partition
-	rec     []float64  // rec[w] = 1/w
-	bucket  []int32
-	nodes   []bnode
-	values  []float64
-	pool    [][]int64
-	prio    []uint64
-	scr     scratch
-	fh      []int64 // one feature's histogram (rows path), zero between uses
-	arena   []int64 // statistics of the nodes on the current path
+	sbase  int
+	scap   int
+	ent    [2][]int32 // local row indices, in two buffers that partitions alternate between
+	scode  [2][]uint8 // their codes
+	lw     []int64    // weight of each local row
+	lwy    []int64    // weighted fixed-point target (regression) or class of each local row
+	mark   []uint8    // per local row: 1 when it goes left in the current partition
+	rec    []float64  // rec[w] = 1/w
+	bucket []int32
+	nodes  []bnode
+	values []float64
+	pool   [][]int64
+	prio   []uint64
+	scr    scratch
+	fh     []int64 // one feature's histogram (rows path), zero between uses
+	arena  []int64 // statistics of the nodes on the current path
 	// konst holds, for each node on the current path, the bitset of
 	// features known to be constant in it (found so by its ancestors'
 	// split searches or its own): constant in a node means constant in
