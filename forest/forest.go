@@ -82,13 +82,27 @@ func Fit(d *data.Dataset, opt Options) (*Forest, error) {
 	if !b.dense {
 		b.sortAt = 0
 	}
+	// The rows path's layouts (builder.xc): a local block of at most
+	// about 4 MiB for small subtrees, the column-major copy above.
+	b.localAt = max(256, (4<<20)/p)
 	switch pathOverride {
 	case "dense":
 		b.dense, b.small, b.sortAt = true, 0, 0
-	case "rows":
-		b.dense, b.sortAt = false, 0
+	case "rows": // row-major codes only
+		b.dense, b.sortAt, b.localAt = false, 0, 0
+	case "columns": // the column-major copy for every node
+		b.dense, b.sortAt, b.localAt = false, 0, 0
+		b.xc = columnMajor(pr.Codes, n, p, opt.Threads)
+	case "local": // one local block from the root
+		b.dense, b.sortAt, b.localAt = false, 0, n
 	case "sorted":
 		b.dense, b.sortAt = false, 1<<30
+	}
+	if pathOverride == "" && !b.dense && b.sortAt < n && n > b.localAt {
+		b.xc = columnMajor(pr.Codes, n, p, opt.Threads)
+	}
+	if b.dense || pathOverride == "sorted" {
+		b.localAt = 0
 	}
 	draws := pr.Draws
 
@@ -140,6 +154,25 @@ func Fit(d *data.Dataset, opt Options) (*Forest, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// columnMajor returns the n x p row-major codes transposed, feature by
+// feature (see builder.xc).
+func columnMajor(xb []uint8, n, p, threads int) []uint8 {
+	xc := make([]uint8, n*p)
+	const block = 64 // rows at a time
+	parallelRows((n+block-1)/block, threads, func(blo, bhi int) {
+		for r0 := blo * block; r0 < min(bhi*block, n); r0 += block {
+			r1 := min(r0+block, n)
+			for j := 0; j < p; j++ {
+				dst := xc[j*n+r0 : j*n+r1]
+				for i := range dst {
+					dst[i] = xb[(r0+i)*p+j]
+				}
+			}
+		}
+	})
+	return xc
 }
 
 // classLabels checks that y holds class indices and returns the class names.

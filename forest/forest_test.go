@@ -195,7 +195,8 @@ func TestDeterministicAcrossThreads(t *testing.T) {
 }
 
 // TestSplitPathsAgree forces every node through the dense histogram path,
-// the per-feature histogram (rows) path, the sorted path, and lets Fit choose:
+// the per-feature histogram (rows) path on each of its layouts (row-major,
+// column-major, a local block), the sorted path, and lets Fit choose:
 // the split rules promise the same trees.
 func TestSplitPathsAgree(t *testing.T) {
 	diab := loadEmbedded(t, "diabetes")
@@ -216,7 +217,7 @@ func TestSplitPathsAgree(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var ref *Forest
-			for _, path := range []string{"dense", "rows", "sorted", ""} {
+			for _, path := range []string{"dense", "rows", "columns", "local", "sorted", ""} {
 				pathOverride = path
 				f := fitOrFail(t, c.ds, c.opt)
 				pathOverride = ""

@@ -39,8 +39,18 @@ const gainTolerance = 1e-12
 // builder grows trees; one per worker, reused across trees.
 type builder struct {
 	// Shared, read-only.
-	xb       []uint8 // binned rows, row-major n x p
-	cwords   int     // uint64 words of a feature bitset
+	xb []uint8 // binned rows, row-major n x p
+	// The rows path reads the codes of one feature of a node's rows. In
+	// the row-major xb each such read misses the cache once a node's rows
+	// outgrow it, so nodes above localAt rows read xc, the same codes
+	// column-major (feature j of row r at j*n+r), with their rows kept in
+	// increasing order so that a feature's scan reads its column forwards;
+	// a node of at most localAt rows copies its rows' codes into a small
+	// column-major block of its own (enterLocal) that its whole subtree
+	// reads. xc is nil when the rows path is not used.
+	xc       []uint8
+	localAt  int
+	cwords   int // uint64 words of a feature bitset
 	n, p     int
 	nb       []int   // real bins per feature
 	off      []int   // histogram offset (in entries) of each feature
@@ -86,8 +96,19 @@ type builder struct {
 	pool   [][]int64
 	prio   []uint64
 	scr    scratch
-	fh     []int64 // one feature's histogram (rows path), zero between uses
-	arena  []int64 // statistics of the nodes on the current path
+	rtmp   []int32 // the right side of a stable partition
+	// The local block of the subtree being grown (enterLocal), when local:
+	// rows[lbase:lbase+lsize] entered it as local rows 0..lsize-1; feature
+	// j of local row i is at loc[j*lsize+i]; lrows[pos-lbase] is the local
+	// row at position pos; locW and locY are each local row's weight and
+	// class (classification) or weighted target (regression).
+	local        bool
+	lbase, lsize int
+	loc          []uint8
+	lrows        []int32
+	locW, locY   []int64
+	fh           []int64 // one feature's histogram (rows path), zero between uses
+	arena        []int64 // statistics of the nodes on the current path
 	// konst holds, for each node on the current path, the bitset of
 	// features known to be constant in it (found so by its ancestors'
 	// split searches or its own): constant in a node means constant in
@@ -129,6 +150,15 @@ func newWorker(b *builder) *builder {
 		w.wy = make([]int64, b.n)
 	}
 	w.rows = make([]int32, 0, b.n)
+	if b.xc != nil {
+		w.rtmp = make([]int32, b.n)
+	}
+	if m := min(b.localAt, b.n); m > 0 {
+		w.loc = make([]uint8, m*b.p)
+		w.lrows = make([]int32, m)
+		w.locW = make([]int64, m)
+		w.locY = make([]int64, m)
+	}
 	w.scap = min(b.n, max(b.sortAt, 1))
 	for k := range w.ent {
 		w.ent[k] = make([]int32, w.scap*b.p)
@@ -283,32 +313,49 @@ func (b *builder) accumulate(h []int64, rows []int32) {
 	}
 }
 
-// featureOrder returns the features in the order the node examines them:
-// by increasing (priority >> 16, feature index), with the priority from
-// FeaturePriority, packed into one uint64 key per feature. Only a prefix is
-// put in order: the keys below a threshold that should catch about twice the
-// features needed; the caller calls b.sortRest when it runs past sorted.
-func (b *builder) featureOrder(key uint64) (order []uint64, sorted int) {
-	keys := b.prio[:b.p]
+// featureOrder returns the features the node may examine, in the order
+// it examines them: by increasing (priority >> 16, feature index), with the
+// priority from FeaturePriority, packed into one uint64 key per feature.
+// Features known to be constant (konst) are left out: the node would skip
+// them. Only a prefix is put in order: the keys below a threshold that
+// should catch about twice the features needed; the caller sorts the rest
+// when it runs past sorted.
+func (b *builder) featureOrder(key uint64, konst []uint64) (order []uint64, sorted int) {
+	keys := b.prio[:0]
 	if b.k == b.p {
-		for j := range keys {
-			keys[j] = uint64(j)
+		for j := 0; j < b.p; j++ {
+			if konst[j>>6]&(1<<(j&63)) == 0 {
+				keys = append(keys, uint64(j))
+			}
 		}
-		return keys, b.p
+		return keys, len(keys)
+	}
+	cand := b.p
+	for _, w := range konst {
+		cand -= bits.OnesCount64(w)
 	}
 	limit := ^uint64(0)
-	if want := 2*b.k + 4; want < b.p {
-		limit = ^uint64(0) / uint64(b.p) * uint64(want)
+	if want := 2*b.k + 4; want < cand {
+		limit = ^uint64(0) / uint64(cand) * uint64(want)
 	}
-	lo, hi := 0, b.p
-	for j := 0; j < b.p; j++ {
-		k := core.FeaturePriority(b.seed, b.tree, key, j)>>16<<16 | uint64(j)
-		if k < limit {
-			keys[lo] = k
-			lo++
-		} else {
-			hi--
-			keys[hi] = k
+	keys = keys[:cand]
+	lo, hi := 0, cand
+	for w, word := range konst {
+		free := ^word
+		if rest := b.p - w<<6; rest < 64 {
+			free &= 1<<rest - 1
+		}
+		for free != 0 {
+			j := w<<6 | bits.TrailingZeros64(free)
+			free &= free - 1
+			k := core.FeaturePriority(b.seed, b.tree, key, j)>>16<<16 | uint64(j)
+			if k < limit {
+				keys[lo] = k
+				lo++
+			} else {
+				hi--
+				keys[hi] = k
+			}
 		}
 	}
 	slices.Sort(keys[:lo])
@@ -379,7 +426,15 @@ func (b *builder) scanRows(j, lo, hi int, tot []int64, best *split) bool {
 	stride, nbj := b.stride, b.nb[j]
 	h := b.fh[:(nbj+1)*stride] // all zero between calls
 	var present [4]uint64
+	if b.local {
+		return b.scanLocal(j, lo, hi, h, &present, tot, best)
+	}
+	// Feature j of row r is at xb[r*p]: in the column-major copy for
+	// large nodes (p = 1), else in the row-major one.
 	xb, p := b.xb[j:], b.p
+	if b.xc != nil && hi-lo > b.localAt {
+		xb, p = b.xc[j*b.n:(j+1)*b.n], 1
+	}
 	counts := b.counts
 	if b.cls != nil {
 		cls := b.cls
@@ -404,7 +459,43 @@ func (b *builder) scanRows(j, lo, hi int, tot []int64, best *split) bool {
 			hh[2] += wy[r]
 		}
 	}
-	ok := b.scanPresent(j, h, &present, tot, best)
+	return b.scanPresentClear(j, h, &present, tot, best)
+}
+
+// scanLocal is scanRows in the local block.
+func (b *builder) scanLocal(j, lo, hi int, h []int64, present *[4]uint64, tot []int64, best *split) bool {
+	stride := b.stride
+	col := b.loc[j*b.lsize : (j+1)*b.lsize]
+	lw, ly := b.locW, b.locY
+	if b.cls != nil {
+		for _, i := range b.lrows[lo-b.lbase : hi-b.lbase] {
+			c := int(col[i])
+			e := c * stride
+			present[c>>6] |= 1 << (c & 63)
+			w := lw[i]
+			h[e]++
+			h[e+1] += w
+			h[e+2+int(ly[i])] += w
+		}
+	} else {
+		for _, i := range b.lrows[lo-b.lbase : hi-b.lbase] {
+			c := int(col[i])
+			e := c * 3
+			present[c>>6] |= 1 << (c & 63)
+			hh := h[e : e+3 : e+3]
+			hh[0]++
+			hh[1] += lw[i]
+			hh[2] += ly[i]
+		}
+	}
+	return b.scanPresentClear(j, h, present, tot, best)
+}
+
+// scanPresentClear is scanPresent, then clears the histogram's present
+// codes.
+func (b *builder) scanPresentClear(j int, h []int64, present *[4]uint64, tot []int64, best *split) bool {
+	stride := b.stride
+	ok := b.scanPresent(j, h, present, tot, best)
 	for k, word := range present {
 		for word != 0 {
 			c := k<<6 | bits.TrailingZeros64(word)
@@ -611,7 +702,7 @@ func (b *builder) scanSortedRegression(j int, ents []int32, codes []uint8, m, to
 func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int64, konst []uint64) split {
 	best := split{left: b.scr.best}
 	examined := 0
-	order, sorted := b.featureOrder(key)
+	order, sorted := b.featureOrder(key, konst)
 	for i, kj := range order {
 		if examined >= b.k {
 			break
@@ -621,9 +712,6 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 			kj = order[i]
 		}
 		j := int(kj & 0xFFFF)
-		if konst[j>>6]&(1<<(j&63)) != 0 {
-			continue // constant in an ancestor: scanning it would find it so
-		}
 		var ok bool
 		switch {
 		case hist != nil:
@@ -657,6 +745,15 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 func (b *builder) hasMissing(hist []int64, lo, hi, buf, j int) bool {
 	if hist != nil {
 		return hist[(b.off[j]+b.nb[j])*b.stride] > 0
+	}
+	if buf < 0 && b.local {
+		mc, col := b.miss[j], b.loc[j*b.lsize:(j+1)*b.lsize]
+		for _, i := range b.lrows[lo-b.lbase : hi-b.lbase] {
+			if col[i] == mc {
+				return true
+			}
+		}
+		return false
 	}
 	if buf < 0 {
 		mc := b.miss[j]
@@ -705,6 +802,44 @@ func (b *builder) sortSegment(lo, hi int) {
 	}
 }
 
+// enterLocal starts a local subtree at rows[lo:hi] (see builder.xc): it
+// numbers the rows 0..m-1 and copies their codes into loc, column-major,
+// and their weights and classes (or weighted targets) into locW and locY.
+// Features known to be constant in the parent are left out: no node of
+// the subtree reads them.
+func (b *builder) enterLocal(lo, hi int) {
+	m, p, xb := hi-lo, b.p, b.xb
+	b.local, b.lbase, b.lsize = true, lo, m
+	rows := b.rows[lo:hi]
+	for i, r := range rows {
+		b.lrows[i] = int32(i)
+		b.locW[i] = int64(b.counts[r])
+		if b.cls != nil {
+			b.locY[i] = int64(b.cls[r])
+		} else {
+			b.locY[i] = b.wy[r]
+		}
+	}
+	var konst []uint64
+	if n := len(b.konst); n > 0 {
+		konst = b.konst[n-b.cwords:]
+	}
+	loc := b.loc[:m*p]
+	const block = 64 // rows at a time: their codes stay in cache while every feature is copied
+	for i0 := 0; i0 < m; i0 += block {
+		blk := rows[i0:min(i0+block, m)]
+		for j := 0; j < p; j++ {
+			if konst != nil && konst[j>>6]&(1<<(j&63)) != 0 {
+				continue
+			}
+			dst := loc[j*m+i0 : j*m+i0+len(blk)]
+			for i, r := range blk {
+				dst[i] = xb[int(r)*p+j]
+			}
+		}
+	}
+}
+
 // isLeaf tells whether a node at depth with n rows is a leaf without a split search.
 func (b *builder) isLeaf(depth, n int) bool {
 	return (b.maxDepth > 0 && depth >= b.maxDepth) || n < b.minSplit || n < 2*b.minLeaf
@@ -724,6 +859,10 @@ func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, buf int, tot
 	if hist == nil && buf < 0 && hi-lo <= b.sortAt {
 		b.sortSegment(lo, hi)
 		buf = 0
+	}
+	if hist == nil && buf < 0 && !b.local && hi-lo <= b.localAt {
+		b.enterLocal(lo, hi)
+		defer func() { b.local = false }()
 	}
 	// This node's known constants start as its parent's (the frame below
 	// it on the stack, or none at the root).
@@ -800,6 +939,35 @@ func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, buf int, tot
 // boundary. For sorted nodes (buf >= 0) it moves every feature's list from
 // buffer buf to the other buffer, stably (rows itself is no longer used there).
 func (b *builder) partition(lo, hi, buf, j int, bin uint8, ml bool, mc uint8) int {
+	if buf < 0 && b.local {
+		col, rows := b.loc[j*b.lsize:(j+1)*b.lsize], b.lrows[lo-b.lbase:hi-b.lbase]
+		i, k := 0, len(rows)-1
+		for i <= k {
+			c := col[rows[i]]
+			if c <= bin || (c == mc && ml) {
+				i++
+			} else {
+				rows[i], rows[k] = rows[k], rows[i]
+				k--
+			}
+		}
+		return lo + i
+	}
+	if buf < 0 && b.xc != nil && hi-lo > b.localAt {
+		// Stable, so that the children's rows stay in increasing order.
+		col, rows, right := b.xc[j*b.n:(j+1)*b.n], b.rows, b.rtmp[:0]
+		w := lo
+		for _, r := range rows[lo:hi] {
+			if c := col[r]; c <= bin || (c == mc && ml) {
+				rows[w] = r
+				w++
+			} else {
+				right = append(right, r)
+			}
+		}
+		copy(rows[w:hi], right)
+		return w
+	}
 	if buf < 0 {
 		rows, p, xb := b.rows, b.p, b.xb
 		i, k := lo, hi-1

@@ -75,6 +75,11 @@ def main():
     ap.add_argument("--json", default="")
     ap.add_argument("--skip-large", action="store_true", help="skip the make_regression cases (minutes for scikit-learn)")
     ap.add_argument("--large-predict-only", action="store_true", help="on the make_regression set, fit each system once untimed and time predict only")
+    ap.add_argument("--mnist-dir", default=os.path.join(ROOT, "..", "shared", "data", "mnist"),
+                    help="MNIST IDX files (gzipped) for the MNIST case (default ../shared/data/mnist; skipped when absent)")
+    ap.add_argument("--mnist-runs", type=int, default=3)
+    ap.add_argument("--mnist-trees", type=int, default=100)
+    ap.add_argument("--only", default="", help="comma-separated cases to run: diabetes,digits,large,mnist (default all)")
     args = ap.parse_args()
 
     tmp = tempfile.mkdtemp(prefix="gotrain-bench-")
@@ -87,6 +92,25 @@ def main():
     res = {"machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
            "sklearn": sklearn.__version__, "xgboost": xgb.__version__, "results": rows}
 
+    only = set(filter(None, args.only.split(",")))
+    want = lambda c: not only or c in only
+    if want("diabetes"):
+        diabetes(args, binary, tmp, rows)
+    if want("digits"):
+        digits(args, binary, tmp, rows)
+    # --- make_regression, 100 trees, depth 16
+    n = 10000 if args.quick else 100000
+    if args.skip_large:
+        n = 0
+    if n and want("large"):
+        large(args, binary, tmp, rows, n)
+    if want("mnist"):
+        mnist(args, binary, rows)
+
+    report(res, rows, args)
+
+
+def diabetes(args, binary, tmp, rows):
     # --- diabetes, 80/20 split with random_state=42, 200 trees, depth 16
     X, y = load_diabetes(return_X_y=True)
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=42)
@@ -116,6 +140,8 @@ def main():
         cv_go.append(gotrain(binary, "--train", fa, "--test", fb, "--trees", "200", "--max-depth", "16")["test_mse"])
     rows.append({"case": "diabetes 5-fold CV MSE", "quality": {"gotrain": statistics.mean(cv_go), "sklearn": statistics.mean(cv_sk)}})
 
+
+def digits(args, binary, tmp, rows):
     # --- digits classification
     Xd, yd = load_digits(return_X_y=True)
     a, b, ya, yb = train_test_split(Xd, yd, test_size=0.2, random_state=42)
@@ -129,14 +155,36 @@ def main():
     rows.append({"case": "digits fit (100 trees)", "gotrain_s": gc["fit_median"], "peers": {"sklearn RF n_jobs=-1": skc_fit},
                  "quality": {"gotrain accuracy": gc["test_accuracy"], "sklearn accuracy": skc_acc}})
 
-    # --- make_regression, 100 trees, depth 16
-    n = 10000 if args.quick else 100000
-    if args.skip_large:
-        n = 0
-    if n:
-        large(args, binary, tmp, rows, n)
 
-    report(res, rows, args)
+def read_idx(path):
+    """An IDX file (gzipped or not) as a numpy array."""
+    import gzip
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        data = f.read()
+    ndim = data[3]
+    dims = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(ndim)]
+    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
+
+
+def mnist(args, binary, rows):
+    # --- MNIST 60,000 x 784, its own 10,000 test rows, default classification options
+    d = args.mnist_dir
+    files = [os.path.join(d, f) for f in ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+                                          "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz")]
+    if not all(os.path.exists(f) for f in files):
+        print(f"MNIST case skipped: no IDX files in {d}", file=sys.stderr)
+        return
+    Xtr, ytr, Xte, yte = (read_idx(f) for f in files)
+    Xtr, Xte = Xtr.reshape(len(Xtr), -1), Xte.reshape(len(Xte), -1)
+    t = args.mnist_trees
+    sk = RandomForestClassifier(n_estimators=t, random_state=0, n_jobs=-1)
+    sk_fit, _ = timed(lambda: sk.fit(Xtr, ytr), args.mnist_runs)
+    sk_acc = float((sk.predict(Xte) == yte).mean())
+    g = gotrain_timed(binary, args.mnist_runs, "--dataset", "mnist", "--data-dir", d, "--trees", str(t), "--no-oob")
+    rows.append({"case": f"MNIST fit ({t} trees, sqrt features)", "gotrain_s": g["fit_median"],
+                 "peers": {"sklearn RF n_jobs=-1": sk_fit},
+                 "quality": {"gotrain accuracy": g["test_accuracy"], "sklearn accuracy": sk_acc}})
 
 
 def large(args, binary, tmp, rows, n):
