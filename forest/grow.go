@@ -317,10 +317,10 @@ func (b *builder) accumulate(h []int64, rows []int32) {
 // it examines them: by increasing (priority >> 16, feature index), with the
 // priority from FeaturePriority, packed into one uint64 key per feature.
 // Features known to be constant (konst) are left out: the node would skip
-// them. Only a prefix is put in order: the keys below a threshold that
-// should catch about twice the features needed; the caller sorts the rest
-// when it runs past sorted.
-func (b *builder) featureOrder(key uint64, konst []uint64) (order []uint64, sorted int) {
+// them. Only a prefix is put in order: the keys below limit, a threshold
+// that should catch about twice the features needed; the caller puts the
+// next keys in order with nextBand when it runs past sorted.
+func (b *builder) featureOrder(key uint64, konst []uint64) (order []uint64, sorted int, limit uint64) {
 	keys := b.prio[:0]
 	if b.k == b.p {
 		for j := 0; j < b.p; j++ {
@@ -328,13 +328,13 @@ func (b *builder) featureOrder(key uint64, konst []uint64) (order []uint64, sort
 				keys = append(keys, uint64(j))
 			}
 		}
-		return keys, len(keys)
+		return keys, len(keys), ^uint64(0)
 	}
 	cand := b.p
 	for _, w := range konst {
 		cand -= bits.OnesCount64(w)
 	}
-	limit := ^uint64(0)
+	limit = ^uint64(0)
 	if want := 2*b.k + 4; want < cand {
 		limit = ^uint64(0) / uint64(cand) * uint64(want)
 	}
@@ -359,7 +359,33 @@ func (b *builder) featureOrder(key uint64, konst []uint64) (order []uint64, sort
 		}
 	}
 	slices.Sort(keys[:lo])
-	return keys, lo
+	return keys, lo, limit
+}
+
+// nextBand puts in order the keys of order[sorted:] below twice limit (all
+// of them once limit saturates), moved to the front of that range, and
+// returns the new sorted count and limit. The keys before sorted are all
+// below limit, so order[:sorted] stays the start of the full order.
+func nextBand(order []uint64, sorted int, limit uint64) (int, uint64) {
+	for sorted < len(order) {
+		if limit > ^uint64(0)/2 {
+			limit = ^uint64(0)
+		} else {
+			limit *= 2
+		}
+		lo := sorted
+		for i := sorted; i < len(order); i++ {
+			if order[i] < limit || limit == ^uint64(0) {
+				order[lo], order[i] = order[i], order[lo]
+				lo++
+			}
+		}
+		if lo > sorted {
+			slices.Sort(order[sorted:lo])
+			return lo, limit
+		}
+	}
+	return sorted, limit
 }
 
 // boundary evaluates the splits between code c (last code on the left, with
@@ -442,10 +468,8 @@ func (b *builder) scanRows(j, lo, hi int, tot []int64, best *split) bool {
 			c := int(xb[int(r)*p])
 			e := c * stride
 			present[c>>6] |= 1 << (c & 63)
-			w := int64(counts[r])
 			h[e]++
-			h[e+1] += w
-			h[e+2+int(cls[r])] += w
+			h[e+2+int(cls[r])] += int64(counts[r]) // the weight h[e+1]: fillWeights
 		}
 	} else {
 		wy := b.wy
@@ -472,10 +496,8 @@ func (b *builder) scanLocal(j, lo, hi int, h []int64, present *[4]uint64, tot []
 			c := int(col[i])
 			e := c * stride
 			present[c>>6] |= 1 << (c & 63)
-			w := lw[i]
 			h[e]++
-			h[e+1] += w
-			h[e+2+int(ly[i])] += w
+			h[e+2+int(ly[i])] += lw[i] // the weight h[e+1]: fillWeights
 		}
 	} else {
 		for _, i := range b.lrows[lo-b.lbase : hi-b.lbase] {
@@ -491,10 +513,31 @@ func (b *builder) scanLocal(j, lo, hi int, h []int64, present *[4]uint64, tot []
 	return b.scanPresentClear(j, h, present, tot, best)
 }
 
+// fillWeights sets the weight of each present code of a classification
+// histogram, the sum of its class weights, which the scans leave out of
+// their loop over rows.
+func fillWeights(h []int64, present *[4]uint64, stride int) {
+	for k, word := range present {
+		for word != 0 {
+			c := k<<6 | bits.TrailingZeros64(word)
+			word &= word - 1
+			st := h[c*stride : (c+1)*stride]
+			var w int64
+			for _, v := range st[2:] {
+				w += v
+			}
+			st[1] = w
+		}
+	}
+}
+
 // scanPresentClear is scanPresent, then clears the histogram's present
 // codes.
 func (b *builder) scanPresentClear(j int, h []int64, present *[4]uint64, tot []int64, best *split) bool {
 	stride := b.stride
+	if b.cls != nil {
+		fillWeights(h, present, stride)
+	}
 	ok := b.scanPresent(j, h, present, tot, best)
 	for k, word := range present {
 		for word != 0 {
@@ -702,13 +745,13 @@ func (b *builder) scanSortedRegression(j int, ents []int32, codes []uint8, m, to
 func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int64, konst []uint64) split {
 	best := split{left: b.scr.best}
 	examined := 0
-	order, sorted := b.featureOrder(key, konst)
+	order, sorted, limit := b.featureOrder(key, konst)
 	for i, kj := range order {
 		if examined >= b.k {
 			break
 		}
 		if i == sorted {
-			slices.Sort(order[sorted:]) // more constant features than expected
+			sorted, limit = nextBand(order, sorted, limit) // more constant features than expected
 			kj = order[i]
 		}
 		j := int(kj & 0xFFFF)
