@@ -513,6 +513,113 @@ func (b *builder) scanLocal(j, lo, hi int, h []int64, present *[4]uint64, tot []
 	return b.scanPresentClear(j, h, present, tot, best)
 }
 
+// lastPresent returns the highest of the real codes present (the missing
+// code nbj left out) and how many there are.
+func lastPresent(present *[4]uint64, nbj int) (real [4]uint64, last, count int) {
+	real = *present
+	real[nbj>>6] &^= 1 << (nbj & 63)
+	last = -1
+	for k := 3; k >= 0; k-- {
+		if real[k] != 0 {
+			if last < 0 {
+				last = k<<6 | (63 - bits.LeadingZeros64(real[k]))
+			}
+			count += bits.OnesCount64(real[k])
+		}
+	}
+	return real, last, count
+}
+
+// scanPresentGini is scanPresent for the Gini criterion, on a histogram
+// whose weights are not filled in (see fillWeights). It keeps the sums of
+// squares of both sides up to date as codes move left instead of
+// recomputing them at each boundary: with L the left class weights and T
+// the node's, Σ L² grows by v·(2L+v) when v joins L, and
+// Σ (T−L)² = Σ T² − 2·Σ T·L + Σ L², all exact in int64, so every score
+// is boundary's, bit for bit.
+func (b *builder) scanPresentGini(j int, h []int64, present *[4]uint64, tot []int64, best *split) bool {
+	stride, nbj := b.stride, b.nb[j]
+	real, last, count := lastPresent(present, nbj)
+	if count <= 1 {
+		return false
+	}
+	m := h[nbj*stride : (nbj+1)*stride]
+	if m[0] > 0 {
+		var w int64
+		for _, v := range m[2:] {
+			w += v
+		}
+		m[1] = w
+	}
+	tc := tot[2:stride]
+	var tt int64 // Σ T²
+	for _, v := range tc {
+		tt += v * v
+	}
+	left := b.scr.left
+	clear(left)
+	lc := left[2:stride:stride]
+	var s1, s2 int64 // Σ L², Σ T·L
+	minLeaf, tn, tw := int64(b.minLeaf), tot[0], tot[1]
+	for k, word := range real {
+		for word != 0 {
+			c := k<<6 | bits.TrailingZeros64(word)
+			word &= word - 1
+			if c == last {
+				return true
+			}
+			st := h[c*stride : (c+1)*stride]
+			var w int64
+			for q, v := range st[2:stride] {
+				if v != 0 {
+					s1 += v * (2*lc[q] + v)
+					s2 += tc[q] * v
+					lc[q] += v
+					w += v
+				}
+			}
+			left[0] += st[0]
+			left[1] += w
+			if nl := left[0]; nl >= minLeaf && tn-nl >= minLeaf {
+				wl := left[1]
+				score := float64(s1)/float64(wl) + float64(tt-2*s2+s1)/float64(tw-wl)
+				if (!best.ok || score >= best.score) && better(best, score, j, c, false) {
+					best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, c, false
+					copy(best.left, left)
+				}
+			}
+			if m[0] > 0 {
+				b.missingLeft(j, c, left, m, tot, best)
+			}
+		}
+	}
+	return true
+}
+
+// missingLeft is boundary's candidate at code c with the missing values
+// sent left.
+func (b *builder) missingLeft(j, c int, left, m, tot []int64, best *split) {
+	stride, minLeaf := b.stride, int64(b.minLeaf)
+	cand := b.scr.cand
+	for q := 0; q < stride; q++ {
+		cand[q] = left[q] + m[q]
+	}
+	if cand[0] < minLeaf || tot[0]-cand[0] < minLeaf {
+		return
+	}
+	score := b.proxy(cand)
+	for q := 0; q < stride; q++ {
+		cand[q] = tot[q] - cand[q]
+	}
+	score += b.proxy(cand)
+	if better(best, score, j, c, true) {
+		best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, c, true
+		for q := 0; q < stride; q++ {
+			best.left[q] = left[q] + m[q]
+		}
+	}
+}
+
 // fillWeights sets the weight of each present code of a classification
 // histogram, the sum of its class weights, which the scans leave out of
 // their loop over rows.
@@ -535,10 +642,16 @@ func fillWeights(h []int64, present *[4]uint64, stride int) {
 // codes.
 func (b *builder) scanPresentClear(j int, h []int64, present *[4]uint64, tot []int64, best *split) bool {
 	stride := b.stride
-	if b.cls != nil {
+	var ok bool
+	switch {
+	case b.cls != nil && !b.entropy:
+		ok = b.scanPresentGini(j, h, present, tot, best)
+	case b.cls != nil:
 		fillWeights(h, present, stride)
+		ok = b.scanPresent(j, h, present, tot, best)
+	default:
+		ok = b.scanPresent(j, h, present, tot, best)
 	}
-	ok := b.scanPresent(j, h, present, tot, best)
 	for k, word := range present {
 		for word != 0 {
 			c := k<<6 | bits.TrailingZeros64(word)
