@@ -1001,6 +1001,26 @@ func (b *builder) isLeaf(depth, n int) bool {
 	return (b.maxDepth > 0 && depth >= b.maxDepth) || n < b.minSplit || n < 2*b.minLeaf
 }
 
+// leafNode tells whether a node at depth with statistics st is a leaf
+// without a split search: isLeaf, or a classification node of one class,
+// which no split can improve (each side's Gini or entropy term sums to the
+// node's own exactly, a gain of 0, short of the tolerance).
+func (b *builder) leafNode(depth int, st []int64) bool {
+	if b.isLeaf(depth, int(st[0])) {
+		return true
+	}
+	if b.cls == nil {
+		return false
+	}
+	classes := 0
+	for _, v := range st[2:b.stride] {
+		if v != 0 {
+			classes++
+		}
+	}
+	return classes <= 1
+}
+
 // grow builds the subtree over rows[lo:hi] and returns its node index.
 // hist (owned by the call) is the node's dense histogram, or nil; buf is the
 // sorted-list buffer that holds the node's rows, or -1 when none does.
@@ -1008,7 +1028,7 @@ func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, buf int, tot
 	id := int32(len(b.nodes))
 	b.nodes = append(b.nodes, bnode{feature: -1, left: -1, right: -1, n: int32(tot[0]), w: tot[1]})
 	b.values = b.prep.LeafValue(b.values, tot)
-	if b.isLeaf(depth, hi-lo) {
+	if b.leafNode(depth, tot) {
 		b.putHist(hist)
 		return id
 	}
@@ -1045,7 +1065,7 @@ func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, buf int, tot
 		rtot[q] = tot[q] - ltot[q]
 	}
 	var mid int
-	leaves := b.isLeaf(depth+1, int(ltot[0])) && b.isLeaf(depth+1, int(rtot[0]))
+	leaves := b.leafNode(depth+1, ltot) && b.leafNode(depth+1, rtot)
 	if leaves {
 		mid = lo + int(ltot[0]) // both children are leaves: their rows are not needed
 	} else {
