@@ -667,19 +667,8 @@ func (b *builder) scanPresentClear(j int, h []int64, present *[4]uint64, tot []i
 func (b *builder) scanPresent(j int, h []int64, present *[4]uint64, tot []int64, best *split) bool {
 	stride, nbj := b.stride, b.nb[j]
 	m := h[nbj*stride : (nbj+1)*stride]
-	real := *present
-	real[nbj>>6] &^= 1 << (nbj & 63) // the missing code
-	last := -1
-	nreal := 0
-	for k := 3; k >= 0; k-- {
-		if real[k] != 0 {
-			if last < 0 {
-				last = k<<6 | (63 - bits.LeadingZeros64(real[k]))
-			}
-			nreal += bits.OnesCount64(real[k])
-		}
-	}
-	if nreal <= 1 {
+	real, last, count := lastPresent(present, nbj)
+	if count <= 1 {
 		return false
 	}
 	left := b.scr.left
