@@ -235,7 +235,9 @@ func (f *Forest) computeOOB(xb []uint8, y []float64, inbag [][]uint64, cls []int
 	miss := f.missCodes()
 	pred := make([]float64, n*d)
 	cnt := make([]int32, n)
-	parallelRows(n, f.Options.Threads, func(lo, hi int) {
+	// Blocks of 64 rows, so that a small data set uses every thread too;
+	// each row's sum is still added in tree order.
+	parallelBlocks(n, f.Options.Threads, 64, func(lo, hi int) {
 		for t := range f.Trees {
 			tr := &f.Trees[t]
 			mask := inbag[t]
