@@ -446,8 +446,10 @@ func (b *builder) scanDense(j int, hist, tot []int64, best *split) bool {
 
 // scanRows evaluates feature j of the node's rows[lo:hi] through a histogram
 // of that feature alone. It returns false when the feature is constant.
-// The codes present are kept in a bitmap, so that the scan visits them in
-// order without looking at the absent ones.
+// A bitmap of the codes present lets the boundary scan visit them in order
+// without looking at the absent ones; it is made after the counting loop
+// (which carries no dependency through it): from the rows' codes when they
+// are fewer than the codes, else from the histogram.
 func (b *builder) scanRows(j, lo, hi int, tot []int64, best *split) bool {
 	stride, nbj := b.stride, b.nb[j]
 	h := b.fh[:(nbj+1)*stride] // all zero between calls
@@ -467,7 +469,6 @@ func (b *builder) scanRows(j, lo, hi int, tot []int64, best *split) bool {
 		for _, r := range b.rows[lo:hi] {
 			c := int(xb[int(r)*p])
 			e := c * stride
-			present[c>>6] |= 1 << (c & 63)
 			h[e]++
 			h[e+2+int(cls[r])] += int64(counts[r]) // the weight h[e+1]: fillWeights
 		}
@@ -476,14 +477,32 @@ func (b *builder) scanRows(j, lo, hi int, tot []int64, best *split) bool {
 		for _, r := range b.rows[lo:hi] {
 			c := int(xb[int(r)*p])
 			e := c * 3
-			present[c>>6] |= 1 << (c & 63)
 			hh := h[e : e+3 : e+3]
 			hh[0]++
 			hh[1] += int64(counts[r])
 			hh[2] += wy[r]
 		}
 	}
+	if hi-lo < nbj { // few rows: mark the codes they hold
+		for _, r := range b.rows[lo:hi] {
+			c := xb[int(r)*p]
+			present[c>>6] |= 1 << (c & 63)
+		}
+	} else {
+		present = presentInHist(h, nbj, stride)
+	}
 	return b.scanPresentClear(j, h, &present, tot, best)
+}
+
+// presentInHist returns the bitmap of the codes 0..nbj with rows in the
+// histogram h: a pass over the codes, cheaper than marking each row's
+// code as it is counted once the node has more rows than codes.
+func presentInHist(h []int64, nbj, stride int) (present [4]uint64) {
+	for c := 0; c <= nbj; c++ {
+		x := h[c*stride]                                  // a count, >= 0
+		present[c>>6] |= uint64(x|-x) >> 63 << uint(c&63) // 1 when x > 0
+	}
+	return present
 }
 
 // scanLocal is scanRows in the local block.
@@ -495,7 +514,6 @@ func (b *builder) scanLocal(j, lo, hi int, h []int64, present *[4]uint64, tot []
 		for _, i := range b.lrows[lo-b.lbase : hi-b.lbase] {
 			c := int(col[i])
 			e := c * stride
-			present[c>>6] |= 1 << (c & 63)
 			h[e]++
 			h[e+2+int(ly[i])] += lw[i] // the weight h[e+1]: fillWeights
 		}
@@ -503,12 +521,19 @@ func (b *builder) scanLocal(j, lo, hi int, h []int64, present *[4]uint64, tot []
 		for _, i := range b.lrows[lo-b.lbase : hi-b.lbase] {
 			c := int(col[i])
 			e := c * 3
-			present[c>>6] |= 1 << (c & 63)
 			hh := h[e : e+3 : e+3]
 			hh[0]++
 			hh[1] += lw[i]
 			hh[2] += ly[i]
 		}
+	}
+	if nbj := b.nb[j]; hi-lo < nbj { // few rows: mark the codes they hold
+		for _, i := range b.lrows[lo-b.lbase : hi-b.lbase] {
+			c := col[i]
+			present[c>>6] |= 1 << (c & 63)
+		}
+	} else {
+		*present = presentInHist(h, nbj, stride)
 	}
 	return b.scanPresentClear(j, h, present, tot, best)
 }
