@@ -212,6 +212,8 @@ func TestSplitPathsAgree(t *testing.T) {
 		{"gini all features", toDS(dig, all(300)), Options{Task: Classification, Trees: 3, MaxFeatures: "all", Seed: 8}},
 		{"entropy nan", withNaNs(toDS(dig, all(500)), 11), Options{Task: Classification, Criterion: Entropy, Trees: 4, Seed: 4}},
 		{"few bins", toDS(diab, all(diab.Rows)), Options{Trees: 4, Bins: 8, Seed: 1}},
+		{"sparse wide gini nan", sparseWide(800, 200, 5, true), Options{Task: Classification, Trees: 3, Seed: 5}},
+		{"sparse wide regression 0.1", sparseWide(800, 200, 0, false), Options{Trees: 3, Seed: 6, MaxFeatures: "0.1"}},
 	}
 	defer func() { pathOverride = "" }()
 	for _, c := range cases {

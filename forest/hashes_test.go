@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -49,6 +51,40 @@ func mnistHead(t *testing.T, n int) *data.Dataset {
 	return mnistTrain(t).Subset(all(n))
 }
 
+// sparseWide returns n rows of p features that are zero except on a band
+// of rows each (small integers there, like an image's pixels), with
+// classes classes (0: a regression target) and, with nans, a missing
+// value in one row of 23. Integer arithmetic only: the same on every
+// architecture.
+func sparseWide(n, p, classes int, nans bool) *data.Dataset {
+	r := rand.New(rand.NewPCG(uint64(n), uint64(p)))
+	d := &data.Dataset{X: make([]float64, n*p), Y: make([]float64, n), Rows: n, Cols: p}
+	for j := 0; j < p; j++ {
+		lo := r.IntN(n)
+		hi := min(n, lo+1+r.IntN(n/3))
+		for i := lo; i < hi; i++ {
+			if r.IntN(3) > 0 {
+				d.X[i*p+j] = float64(1 + r.IntN(20))
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		var s int
+		for j := 0; j < p; j += 37 {
+			s += int(d.X[i*p+j])
+		}
+		if classes > 0 {
+			d.Y[i] = float64((s + r.IntN(2)) % classes)
+		} else {
+			d.Y[i] = float64(s*3 + r.IntN(5))
+		}
+		if nans && i%23 == 0 {
+			d.X[i*p+r.IntN(p)] = math.NaN()
+		}
+	}
+	return d
+}
+
 func hashCases() []hashCase {
 	emb := func(name string) func(*testing.T) *data.Dataset {
 		return func(t *testing.T) *data.Dataset { return loadEmbedded(t, name) }
@@ -67,6 +103,10 @@ func hashCases() []hashCase {
 		{"digits/bins16-depth8-split5", emb("digits"), Options{Task: cls, Trees: 10, Seed: 4, Bins: 16, MaxDepth: 8, MinSamplesSplit: 5}},
 		{"digits/nans-log2", func(t *testing.T) *data.Dataset { return withNaNs(loadEmbedded(t, "digits"), 13) }, Options{Task: cls, Trees: 10, Seed: 6, MaxFeatures: "log2"}},
 		{"mnist6000/gini", func(t *testing.T) *data.Dataset { return mnistHead(t, 6000) }, Options{Task: cls, Trees: 4, Seed: 1}},
+		// Wide and sparse like images: most features are constant in most
+		// nodes (the known-constant skips, every rows-path layout).
+		{"sparse3000x400/gini-sqrt-nans", func(*testing.T) *data.Dataset { return sparseWide(3000, 400, 6, true) }, Options{Task: cls, Trees: 6, Seed: 3}},
+		{"sparse3000x400/regression-0.1-leaf2", func(*testing.T) *data.Dataset { return sparseWide(3000, 400, 0, false) }, Options{Task: reg, Trees: 6, Seed: 4, MaxFeatures: "0.1", MinSamplesLeaf: 2}},
 	}
 }
 
