@@ -1,6 +1,7 @@
 package forest
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
@@ -69,8 +70,10 @@ func newBinner(x []float64, rows, cols, maxBins, threads int) (*Binner, error) {
 	errs := make([]error, cols)
 	parallelBlocks(cols, threads, 1, func(lo, hi int) {
 		vals := make([]float64, 0, rows)
+		var set distinctSet
 		for j := lo; j < hi; j++ {
 			vals = vals[:0]
+			set.reset()
 			for i := 0; i < rows; i++ {
 				v := x[i*cols+j]
 				if math.IsInf(v, 0) {
@@ -79,9 +82,16 @@ func newBinner(x []float64, rows, cols, maxBins, threads int) (*Binner, error) {
 				}
 				if !math.IsNaN(v) {
 					vals = append(vals, v)
+					set.add(v)
 				}
 			}
-			bn.Edges[j] = quantileEdges(vals, maxBins-1)
+			if set.few() {
+				// Few distinct values: their counts give the edges
+				// without sorting every value.
+				bn.Edges[j] = set.edges(len(vals), maxBins-1)
+			} else {
+				bn.Edges[j] = quantileEdges(vals, maxBins-1)
+			}
 		}
 	})
 	for _, err := range errs {
@@ -91,6 +101,76 @@ func newBinner(x []float64, rows, cols, maxBins, threads int) (*Binner, error) {
 	}
 	bn.prepare()
 	return bn, nil
+}
+
+// distinctSet counts the distinct values of a feature while there are at
+// most maxDistinct of them (an open-addressing hash set over their bits,
+// −0 counted as +0, as the sort in quantileEdges has them equal).
+type distinctSet struct {
+	slots  []uint64 // bits+1 of a value, 0 for an empty slot
+	index  []int32  // the slot's value in vals
+	vals   []float64
+	counts []int
+	over   bool
+}
+
+// maxDistinct bounds the values a distinctSet counts; its table has twice
+// as many slots.
+const maxDistinct = 4096
+
+func (s *distinctSet) reset() {
+	if s.slots == nil {
+		s.slots = make([]uint64, 2*maxDistinct)
+		s.index = make([]int32, 2*maxDistinct)
+	}
+	clear(s.slots)
+	s.vals, s.counts, s.over = s.vals[:0], s.counts[:0], false
+}
+
+// add counts v (not NaN).
+func (s *distinctSet) add(v float64) {
+	if s.over {
+		return
+	}
+	if v == 0 {
+		v = 0 // −0 and +0 are one value
+	}
+	key := math.Float64bits(v) + 1
+	mask := uint64(len(s.slots) - 1)
+	for i := (key * 0x9E3779B97F4A7C15) >> 40 & mask; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case key:
+			s.counts[s.index[i]]++
+			return
+		case 0:
+			if len(s.vals) == maxDistinct {
+				s.over = true
+				return
+			}
+			s.slots[i], s.index[i] = key, int32(len(s.vals))
+			s.vals = append(s.vals, v)
+			s.counts = append(s.counts, 1)
+			return
+		}
+	}
+}
+
+// few reports whether the values added were at most maxDistinct distinct ones.
+func (s *distinctSet) few() bool { return !s.over }
+
+// edges is quantileEdges of the n values counted.
+func (s *distinctSet) edges(n, maxReal int) []float64 {
+	order := make([]int, len(s.vals))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(s.vals[a], s.vals[b]) })
+	distinct := make([]float64, len(order))
+	counts := make([]int, len(order))
+	for k, i := range order {
+		distinct[k], counts[k] = s.vals[i], s.counts[i]
+	}
+	return distinctEdges(distinct, counts, n, maxReal)
 }
 
 // quantileEdges returns at most maxReal-1 edges splitting vals (modified:
@@ -110,6 +190,15 @@ func quantileEdges(vals []float64, maxReal int) []float64 {
 		}
 		counts[len(counts)-1]++
 	}
+	return distinctEdges(distinct, counts, len(vals), maxReal)
+}
+
+// distinctEdges is quantileEdges given the distinct values in increasing
+// order, how many times each occurs, and n, the number of values.
+func distinctEdges(distinct []float64, counts []int, n, maxReal int) []float64 {
+	if len(distinct) == 0 {
+		return nil
+	}
 	mid := func(a, b float64) float64 {
 		m := a + (b-a)/2
 		if m >= b { // a and b are adjacent floats
@@ -125,7 +214,6 @@ func quantileEdges(vals []float64, maxReal int) []float64 {
 		return edges
 	}
 	// Greedy equal-frequency bins over the distinct values.
-	n := len(vals)
 	edges := make([]float64, 0, maxReal-1)
 	cum := 0
 	for i := 0; i < len(distinct)-1 && len(edges) < maxReal-1; i++ {

@@ -1,0 +1,80 @@
+package forest
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestBinnerDistinctPathMatchesSort checks the binner's path for features of
+// at most maxDistinct distinct values (counted in a hash set) against the
+// edges of all the feature's values sorted, bit for bit: −0 beside +0,
+// denormals next to zero, NaNs, counts of distinct values just at and just
+// past the number of real bins (midpoints, then equal-frequency bins), and
+// past maxDistinct (the sort itself).
+func TestBinnerDistinctPathMatchesSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	special := []float64{math.Copysign(0, -1), 0, 5e-324, -5e-324, 1e-310, -1, 1, 0.5, math.MaxFloat64, -math.MaxFloat64}
+	for _, tc := range []struct {
+		name     string
+		distinct int
+		bins     int
+	}{
+		{"specials", 0, 256},
+		{"few", 17, 256},
+		{"exactly the real bins", 255, 256},
+		{"one past the real bins", 256, 256},
+		{"few bins, at", 7, 8},
+		{"few bins, past", 8, 8},
+		{"many", 3000, 256},
+		{"past the set", maxDistinct + 500, 256},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const cols = 3
+			rows := 4000
+			if tc.distinct > 2000 {
+				rows = 3 * tc.distinct
+			}
+			pool := append([]float64(nil), special...)
+			if tc.distinct > 0 {
+				pool = pool[:0]
+				for len(pool) < tc.distinct {
+					pool = append(pool, math.Round(r.NormFloat64()*1e6)/64)
+				}
+			}
+			x := make([]float64, rows*cols)
+			for i := range x {
+				switch {
+				case i%97 == 0:
+					x[i] = math.NaN()
+				case i < len(pool)*cols: // every pool value appears
+					x[i] = pool[i/cols]
+				default:
+					x[i] = pool[r.IntN(len(pool))]
+				}
+			}
+			bn, err := newBinner(x, rows, cols, tc.bins, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j := 0; j < cols; j++ {
+				var vals []float64
+				for i := 0; i < rows; i++ {
+					if v := x[i*cols+j]; !math.IsNaN(v) {
+						vals = append(vals, v)
+					}
+				}
+				want := quantileEdges(vals, tc.bins-1)
+				got := bn.Edges[j]
+				if len(got) != len(want) {
+					t.Fatalf("feature %d: %d edges, want %d", j, len(got), len(want))
+				}
+				for k := range want {
+					if math.Float64bits(got[k]) != math.Float64bits(want[k]) {
+						t.Fatalf("feature %d edge %d: %v (%#x), want %v (%#x)", j, k, got[k], math.Float64bits(got[k]), want[k], math.Float64bits(want[k]))
+					}
+				}
+			}
+		})
+	}
+}
