@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/gotrain/gotrain/device"
+	"github.com/gotrain/gotrain/internal/gctarget"
 )
 
 func main() {
@@ -16,6 +17,7 @@ func main() {
 	if _, ok := os.LookupEnv(device.NoAutoInstallEnv); !ok {
 		_ = os.Setenv(device.NoAutoInstallEnv, "1")
 	}
+	gctarget.Apply() // a lower GC target: gotrain's heap is mostly long-lived data
 	if err := execute(newRootCmd()); err != nil {
 		fmt.Fprintln(os.Stderr, "gotrain:", err)
 		var ec interface{ ExitCode() int } // an error that carries the exit code
