@@ -215,7 +215,8 @@ func TestForestTrainErrors(t *testing.T) {
 	if gpu := gpuHere(t); gpu != "" { // a GPU host: the forest trains there, and bad options still fail
 		out, _, err := runGPU(t, "--json", "--device", "gpu", "forest", "train", "--dataset", "diabetes", "--trees", "2")
 		var rep struct{ Device, Engine string }
-		if err != nil || json.Unmarshal([]byte(out), &rep) != nil || !strings.HasPrefix(rep.Device, "gpu") || rep.Engine != "graph" {
+		// The device is the GPU's engine name (gpu..., or xla:cuda:N), never the host's.
+		if err != nil || json.Unmarshal([]byte(out), &rep) != nil || rep.Device == "" || rep.Device == "cpu" || rep.Device == "go" || rep.Engine != "graph" {
 			t.Errorf("forest train --device gpu on a GPU host (%s): %v, device %q engine %q", gpu, err, rep.Device, rep.Engine)
 		}
 		if _, _, err := runGPU(t, "--device", "gpu", "forest", "train", "--dataset", "diabetes", "--trees", "0"); err == nil || !strings.Contains(err.Error(), "--trees 0") {
