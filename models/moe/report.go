@@ -19,19 +19,12 @@ type Report struct {
 	// Parallel is how the run placed the experts (Result.Parallel):
 	// "expert" or "data"; ParallelRequested is what Model.ExpertParallel
 	// asked for, and ParallelNote why the two differ ("" when they do not).
-	Parallel          string  `json:"parallel"`
-	ParallelRequested string  `json:"parallel_requested"`
-	ParallelNote      string  `json:"parallel_note,omitempty"`
-	Data              string  `json:"data"`
-	TestAccuracy      float64 `json:"test_accuracy"`
-	TestLoss          float64 `json:"test_loss"`
-	Epochs            int     `json:"epochs"`
-	Steps             int64   `json:"steps"`
-	StepsPerSecond    float64 `json:"steps_per_second"`
-	MedianStepMS      float64 `json:"median_step_ms"`
-	FirstStepMS       float64 `json:"first_step_ms"`
-	BatchSize         int     `json:"batch_size"`
-	Experts           int     `json:"experts"`
+	Parallel          string `json:"parallel"`
+	ParallelRequested string `json:"parallel_requested"`
+	ParallelNote      string `json:"parallel_note,omitempty"`
+	Summary
+	BatchSize int `json:"batch_size"`
+	Experts   int `json:"experts"`
 	// ExpertLoad is the Result's Load: each active slot's share.
 	ExpertLoad    map[int]float64 `json:"expert_load"`
 	DroppedShare  float64         `json:"dropped_share"`
@@ -56,9 +49,7 @@ func (r *Result) Report(opts Options, device, fallback string) *Report {
 		parallel = requested
 	}
 	return &Report{Device: device, Fallback: fallback, Devices: r.Devices, Parallel: parallel, ParallelRequested: requested,
-		ParallelNote: r.ParallelNote, Data: r.Data,
-		TestAccuracy: r.TestAccuracy, TestLoss: r.TestLoss, Epochs: r.Epochs, Steps: r.Steps, StepsPerSecond: r.StepsPerSecond,
-		MedianStepMS: r.MedianStepMS, FirstStepMS: r.FirstStepMS, BatchSize: r.BatchSize, Experts: r.Experts,
+		ParallelNote: r.ParallelNote, Summary: r.Summary, BatchSize: r.BatchSize, Experts: r.Experts,
 		ExpertLoad: r.Load, DroppedShare: r.DroppedShare, ExpertsPerDev: r.ExpertsPerDevice, Grown: r.Grown,
 		PeakMemoryMiB: r.PeakMemoryMiB, Out: opts.OutDir, Files: r.Files, Stopped: r.Train.Stopped, Model: opts.Model}
 }

@@ -9,8 +9,8 @@ import (
 // TestReportWriteText checks the text of `gotrain moe train`, with the
 // load in slot order and a split, and the JSON's keys of the load.
 func TestReportWriteText(t *testing.T) {
-	r := &Result{Data: "digits (embedded 8x8)", TestAccuracy: 0.28611, TestLoss: 2.00441, Epochs: 3, Steps: 60,
-		StepsPerSecond: 274.437, MedianStepMS: 3.64, FirstStepMS: 4.2, BatchSize: 64, Experts: 4, Devices: 1,
+	r := &Result{Summary: Summary{Data: "digits (embedded 8x8)", TestAccuracy: 0.28611, TestLoss: 2.00441, Epochs: 3, Steps: 60,
+		StepsPerSecond: 274.437, MedianStepMS: 3.64, FirstStepMS: 4.2}, BatchSize: 64, Experts: 4, Devices: 1,
 		Load: map[int]float64{3: 0.067, 0: 0.346, 10: 0.291, 2: 0.296}, DroppedShare: 0.014, ExpertsPerDevice: []int{4},
 		Grown: []GrowEvent{{Parent: 0, Child: 3, Device: 0, Step: 40}}, Parallel: "data", ParallelNote: "expert parallelism was requested but ..."}
 	opts := Options{Model: Config{Hidden: []int{8, 4}, TopK: 2, CapacityFactor: 1.25, BalanceAlpha: 0.01, ExpertParallel: true},

@@ -87,8 +87,9 @@ type EpochRecord struct {
 	RSSMiB           float64 `json:"rss_mib,omitempty"`
 }
 
-// Result is the outcome of Train.
-type Result struct {
+// Summary is what a run measured: the data, the test scores and the
+// training's steps and speed. Result and Report both carry it.
+type Summary struct {
 	Data           string  `json:"data"`
 	TestAccuracy   float64 `json:"test_accuracy"`
 	TestLoss       float64 `json:"test_loss"`
@@ -97,6 +98,11 @@ type Result struct {
 	StepsPerSecond float64 `json:"steps_per_second"`
 	MedianStepMS   float64 `json:"median_step_ms"`
 	FirstStepMS    float64 `json:"first_step_ms"`
+}
+
+// Result is the outcome of Train.
+type Result struct {
+	Summary
 	// Load is each active expert's share of all routing assignments of the
 	// run, by slot (free slots omitted: see Active).
 	Load             map[int]float64 `json:"load"`
@@ -260,7 +266,7 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 	if t.err != nil {
 		return nil, t.err
 	}
-	res := &Result{Data: d.Name, Train: tr, Steps: tr.Steps, Grown: t.grown, History: t.history, Perf: h.Perf(),
+	res := &Result{Summary: Summary{Data: d.Name, Steps: tr.Steps}, Train: tr, Grown: t.grown, History: t.history, Perf: h.Perf(),
 		BatchSize: cfg.BatchSize, Devices: mc.Devices, Parallel: parallelName(m.cfg.ExpertParallel), ParallelNote: parallelNote}
 	if runErr != nil && !errors.Is(runErr, train.ErrInterrupted) {
 		return nil, fmt.Errorf("moe: %w", runErr)
