@@ -457,12 +457,7 @@ func (b *builder) scanRows(j, lo, hi int, tot []int64, best *split) bool {
 	if b.local {
 		return b.scanLocal(j, lo, hi, h, &present, tot, best)
 	}
-	// Feature j of row r is at xb[r*p]: in the column-major copy for
-	// large nodes (p = 1), else in the row-major one.
-	xb, p := b.xb[j:], b.p
-	if b.xc != nil && hi-lo > b.localAt {
-		xb, p = b.xc[j*b.n:(j+1)*b.n], 1
-	}
+	xb, p := b.feature(j, hi-lo)
 	counts := b.counts
 	if b.cls != nil {
 		cls := b.cls
@@ -503,6 +498,16 @@ func presentInHist(h []int64, nbj, stride int) (present [4]uint64) {
 		present[c>>6] |= uint64(x|-x) >> 63 << uint(c&63) // 1 when x > 0
 	}
 	return present
+}
+
+// feature returns where feature j of the rows of a node of m rows (not in
+// a local block) is read: row r's code is at xb[r*p], in the column-major
+// copy for large nodes (p = 1), else in the row-major codes.
+func (b *builder) feature(j, m int) (xb []uint8, p int) {
+	if b.xc != nil && m > b.localAt {
+		return b.xc[j*b.n : (j+1)*b.n], 1
+	}
+	return b.xb[j:], b.p
 }
 
 // scanLocal is scanRows in the local block.
@@ -927,8 +932,9 @@ func (b *builder) hasMissing(hist []int64, lo, hi, buf, j int) bool {
 	}
 	if buf < 0 {
 		mc := b.miss[j]
+		xb, p := b.feature(j, hi-lo)
 		for _, r := range b.rows[lo:hi] {
-			if b.xb[int(r)*b.p+j] == mc {
+			if xb[int(r)*p] == mc {
 				return true
 			}
 		}
