@@ -4,8 +4,9 @@
 // doubled since the last collection) lets the garbage of loading and
 // building those add up to as much again at the peak. A target of 25
 // measured the same fit times with a peak resident set 26 % lower on
-// MNIST's forest (918 to 682 MiB) and 12 % lower on the 100k x 20 one
-// (docs/BENCHMARKS.md, issue #19).
+// MNIST's forest (896 to 666 MiB) and 12 % lower on the 100k x 20 one
+// (457 to 403 MiB) (GOGC=25 against the default, /usr/bin/time -v; see
+// docs/BENCHMARKS.md, issue #19).
 package gctarget
 
 import (
