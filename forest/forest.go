@@ -105,6 +105,9 @@ func Fit(d *data.Dataset, opt Options) (*Forest, error) {
 		b.localAt = 0
 	}
 	draws := pr.Draws
+	// Packed local Gini scans (scanLocalGini) need every sum of weights
+	// below 2^32 and of rows below 2^31.
+	b.packed = b.cls != nil && !b.entropy && draws < 1<<32 && n < 1<<31 && b.d <= maxPacked
 
 	// Reciprocals of every possible weight, for regressionScoreRec.
 	b.rec = make([]float64, draws+1)

@@ -101,14 +101,25 @@ type builder struct {
 	// rows[lbase:lbase+lsize] entered it as local rows 0..lsize-1; feature
 	// j of local row i is at loc[j*lsize+i]; lrows[pos-lbase] is the local
 	// row at position pos; locW and locY are each local row's weight and
-	// class (classification) or weighted target (regression).
+	// class (classification) or weighted target (regression); when packed,
+	// locW holds class<<56 | 1<<32 | weight, what scanLocalGini adds.
 	local        bool
 	lbase, lsize int
 	loc          []uint8
 	lrows        []int32
 	locW, locY   []int64
 	fh           []int64 // one feature's histogram (rows path), zero between uses
-	arena        []int64 // statistics of the nodes on the current path
+	// Gini scans of local blocks (scanLocalGini) count a node's present
+	// classes only: packed says they may (classification by Gini, every
+	// class weight below 2^32); for the node being searched, cstride is
+	// 2 plus its number of classes (0 outside such a search), cmap[q] the
+	// entry of class q, cclass the class of each entry, ctot its totals.
+	packed  bool
+	cstride int
+	cmap    [maxPacked]int
+	cclass  []int
+	ctot    []int64
+	arena   []int64 // statistics of the nodes on the current path
 	// konst holds, for each node on the current path, the bitset of
 	// features known to be constant in it (found so by its ancestors'
 	// split searches or its own): constant in a node means constant in
@@ -171,6 +182,9 @@ func newWorker(b *builder) *builder {
 	w.prio = make([]uint64, b.p)
 	w.pool, w.nodes, w.values = nil, nil, nil
 	w.fh = make([]int64, 256*b.stride)
+	if b.packed {
+		w.cclass, w.ctot = make([]int, b.d), make([]int64, b.stride)
+	}
 	w.konst = make([]uint64, 0, 64*b.cwords)
 	w.arena = make([]int64, 0, 128*b.stride)
 	w.scr = scratch{make([]int64, b.stride), make([]int64, b.stride), make([]int64, b.stride), make([]int64, b.stride)}
@@ -454,11 +468,17 @@ func (b *builder) scanRows(j, lo, hi int, tot []int64, best *split) bool {
 	stride, nbj := b.stride, b.nb[j]
 	h := b.fh[:(nbj+1)*stride] // all zero between calls
 	var present [4]uint64
+	if b.local && b.cstride > 0 {
+		return b.scanLocalGini(j, lo, hi, best)
+	}
 	if b.local {
 		return b.scanLocal(j, lo, hi, h, &present, tot, best)
 	}
 	xb, p := b.feature(j, hi-lo)
 	counts := b.counts
+	if b.cstride > 0 {
+		return b.scanGlobalGini(j, lo, hi, xb, p, best)
+	}
 	if b.cls != nil {
 		cls := b.cls
 		for _, r := range b.rows[lo:hi] {
@@ -541,6 +561,235 @@ func (b *builder) scanLocal(j, lo, hi int, h []int64, present *[4]uint64, tot []
 		*present = presentInHist(h, nbj, stride)
 	}
 	return b.scanPresentClear(j, h, present, tot, best)
+}
+
+// maxPacked bounds the classes of packed scans (builder.packed).
+const maxPacked = 128
+
+// compactClasses sets up the node's class entries for scanLocalGini
+// (builder.cstride) from its totals. Every row of a node has a positive
+// weight (buildTree), so each row's class is among those with weight.
+func (b *builder) compactClasses(tot []int64) {
+	cs := 2
+	for q, v := range tot[2:b.stride] {
+		if v != 0 {
+			b.cmap[q], b.cclass[cs-2], b.ctot[cs] = cs, q, v
+			cs++
+		}
+	}
+	b.ctot[0], b.ctot[1] = tot[0], tot[1]
+	b.cstride = cs
+}
+
+// scanLocalGini is scanLocal for the Gini criterion, through a histogram of
+// the node's classes only (compactClasses): a node deep in a tree holds a
+// few of the classes, and the scan of the boundaries costs per code and
+// class. Each row adds 1<<32 + its weight to its code and class, one update
+// instead of two: after the loop an entry holds the rows in its high half
+// and their weight in its low half (sums of weights are below 2^32:
+// builder.packed), and a code's first word is 1 when a row holds it (a
+// plain store, so that runs of one code do not wait on it). A feature whose
+// rows hold one code is found constant by a comparison of codes, without a
+// histogram. The scores and the split are scanPresentGini's: the classes
+// left out have no weight in the node, so every integer sum is the same.
+func (b *builder) scanLocalGini(j, lo, hi int, best *split) bool {
+	cs, nbj := b.cstride, b.nb[j]
+	col := b.loc[j*b.lsize : (j+1)*b.lsize]
+	rows := b.lrows[lo-b.lbase : hi-b.lbase]
+	c0, k := col[rows[0]], 1
+	for k < len(rows) && col[rows[k]] == c0 {
+		k++
+	}
+	if k == len(rows) {
+		return false
+	}
+	h := b.fh[:(nbj+1)*cs] // all zero between calls
+	lv, cm := b.locW, &b.cmap
+	var present [4]uint64
+	for _, i := range rows {
+		v := lv[i]
+		e := int(col[i]) * cs
+		h[e] = 1
+		h[e+cm[v>>56&(maxPacked-1)]] += v & (1<<56 - 1)
+	}
+	if hi-lo < nbj { // few rows: mark the codes they hold
+		for _, i := range rows {
+			c := col[i]
+			present[c>>6] |= 1 << (c & 63)
+		}
+	} else {
+		present = presentInHist(h, nbj, cs)
+	}
+	ok := b.scanPackedGini(j, h, &present, best)
+	b.clearPresent(h, &present, cs)
+	return ok
+}
+
+// scanGlobalGini is scanLocalGini for a node outside a local block, whose
+// rows' codes of feature j are at xb[r*p] (builder.feature).
+func (b *builder) scanGlobalGini(j, lo, hi int, xb []uint8, p int, best *split) bool {
+	cs, nbj := b.cstride, b.nb[j]
+	rows := b.rows[lo:hi]
+	c0, k := xb[int(rows[0])*p], 1
+	for k < len(rows) && xb[int(rows[k])*p] == c0 {
+		k++
+	}
+	if k == len(rows) {
+		return false
+	}
+	h := b.fh[:(nbj+1)*cs] // all zero between calls
+	counts, cls, cm := b.counts, b.cls, &b.cmap
+	for _, r := range rows {
+		e := int(xb[int(r)*p]) * cs
+		h[e] = 1
+		h[e+cm[cls[r]]] += 1<<32 + int64(counts[r])
+	}
+	var present [4]uint64
+	if hi-lo < nbj { // few rows: mark the codes they hold
+		for _, r := range rows {
+			c := xb[int(r)*p]
+			present[c>>6] |= 1 << (c & 63)
+		}
+	} else {
+		present = presentInHist(h, nbj, cs)
+	}
+	ok := b.scanPackedGini(j, h, &present, best)
+	b.clearPresent(h, &present, cs)
+	return ok
+}
+
+// clearPresent clears the entries of the present codes of h.
+func (b *builder) clearPresent(h []int64, present *[4]uint64, stride int) {
+	for k, word := range present {
+		for word != 0 {
+			c := k<<6 | bits.TrailingZeros64(word)
+			word &= word - 1
+			clear(h[c*stride : (c+1)*stride])
+		}
+	}
+}
+
+// unpackEntry turns the packed entry st of one code (scanLocalGini) into
+// rows, weight and class weights.
+func unpackEntry(st []int64) {
+	var n, w int64
+	for q := 2; q < len(st); q++ {
+		v := st[q]
+		n += v >> 32
+		v &= 1<<32 - 1
+		w += v
+		st[q] = v
+	}
+	st[0], st[1] = n, w
+}
+
+// scanPackedGini is scanPresentGini on the packed histogram of
+// scanLocalGini, unpacking each code as it goes.
+func (b *builder) scanPackedGini(j int, h []int64, present *[4]uint64, best *split) bool {
+	cs, nbj := b.cstride, b.nb[j]
+	real, last, count := lastPresent(present, nbj)
+	if count <= 1 {
+		return false
+	}
+	tot := b.ctot[:cs:cs]
+	m := h[nbj*cs : (nbj+1)*cs : (nbj+1)*cs]
+	if m[0] > 0 {
+		unpackEntry(m)
+	}
+	tc := tot[2:cs]
+	var tt int64 // Σ T²
+	for _, v := range tc {
+		tt += v * v
+	}
+	left := b.scr.left[:cs:cs]
+	clear(left)
+	lc := left[2:cs:cs]
+	var s1, s2 int64 // Σ L², Σ T·L
+	minLeaf, tn, tw := int64(b.minLeaf), tot[0], tot[1]
+	for k, word := range real {
+		for word != 0 {
+			c := k<<6 | bits.TrailingZeros64(word)
+			word &= word - 1
+			if c == last {
+				return true
+			}
+			st := h[c*cs : (c+1)*cs : (c+1)*cs]
+			var n, w int64
+			for q, v := range st[2:cs] {
+				n += v >> 32
+				v &= 1<<32 - 1
+				s1 += v * (2*lc[q] + v)
+				s2 += tc[q] * v
+				lc[q] += v
+				w += v
+			}
+			left[0] += n
+			left[1] += w
+			if nl := left[0]; nl >= minLeaf && tn-nl >= minLeaf {
+				wl := left[1]
+				score := float64(s1)/float64(wl) + float64(tt-2*s2+s1)/float64(tw-wl)
+				if (!best.ok || score >= best.score) && better(best, score, j, c, false) {
+					best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, c, false
+					b.expandLeft(best.left, left, nil)
+				}
+			}
+			if m[0] > 0 {
+				b.missingLeftPacked(j, c, left, m, best)
+			}
+		}
+	}
+	return true
+}
+
+// giniProxy is proxy for Gini on statistics st of any number of classes.
+func giniProxy(st []int64) float64 {
+	w := float64(st[1])
+	if w <= 0 {
+		return 0
+	}
+	var sq int64
+	for _, v := range st[2:] {
+		sq += v * v
+	}
+	return float64(sq) / w
+}
+
+// missingLeftPacked is missingLeft on the node's classes (scanPackedGini).
+func (b *builder) missingLeftPacked(j, c int, left, m []int64, best *split) {
+	cs, minLeaf, tot := b.cstride, int64(b.minLeaf), b.ctot
+	cand := b.scr.cand[:cs:cs]
+	for q := range cand {
+		cand[q] = left[q] + m[q]
+	}
+	if cand[0] < minLeaf || tot[0]-cand[0] < minLeaf {
+		return
+	}
+	score := giniProxy(cand)
+	for q := range cand {
+		cand[q] = tot[q] - cand[q]
+	}
+	score += giniProxy(cand)
+	if better(best, score, j, c, true) {
+		best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, c, true
+		b.expandLeft(best.left, left, m)
+	}
+}
+
+// expandLeft sets dst (all classes) to left plus m (when not nil), given
+// on the node's classes.
+func (b *builder) expandLeft(dst, left, m []int64) {
+	clear(dst)
+	for q := range left {
+		v := left[q]
+		if m != nil {
+			v += m[q]
+		}
+		if q < 2 {
+			dst[q] = v
+		} else {
+			dst[2+b.cclass[q-2]] = v
+		}
+	}
 }
 
 // lastPresent returns the highest of the real codes present (the missing
@@ -878,6 +1127,10 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 	best := split{left: b.scr.best}
 	examined := 0
 	order, sorted, limit := b.featureOrder(key, konst)
+	if b.packed && hist == nil && buf < 0 {
+		b.compactClasses(tot)
+		defer func() { b.cstride = 0 }()
+	}
 	for i, kj := range order {
 		if examined >= b.k {
 			break
@@ -990,6 +1243,9 @@ func (b *builder) enterLocal(lo, hi int) {
 	for i, r := range rows {
 		b.lrows[i] = int32(i)
 		b.locW[i] = int64(b.counts[r])
+		if b.packed { // see builder.locW
+			b.locW[i] |= int64(b.cls[r])<<56 | 1<<32
+		}
 		if b.cls != nil {
 			b.locY[i] = int64(b.cls[r])
 		} else {
@@ -1000,20 +1256,7 @@ func (b *builder) enterLocal(lo, hi int) {
 	if n := len(b.konst); n > 0 {
 		konst = b.konst[n-b.cwords:]
 	}
-	loc := b.loc[:m*p]
-	const block = 64 // rows at a time: their codes stay in cache while every feature is copied
-	for i0 := 0; i0 < m; i0 += block {
-		blk := rows[i0:min(i0+block, m)]
-		for j := 0; j < p; j++ {
-			if konst != nil && konst[j>>6]&(1<<(j&63)) != 0 {
-				continue
-			}
-			dst := loc[j*m+i0 : j*m+i0+len(blk)]
-			for i, r := range blk {
-				dst[i] = xb[int(r)*p+j]
-			}
-		}
-	}
+	gatherColumns(b.loc[:m*p], xb, rows, p, konst)
 }
 
 // isLeaf tells whether a node at depth with n rows is a leaf without a split search.
