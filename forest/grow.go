@@ -354,6 +354,7 @@ func (b *builder) featureOrder(key uint64, konst []uint64) (order []uint64, sort
 	}
 	keys = keys[:cand]
 	lo, hi := 0, cand
+	nk := core.NodeFeatureKey(b.seed, b.tree, key)
 	for w, word := range konst {
 		free := ^word
 		if rest := b.p - w<<6; rest < 64 {
@@ -362,7 +363,7 @@ func (b *builder) featureOrder(key uint64, konst []uint64) (order []uint64, sort
 		for free != 0 {
 			j := w<<6 | bits.TrailingZeros64(free)
 			free &= free - 1
-			k := core.FeaturePriority(b.seed, b.tree, key, j)>>16<<16 | uint64(j)
+			k := core.FeaturePriorityAt(nk, j)>>16<<16 | uint64(j)
 			if k < limit {
 				keys[lo] = k
 				lo++

@@ -52,7 +52,20 @@ func BootstrapCounts(seed uint64, t int, draws int, counts []int32) {
 // FeaturePriority returns feature j's priority at the node with the given key
 // in tree t: the node considers features in increasing (priority>>16, j) order.
 func FeaturePriority(seed uint64, t int, nodeKey uint64, j int) uint64 {
-	return rng.At(StreamKey(seed, t, PurposeFeatures)^nodeKey, uint64(j))
+	return FeaturePriorityAt(NodeFeatureKey(seed, t, nodeKey), j)
+}
+
+// NodeFeatureKey returns the key from which FeaturePriorityAt draws the
+// priorities of the features at the node with the given key in tree t, so
+// that a node hashes its seed and tree once rather than per feature.
+func NodeFeatureKey(seed uint64, t int, nodeKey uint64) uint64 {
+	return StreamKey(seed, t, PurposeFeatures) ^ nodeKey
+}
+
+// FeaturePriorityAt returns feature j's priority at the node whose
+// NodeFeatureKey is nk: FeaturePriority(seed, t, nodeKey, j).
+func FeaturePriorityAt(nk uint64, j int) uint64 {
+	return rng.At(nk, uint64(j))
 }
 
 // InBagMask returns the bit mask of the rows with positive counts
