@@ -97,6 +97,7 @@ type builder struct {
 	prio   []uint64
 	scr    scratch
 	rtmp   []int32 // the right side of a stable partition
+	sink   uint8   // what gatherColumns returns, kept so that its early loads stay
 	// The local block of the subtree being grown (enterLocal), when local:
 	// rows[lbase:lbase+lsize] entered it as local rows 0..lsize-1; feature
 	// j of local row i is at loc[j*lsize+i]; lrows[pos-lbase] is the local
@@ -1257,7 +1258,7 @@ func (b *builder) enterLocal(lo, hi int) {
 	if n := len(b.konst); n > 0 {
 		konst = b.konst[n-b.cwords:]
 	}
-	gatherColumns(b.loc[:m*p], xb, rows, p, konst)
+	b.sink |= gatherColumns(b.loc[:m*p], xb, rows, p, konst)
 }
 
 // isLeaf tells whether a node at depth with n rows is a leaf without a split search.

@@ -52,9 +52,10 @@ func transpose8(a *[8]uint64) {
 // codes a row) listed in rows into dst column-major: feature j of rows[i]
 // goes to dst[j*m+i], m = len(rows). Features whose bit is set in skip
 // (nil: none) may be left out. Blocks of 8 rows by 8 features go through
-// transpose8, 64 rows at a time so that their codes stay in cache while
-// every feature is copied.
-func gatherColumns(dst, xb []uint8, rows []int32, p int, skip []uint64) {
+// transpose8, 32 rows at a time so that their codes stay in cache while
+// every feature is copied. It returns an OR of some codes (the touches that
+// fetch the next block's rows early), for the caller to keep.
+func gatherColumns(dst, xb []uint8, rows []int32, p int, skip []uint64) (sink uint8) {
 	m := len(rows)
 	le := binary.LittleEndian
 	var off [8]int
@@ -62,6 +63,15 @@ func gatherColumns(dst, xb []uint8, rows []int32, p int, skip []uint64) {
 	const block = 32
 	for i0 := 0; i0 < m; i0 += block {
 		i1 := min(i0+block, m)
+		// Touch a line of each row of the next block: the rows are
+		// scattered over xb, and loads that wait on nothing fetch them
+		// in parallel, ahead of the copy.
+		for _, r := range rows[i1:min(i1+block, m)] {
+			row := xb[int(r)*p : int(r)*p+p]
+			for o := 0; o < len(row); o += 64 {
+				sink |= row[o]
+			}
+		}
 		full := i0 + (i1-i0)&^7 // rows [i0, full) in groups of 8
 		j := 0
 		for ; j+8 <= p; j += 8 {
@@ -98,4 +108,5 @@ func gatherColumns(dst, xb []uint8, rows []int32, p int, skip []uint64) {
 			}
 		}
 	}
+	return sink
 }
