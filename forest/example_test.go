@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -104,4 +105,39 @@ func ExampleLoadFile() {
 	// prediction
 	// large
 	// small
+}
+
+// SHAP explains a prediction: each feature's contribution, which with the
+// forest's expected value adds up to the prediction (what `gotrain forest
+// explain` writes).
+func ExampleForest_SHAP() {
+	d, err := data.Diabetes()
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, err := forest.Fit(d, forest.Options{Trees: 20, Seed: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	row := d.Row(0)
+	ex, err := f.SHAP(row, 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	pred, err := f.Predict(row, 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	sum, top := ex.Expected[0], 0
+	for j, v := range ex.Values {
+		sum += v
+		if math.Abs(v) > math.Abs(ex.Values[top]) {
+			top = j
+		}
+	}
+	fmt.Printf("prediction %.1f = expected value %.1f + contributions %.1f\n", pred[0], ex.Expected[0], sum-ex.Expected[0])
+	fmt.Printf("largest contribution: %s %+.1f\n", f.Features[top], ex.Values[top])
+	// Output:
+	// prediction 181.9 = expected value 150.9 + contributions 31.0
+	// largest contribution: bmi +23.3
 }

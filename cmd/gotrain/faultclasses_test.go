@@ -66,6 +66,9 @@ var fileOutputs = []fileOutput{
 	{"forest predict --out", func(f *faultFixtures, out string) []string {
 		return []string{"forest", "predict", "--model", f.model, "--data", f.predictCSV, "--out", out}
 	}, func(f *faultFixtures) string { return f.predictCSV }},
+	{"forest explain --out", func(f *faultFixtures, out string) []string {
+		return []string{"forest", "explain", "--model", f.model, "--data", f.predictCSV, "--out", out}
+	}, func(f *faultFixtures) string { return f.predictCSV }},
 	{"signal features --csv", func(f *faultFixtures, out string) []string {
 		return []string{"signal", "features", "--in", f.record + ".sigmf-meta", "--csv", out}
 	}, func(f *faultFixtures) string { return f.record + ".sigmf-data" }},

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 
 	"github.com/spf13/cobra"
@@ -153,17 +154,7 @@ WriteFile.`,
 					return flagError(fmt.Errorf("forest predict: %w", err), fieldFlags(cmd.Flags()))
 				}
 				rep.Out = outFile
-				if outFile == "" {
-					return rep.Predictions.WriteCSV(cmd.OutOrStdout())
-				}
-				if err := rep.Predictions.WriteFile(outFile); err != nil {
-					return err
-				}
-				slog.Info("forest: predictions written", "file", outFile, "rows", rep.Predictions.Rows, "device", eng.Name(), "engine", rep.Engine)
-				if g.json {
-					return printJSON(cmd.OutOrStdout(), rep)
-				}
-				return nil
+				return g.writeTable(cmd, outFile, rep.Predictions, rep, "forest: predictions written", "rows", rep.Predictions.Rows, "device", eng.Name(), "engine", rep.Engine)
 			})
 		},
 	}
@@ -172,5 +163,76 @@ WriteFile.`,
 	cmd.Flags().StringVar(&outFile, "out", "", "write predictions to this CSV file, atomically (default: stdout)")
 	cmd.Flags().BoolVar(&proba, "proba", false, "write class probabilities, one column per class")
 	cmd.Flags().IntVar(&batchRows, "batch-rows", forestgraph.DefaultBatchRows, "rows per graph execution on graph devices (bounds device memory)")
+	return cmd
+}
+
+// table is what forest predict and forest explain write: a CSV table.
+type table interface {
+	WriteCSV(io.Writer) error
+	WriteFile(path string) error
+}
+
+// writeTable writes t to standard output when file is "", else
+// atomically to file, logging msg with attrs, and then prints the JSON
+// report rep with --json.
+func (g *globals) writeTable(cmd *cobra.Command, file string, t table, rep any, msg string, attrs ...any) error {
+	if file == "" {
+		return t.WriteCSV(cmd.OutOrStdout())
+	}
+	if err := t.WriteFile(file); err != nil {
+		return err
+	}
+	slog.Info(msg, append([]any{"file", file}, attrs...)...)
+	if g.json {
+		return printJSON(cmd.OutOrStdout(), rep)
+	}
+	return nil
+}
+
+func newForestExplainCmd(g *globals) *cobra.Command {
+	var modelFile, dataFile, outFile string
+	cmd := &cobra.Command{
+		Use:   "explain --model FILE --data FILE.csv",
+		Short: "Write each row's feature contributions (SHAP values) to a saved forest's prediction",
+		Long: `forest explain writes, for the rows of --data (columns found by name, as
+forest predict does), each feature's contribution to the forest's prediction
+by exact path-dependent TreeSHAP, and the expected value they start from:
+one column per feature and "expected_value"; for a classifier the same for
+each class's probability, named FEATURE:CLASS. Contributions plus the expected
+value equal the prediction. It runs on the CPU (--device cpu or auto).
+The library call behind this command is forest.ExplainFile, then
+Explanation.WriteCSV or WriteFile.`,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if outFile == "-" {
+				outFile = "" // standard output, as without --out
+			}
+			switch {
+			case modelFile == "" || dataFile == "":
+				return errors.New("forest explain: --model and --data are required")
+			case g.json && outFile == "":
+				return errors.New("forest explain: --json needs --out (the values go to the file, the JSON report to stdout)")
+			}
+			if err := g.outputs(cmd, []string{"out"}, []string{"data", "model"}, nil); err != nil {
+				return err
+			}
+			cpuOnly := func(d device.Device) error {
+				if d.Kind == device.Native {
+					return nil
+				}
+				return errors.New("`forest explain` runs on the CPU only (use --device cpu)")
+			}
+			return g.onEngine(cmd, "forest explain", cpuOnly, func(*device.Engine) error {
+				ex, err := forest.ExplainFile(modelFile, dataFile, g.maxInput())
+				if err != nil {
+					return flagError(fmt.Errorf("forest explain: %w", err), fieldFlags(cmd.Flags()))
+				}
+				ex.Out = outFile
+				return g.writeTable(cmd, outFile, ex, ex, "forest: SHAP values written", "rows", ex.Rows)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&modelFile, "model", "", "model file written by forest train --save")
+	cmd.Flags().StringVar(&dataFile, "data", "", "CSV file with the model's feature columns")
+	cmd.Flags().StringVar(&outFile, "out", "", "write the values to this CSV file, atomically (default: stdout)")
 	return cmd
 }

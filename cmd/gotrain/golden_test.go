@@ -78,6 +78,7 @@ func TestJSONKeysGolden(t *testing.T) {
 		{"forest train classification", []string{"forest", "train", "--dataset", "digits", "--trees", "3", "--save", p("c.gtf")}},
 		{"forest train graph", []string{"--device", "go", "forest", "train", "--dataset", "diabetes", "--trees", "2", "--max-depth", "3"}},
 		{"forest predict", []string{"forest", "predict", "--model", p("m.gtf"), "--data", csvPath, "--out", p("pred.csv")}},
+		{"forest explain", []string{"forest", "explain", "--model", p("m.gtf"), "--data", csvPath, "--out", p("shap.csv")}},
 		{"forest predict graph", []string{"--device", "go", "forest", "predict", "--model", p("m.gtf"), "--data", csvPath, "--out", p("pred2.csv")}},
 		{"signal synth", []string{"signal", "synth", "--mod", "qpsk", "--seconds", "0.02", "--out", p("rec")}},
 		{"signal features", []string{"signal", "features", "--in", p("rec") + ".sigmf-meta"}},

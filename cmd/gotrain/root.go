@@ -69,7 +69,7 @@ reason, unless --fallback is given.`,
 	pf.Int64Var(&g.maxInputMiB, "max-input-mib", 0, "size cap, in MiB, of the data files read (CSV, IDX, text, instructions, feature sets); a larger or endless input is refused (0: 1024 MiB, 2048 for feature sets)")
 	root.AddCommand(newBenchCmd(g), newDevicesCmd(g), newDoctorCmd(g), newVersionCmd(g),
 		group("setup", "Install optional components on request", newSetupXLACmd(g)),
-		group("forest", "Train random forests and predict with them", newForestTrainCmd(g), newForestPredictCmd(g)),
+		group("forest", "Train random forests, predict with them and explain their predictions", newForestTrainCmd(g), newForestPredictCmd(g), newForestExplainCmd(g)),
 		group("signal", "Synthesize IQ records, extract RF features, benchmark the pipeline",
 			newSignalSynthCmd(g), newSignalFeaturesCmd(g), newSignalBenchCmd(g), newSignalDatasetCmd(g),
 			group("classify", "Train and evaluate a random-forest modulation classifier on signal dataset features",
