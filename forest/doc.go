@@ -49,7 +49,10 @@
 // one did. A model file is, in order (all integers little-endian):
 //
 //  1. the 14 magic bytes "GOTRAINFOREST\n";
-//  2. the format version, a uint32 (currently 1);
+//  2. the format version, a uint32: 2 for a forest that uses an
+//     addition of version 2 (the random splitter), else 1, so that a
+//     forest that uses none is written byte for byte as before them;
+//     readers take versions 1 and 2;
 //  3. the header length H, a uint64, at most 64 MiB;
 //  4. H bytes of header: one UTF-8 JSON object (described below);
 //  5. the trees, one after the other (described below);
@@ -59,13 +62,15 @@
 // The header is self-describing. Its fields are:
 //
 //	format        "gotrain-forest"
-//	version       1, as in the binary prefix
+//	version       1 or 2, as in the binary prefix
 //	created_by    "gotrain"
 //	task          "regression" or "classification"
 //	criterion     "squared_error", "gini" or "entropy"
 //	options       the other fitting options: trees, max_depth,
 //	              min_samples_split, min_samples_leaf, max_features,
-//	              bootstrap, max_samples, seed, bins, threads, oob
+//	              bootstrap, max_samples, seed, bins, threads, oob, and
+//	              from version 2 splitter ("random"; absent for the
+//	              best splitter, and refused in a version 1 file)
 //	features      feature names: null, or num_features strings
 //	target        target name
 //	classes       class names: null for regression, outputs strings for

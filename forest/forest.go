@@ -98,16 +98,32 @@ func Fit(d *data.Dataset, opt Options) (*Forest, error) {
 	case "sorted":
 		b.dense, b.sortAt = false, 1<<30
 	}
-	if pathOverride == "" && !b.dense && b.sortAt < n && n > b.localAt {
+	if opt.Splitter == Random {
+		// The random splitter reads codes the way the rows path does and
+		// keeps no histograms (scanRandom), whatever the path override.
+		b.random = true
+		b.dense, b.sortAt = false, 0
+		if pathOverride == "dense" || pathOverride == "sorted" {
+			b.localAt = max(256, (4<<20)/p)
+		}
+		pathOverride := pathOverride
+		if pathOverride == "dense" || pathOverride == "sorted" {
+			pathOverride = ""
+		}
+		if pathOverride == "" && b.xc == nil && n > b.localAt {
+			b.xc = columnMajor(pr.Codes, n, p, opt.Threads)
+		}
+	}
+	if pathOverride == "" && !b.dense && b.sortAt < n && n > b.localAt && b.xc == nil {
 		b.xc = columnMajor(pr.Codes, n, p, opt.Threads)
 	}
-	if b.dense || pathOverride == "sorted" {
+	if !b.random && (b.dense || pathOverride == "sorted") {
 		b.localAt = 0
 	}
 	draws := pr.Draws
 	// Packed local Gini scans (scanLocalGini) need every sum of weights
 	// below 2^32 and of rows below 2^31.
-	b.packed = b.cls != nil && !b.entropy && draws < 1<<32 && n < 1<<31 && b.d <= maxPacked
+	b.packed = b.cls != nil && !b.entropy && !b.random && draws < 1<<32 && n < 1<<31 && b.d <= maxPacked
 
 	// Reciprocals of every possible weight, for regressionScoreRec.
 	b.rec = make([]float64, draws+1)

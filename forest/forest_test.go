@@ -214,6 +214,8 @@ func TestSplitPathsAgree(t *testing.T) {
 		{"few bins", toDS(diab, all(diab.Rows)), Options{Trees: 4, Bins: 8, Seed: 1}},
 		{"sparse wide gini nan", sparseWide(800, 200, 5, true), Options{Task: Classification, Trees: 3, Seed: 5}},
 		{"sparse wide regression 0.1", sparseWide(800, 200, 0, false), Options{Trees: 3, Seed: 6, MaxFeatures: "0.1"}},
+		{"random splitter regression nan", withNaNs(toDS(diab, all(diab.Rows)), 7), Options{Trees: 4, Seed: 3, Splitter: Random}},
+		{"random splitter sparse wide gini nan", sparseWide(800, 200, 5, true), Options{Task: Classification, Trees: 3, Seed: 5, Splitter: Random}},
 	}
 	defer func() { pathOverride = "" }()
 	for _, c := range cases {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/gotrain/gotrain/forest/internal/core"
+	"github.com/gotrain/gotrain/rng"
 )
 
 // Split rules, shared with the accelerator learner.
@@ -116,6 +117,7 @@ type builder struct {
 	// 2 plus its number of classes (0 outside such a search), cmap[q] the
 	// entry of class q, cclass the class of each entry, ctot its totals.
 	packed  bool
+	random  bool // the random splitter (scanRandom)
 	cstride int
 	cmap    [maxPacked]int
 	cclass  []int
@@ -131,6 +133,7 @@ type builder struct {
 // scratch holds per-node buffers of stride int64s.
 type scratch struct {
 	left, miss, cand, best []int64
+	sides                  []int64 // scanRandom's left, right and missing statistics
 }
 
 // bnode is a node while growing (depth-first order).
@@ -188,7 +191,7 @@ func newWorker(b *builder) *builder {
 	}
 	w.konst = make([]uint64, 0, 64*b.cwords)
 	w.arena = make([]int64, 0, 128*b.stride)
-	w.scr = scratch{make([]int64, b.stride), make([]int64, b.stride), make([]int64, b.stride), make([]int64, b.stride)}
+	w.scr = scratch{make([]int64, b.stride), make([]int64, b.stride), make([]int64, b.stride), make([]int64, b.stride), make([]int64, 3*b.stride)}
 	return &w
 }
 
@@ -1123,6 +1126,101 @@ func (b *builder) scanSortedRegression(j int, ents []int32, codes []uint8, m, to
 	}
 }
 
+// scanRandom is the random splitter's search of feature j at the node
+// with the given key over rows[lo:hi] (read as scanRows reads them): it
+// finds the lowest and highest codes of the node's rows that are not
+// missing, draws a code t uniformly from [lowest, highest) with
+// core.ThresholdDraw, and evaluates the boundary after t (codes <= t
+// left) with the missing values on either side, as boundary does. It
+// returns false when the feature is constant in the node (at most one
+// code besides missing). The missing code is above every real code.
+func (b *builder) scanRandom(j, lo, hi int, key uint64, tot []int64, best *split) bool {
+	mc := b.miss[j]
+	var col []uint8
+	var rows []int32
+	p := 1
+	if b.local {
+		col, rows = b.loc[j*b.lsize:(j+1)*b.lsize], b.lrows[lo-b.lbase:hi-b.lbase]
+	} else {
+		col, p = b.feature(j, hi-lo)
+		rows = b.rows[lo:hi]
+	}
+	low, high := mc, uint8(0)
+	for _, r := range rows {
+		c := col[int(r)*p]
+		low = min(low, c)
+		if c == mc {
+			c = 0
+		}
+		high = max(high, c)
+	}
+	if low >= high {
+		return false
+	}
+	t := low + uint8(rng.Below(core.ThresholdDraw(b.seed, b.tree, key, j), int(high-low)))
+	// Each row adds to the left side (codes <= t), the missing side or
+	// neither, without a branch: counts, weights and weighted targets in
+	// registers (an update through memory would wait on the previous
+	// row's), class weights in a table of three sides (left, right: not
+	// kept, missing).
+	stride := b.stride
+	sides := b.scr.sides
+	clear(sides)
+	var nl, nm, wl, wm, sl, sm int64
+	switch {
+	case b.local && b.cls != nil:
+		w, y := b.locW, b.locY
+		for _, r := range rows {
+			c := col[int(r)*p]
+			isL, isM := b2i(c <= t), b2i(c == mc)
+			wr := w[r]
+			nl, nm, wl, wm = nl+isL, nm+isM, wl+wr&-isL, wm+wr&-isM
+			sides[int(b2i(c > t)+isM)*stride+2+int(y[r])] += wr
+		}
+	case b.local:
+		w, y := b.locW, b.locY
+		for _, r := range rows {
+			c := col[int(r)*p]
+			isL, isM := b2i(c <= t), b2i(c == mc)
+			wr, yr := w[r], y[r]
+			nl, nm, wl, wm = nl+isL, nm+isM, wl+wr&-isL, wm+wr&-isM
+			sl, sm = sl+yr&-isL, sm+yr&-isM
+		}
+	case b.cls != nil:
+		for _, r := range rows {
+			c := col[int(r)*p]
+			isL, isM := b2i(c <= t), b2i(c == mc)
+			wr := int64(b.counts[r])
+			nl, nm, wl, wm = nl+isL, nm+isM, wl+wr&-isL, wm+wr&-isM
+			sides[int(b2i(c > t)+isM)*stride+2+int(b.cls[r])] += wr
+		}
+	default:
+		for _, r := range rows {
+			c := col[int(r)*p]
+			isL, isM := b2i(c <= t), b2i(c == mc)
+			wr, yr := int64(b.counts[r]), b.wy[r]
+			nl, nm, wl, wm = nl+isL, nm+isM, wl+wr&-isL, wm+wr&-isM
+			sl, sm = sl+yr&-isL, sm+yr&-isM
+		}
+	}
+	left, m := sides[:stride], sides[2*stride:]
+	left[0], left[1], m[0], m[1] = nl, wl, nm, wm
+	if b.cls == nil {
+		left[2], m[2] = sl, sm
+	}
+	b.boundary(j, int(t), left, m, tot, best)
+	return true
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(v bool) int64 {
+	var i int64
+	if v {
+		i = 1
+	}
+	return i
+}
+
 // findSplit searches the node's best split.
 // konstant is the node's known-constant bitset (see builder.konst); the
 // features the search finds constant are added to it.
@@ -1130,7 +1228,7 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 	best := split{left: b.scr.best}
 	examined := 0
 	order, sorted, limit := b.featureOrder(key, konst)
-	if b.packed && hist == nil && buf < 0 {
+	if b.packed && !b.random && hist == nil && buf < 0 {
 		b.compactClasses(tot)
 		defer func() { b.cstride = 0 }()
 	}
@@ -1145,6 +1243,8 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 		j := int(kj & 0xFFFF)
 		var ok bool
 		switch {
+		case b.random:
+			ok = b.scanRandom(j, lo, hi, key, tot, &best)
 		case hist != nil:
 			ok = b.scanDense(j, hist, tot, &best)
 		case buf >= 0:

@@ -107,6 +107,12 @@ func hashCases() []hashCase {
 		// nodes (the known-constant skips, every rows-path layout).
 		{"sparse3000x400/gini-sqrt-nans", func(*testing.T) *data.Dataset { return sparseWide(3000, 400, 6, true) }, Options{Task: cls, Trees: 6, Seed: 3}},
 		{"sparse3000x400/regression-0.1-leaf2", func(*testing.T) *data.Dataset { return sparseWide(3000, 400, 0, false) }, Options{Task: reg, Trees: 6, Seed: 4, MaxFeatures: "0.1", MinSamplesLeaf: 2}},
+		// The random splitter (extremely randomized trees), recorded when it
+		// was added (format version 2).
+		{"diabetes/random-nobootstrap", emb("diabetes"), Options{Task: reg, Trees: 20, Seed: 2, Splitter: Random, NoBootstrap: true}},
+		{"diabetes/random-nans-leaf2", func(t *testing.T) *data.Dataset { return withNaNs(loadEmbedded(t, "diabetes"), 17) }, Options{Task: reg, Trees: 10, Seed: 3, Splitter: Random, MinSamplesLeaf: 2}},
+		{"digits/random-sqrt", emb("digits"), Options{Task: cls, Trees: 10, Seed: 8, Splitter: Random}},
+		{"sparse3000x400/random-gini-nans", func(*testing.T) *data.Dataset { return sparseWide(3000, 400, 6, true) }, Options{Task: cls, Trees: 4, Seed: 5, Splitter: Random}},
 	}
 }
 

@@ -3,6 +3,7 @@ package forest
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -25,8 +26,12 @@ import (
 var ErrInvalidModel = errors.New("invalid model")
 
 const (
-	modelMagic   = "GOTRAINFOREST\n"
-	modelVersion = 1
+	modelMagic = "GOTRAINFOREST\n"
+	// modelVersion is the newest format version, the one of a forest
+	// that uses any of its additions (Options.Splitter random); a forest
+	// that uses none is written as version 1, byte for byte as before
+	// them (Forest.version). Readers take both.
+	modelVersion = 2
 	modelFormat  = "gotrain-forest"
 	modelCreator = "gotrain"
 
@@ -99,6 +104,8 @@ type modelOptions struct {
 	Bins            int     `json:"bins"`
 	Threads         int     `json:"threads"`
 	OOB             bool    `json:"oob"`
+	// Version 2: "random" for the random splitter, absent for best.
+	Splitter Splitter `json:"splitter,omitempty"`
 }
 
 // jsonScore is a float64 that JSON-encodes NaN as null and the infinities as
@@ -192,12 +199,21 @@ func (f *Forest) checkSave() error {
 	return nil
 }
 
+// version returns the format version f needs: 2 when it uses an
+// addition of version 2, else 1 (see modelVersion).
+func (f *Forest) version() int {
+	if f.Options.Splitter == Random {
+		return 2
+	}
+	return 1
+}
+
 // header returns f's JSON header.
 func (f *Forest) header() modelHeader {
 	o := f.Options
 	h := modelHeader{
 		Format:    modelFormat,
-		Version:   modelVersion,
+		Version:   f.version(),
 		CreatedBy: modelCreator,
 		Task:      o.Task,
 		Criterion: o.Criterion,
@@ -224,6 +240,9 @@ func (f *Forest) header() modelHeader {
 		TreeLayout:  treeLayout,
 		OOBScore:    jsonScore{v: f.OOBScore, set: true},
 		OOBRows:     f.OOBRows,
+	}
+	if o.Splitter == Random {
+		h.Options.Splitter = Random
 	}
 	if f.Binner != nil {
 		h.BinEdges = f.Binner.Edges
@@ -276,7 +295,8 @@ func putBool(b []byte, x bool) {
 
 // encode writes f to w without checking it.
 func (f *Forest) encode(w io.Writer) error {
-	hdr, err := json.Marshal(f.header())
+	h := f.header()
+	hdr, err := json.Marshal(h)
 	if err != nil {
 		return err
 	}
@@ -286,7 +306,7 @@ func (f *Forest) encode(w io.Writer) error {
 	e := &encoder{w: w, buf: make([]byte, ioChunk)}
 	prefix := make([]byte, 0, len(modelMagic)+12)
 	prefix = append(prefix, modelMagic...)
-	prefix = binary.LittleEndian.AppendUint32(prefix, modelVersion)
+	prefix = binary.LittleEndian.AppendUint32(prefix, uint32(h.Version))
 	prefix = binary.LittleEndian.AppendUint64(prefix, uint64(len(hdr)))
 	e.write(prefix)
 	e.write(hdr)
@@ -474,8 +494,8 @@ func decode(r io.Reader, size int64) (*Forest, error) {
 		return nil, err
 	}
 	version := binary.LittleEndian.Uint32(pre[len(modelMagic):])
-	if version != modelVersion {
-		return nil, invalid("unsupported format version %d (this reader knows version %d)", version, modelVersion)
+	if version < 1 || version > modelVersion {
+		return nil, invalid("unsupported format version %d (this reader knows versions 1 to %d)", version, modelVersion)
 	}
 	hlen := binary.LittleEndian.Uint64(pre[len(modelMagic)+4:])
 	if hlen > maxHeaderLen {
@@ -493,7 +513,7 @@ func decode(r io.Reader, size int64) (*Forest, error) {
 		return nil, invalid("header: %v", err)
 	}
 	hdr = nil
-	f, err := h.forest()
+	f, err := h.forest(int(version))
 	if err != nil {
 		return nil, err
 	}
@@ -591,12 +611,16 @@ func decode(r io.Reader, size int64) (*Forest, error) {
 }
 
 // forest checks the header and returns the forest it describes, without trees.
-func (h *modelHeader) forest() (*Forest, error) {
+func (h *modelHeader) forest(version int) (*Forest, error) {
 	switch {
 	case h.Format != modelFormat:
 		return nil, invalid("header: format is %q, want %q", h.Format, modelFormat)
-	case h.Version != modelVersion:
-		return nil, invalid("header: version is %d but the file's version is %d", h.Version, modelVersion)
+	case h.Version != version:
+		return nil, invalid("header: version is %d but the file's version is %d", h.Version, version)
+	case version < 2 && h.Options.Splitter != "":
+		return nil, invalid("header: splitter %q needs format version 2, the file is version %d", h.Options.Splitter, version)
+	case h.Options.Splitter != "" && h.Options.Splitter != Random:
+		return nil, invalid("header: unknown splitter %q", h.Options.Splitter)
 	case !slices.Equal(h.TreeLayout, treeLayout):
 		return nil, invalid("header: unknown tree layout %q", h.TreeLayout)
 	case !h.OOBScore.set:
@@ -620,6 +644,7 @@ func (h *modelHeader) forest() (*Forest, error) {
 			Bins:            o.Bins,
 			Threads:         o.Threads,
 			OOB:             o.OOB,
+			Splitter:        cmp.Or(o.Splitter, Best),
 		},
 		Features:    h.Features,
 		Target:      h.Target,

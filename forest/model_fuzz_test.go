@@ -93,7 +93,9 @@ func FuzzModelHeader(f *testing.F) {
 	f.Add(slices.Clone(rh))
 	f.Add([]byte(`{}`))
 	f.Fuzz(func(t *testing.T, h []byte) {
-		checkLoad(t, buildModel(modelVersion, uint64(len(h)), h, trees))
+		for v := uint32(1); v <= modelVersion; v++ {
+			checkLoad(t, buildModel(v, uint64(len(h)), h, trees))
+		}
 	})
 }
 
@@ -108,6 +110,6 @@ func FuzzModelTrees(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, cls bool, trees []byte) {
 		h := hdrs[cls]
-		checkLoad(t, buildModel(modelVersion, uint64(len(h)), h, trees))
+		checkLoad(t, buildModel(1, uint64(len(h)), h, trees))
 	})
 }

@@ -455,7 +455,7 @@ func TestLoadPrefixErrors(t *testing.T) {
 		{"bad magic", "bad magic", append([]byte("GOTRAINFORESX\n"), b[len(modelMagic):]...)},
 		{"text", "bad magic", []byte("this is not a model file at all, it is text\n")},
 		{"version 0", "unsupported format version 0", buildModel(0, uint64(len(hdr)), hdr, trees)},
-		{"version 2", "unsupported format version 2", buildModel(2, uint64(len(hdr)), hdr, trees)},
+		{"version 3", "unsupported format version 3", buildModel(modelVersion+1, uint64(len(hdr)), hdr, trees)},
 		{"header 1<<40", "header length 1099511627776 exceeds the limit", buildModel(1, 1<<40, hdr, trees)},
 		{"header 1<<64-1", "exceeds the limit", buildModel(1, math.MaxUint64, hdr, trees)},
 		{"header past end", "exceeds the", buildModel(1, maxHeaderLen, hdr, trees)},
@@ -500,7 +500,7 @@ func headerEdit(tb testing.TB, b []byte, edit func(h map[string]any)) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return buildModel(modelVersion, uint64(len(nh)), nh, trees)
+	return buildModel(1, uint64(len(nh)), nh, trees) // the version of tinyForest's files
 }
 
 func TestLoadHeaderErrors(t *testing.T) {
@@ -527,6 +527,7 @@ func TestLoadHeaderErrors(t *testing.T) {
 		{"criterion", reg, set("criterion", "gini"), `criterion "gini" is not valid for regression`},
 		{"class criterion", cls, set("criterion", "squared_error"), "not valid for classification"},
 		{"bins", reg, opt("bins", 1), "options: Bins 1: want 2 to 256"},
+		{"splitter in version 1", reg, opt("splitter", "random"), `splitter "random" needs format version 2`},
 		{"min leaf", reg, opt("min_samples_leaf", -1), "options: MinSamplesLeaf -1: want >= 1"},
 		{"max features", reg, opt("max_features", "many"), "options: max features"},
 		{"max samples", reg, opt("max_samples", -2), "options: MaxSamples -2"},

@@ -30,6 +30,19 @@ const (
 	Entropy Criterion = "entropy"
 )
 
+// Splitter is how a node's split of a feature is chosen.
+type Splitter string
+
+const (
+	// Best splits at the best boundary of each feature examined (random
+	// forests).
+	Best Splitter = "best"
+	// Random splits each feature examined at one boundary drawn at random
+	// between the node's lowest and highest bins (extremely randomized
+	// trees), and keeps the best of those.
+	Random Splitter = "random"
+)
+
 // Options are the learner's settings. Names and defaults follow
 // scikit-learn's RandomForestRegressor and RandomForestClassifier.
 type Options struct {
@@ -64,6 +77,10 @@ type Options struct {
 	Threads int
 	// OOB computes the out-of-bag score (bootstrap only).
 	OOB bool
+	// Splitter is best (the default, random forests) or random
+	// (extremely randomized trees, scikit-learn's ExtraTrees*; those
+	// default to no bootstrap, which here is NoBootstrap's to set).
+	Splitter Splitter
 }
 
 // Limits of Options beyond which Validate refuses them.
@@ -139,6 +156,13 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Bins == 0 {
 		o.Bins = 256
+	}
+	switch o.Splitter {
+	case "":
+		o.Splitter = Best
+	case Best, Random:
+	default:
+		return o, fmt.Errorf("forest: unknown splitter %q (use best or random)", o.Splitter)
 	}
 	if o.Threads < 0 || o.Threads > MaxThreads {
 		return o, fmt.Errorf("forest: Threads %d: want 0 (all CPUs) to %d", o.Threads, MaxThreads)

@@ -63,6 +63,7 @@ then forest.Train with the learner of the device's engine).`,
 	f.IntVar(&fl.opt.Threads, "threads", 0, "worker goroutines (0 = all CPUs); the model does not depend on it")
 	f.Float64Var(&fl.opt.MaxSamples, "max-samples", 0, "bootstrap draws per tree: a fraction of rows if <= 1, else a count (0 = all rows)")
 	f.BoolVar(&fl.opt.NoBootstrap, "no-bootstrap", false, "grow every tree on all rows")
+	f.StringVar((*string)(&fl.opt.Splitter), "splitter", "", "best (random forests) or random (extremely randomized trees: each feature examined is split at a random bin; scikit-learn's ExtraTrees, which also default to --no-bootstrap); random runs on the CPU learner only")
 	f.BoolVar(&fl.noOOB, "no-oob", false, "skip the out-of-bag score")
 	f.Float64Var(&fl.holdout, "holdout", -1, "fraction held out for testing when --test is not given (default 0.2 for --dataset, 0 for --train)")
 	f.BoolVar(&fl.cfg.Importance, "importance", false, "report impurity feature importances")

@@ -108,11 +108,14 @@ type GrowReport struct {
 // forest.Fit(d, opt) node for node (see the package documentation for the
 // guarantee). The entropy criterion runs only on simplego, whose Log is Go's
 // math.Log; on other backends it is refused (their Log may differ in the
-// last bit).
+// last bit). The random splitter is refused.
 func Fit(backend backends.Backend, d *data.Dataset, opt forest.Options, gopt GrowOptions) (*forest.Forest, *GrowReport, error) {
 	start := time.Now()
 	if backend == nil {
 		return nil, nil, errors.New("forestgraph: fit: nil backend")
+	}
+	if opt.Splitter == forest.Random {
+		return nil, nil, errors.New("forestgraph: fit: the random splitter (extremely randomized trees) runs on the native learner only (--device cpu); the graph learner grows the best splitter's trees")
 	}
 	pr, err := core.Prepare[forest.Options, *forest.Forest](d, opt)
 	if err != nil {

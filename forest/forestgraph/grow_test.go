@@ -181,6 +181,7 @@ func TestFitRefusesInvalid(t *testing.T) {
 	}{
 		{"bad criterion", forest.Options{Task: forest.Classification, Criterion: "mse", Trees: 1}, GrowOptions{}, "criterion"},
 		{"bad bins", forest.Options{Task: forest.Classification, Bins: 300, Trees: 1}, GrowOptions{}, "Bins 300: want 2 to 256"},
+		{"random splitter", forest.Options{Splitter: forest.Random, Trees: 1}, GrowOptions{}, "random splitter (extremely randomized trees) runs on the native learner only"},
 		{"bad histogram", forest.Options{Task: forest.Classification, Trees: 1}, GrowOptions{Histogram: "dense"}, "histogram"},
 		{"bad subtract", forest.Options{Task: forest.Classification, Trees: 1}, GrowOptions{Subtract: "yes"}, "subtract mode"},
 		{"subtract with one-hot", forest.Options{Task: forest.Classification, Trees: 1}, GrowOptions{Histogram: OneHotHistogram, Subtract: SubtractOn}, "needs the scatter histogram"},

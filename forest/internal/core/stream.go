@@ -19,6 +19,9 @@ const (
 	PurposeFeatures uint64 = 2
 	// PurposePermute shuffles a column for permutation importance.
 	PurposePermute uint64 = 3
+	// PurposeThreshold draws the random splitter's threshold of a feature
+	// at a node (ThresholdDraw).
+	PurposeThreshold uint64 = 4
 )
 
 // StreamKey returns the key of the random stream for one tree and purpose
@@ -53,6 +56,13 @@ func BootstrapCounts(seed uint64, t int, draws int, counts []int32) {
 // in tree t: the node considers features in increasing (priority>>16, j) order.
 func FeaturePriority(seed uint64, t int, nodeKey uint64, j int) uint64 {
 	return FeaturePriorityAt(NodeFeatureKey(seed, t, nodeKey), j)
+}
+
+// ThresholdDraw returns the random value from which the random splitter
+// (Options.Splitter "random") draws feature j's threshold at the node
+// with the given key in tree t.
+func ThresholdDraw(seed uint64, t int, nodeKey uint64, j int) uint64 {
+	return rng.At(StreamKey(seed, t, PurposeThreshold)^nodeKey, uint64(j))
 }
 
 // NodeFeatureKey returns the key from which FeaturePriorityAt draws the
