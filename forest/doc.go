@@ -70,7 +70,8 @@
 //	              min_samples_split, min_samples_leaf, max_features,
 //	              bootstrap, max_samples, seed, bins, threads, oob, and
 //	              from version 2 splitter ("random"; absent for the
-//	              best splitter, and refused in a version 1 file)
+//	              best splitter) and keep_leaf_samples (true; absent
+//	              otherwise), both refused in a version 1 file
 //	features      feature names: null, or num_features strings
 //	target        target name
 //	classes       class names: null for regression, outputs strings for
@@ -87,6 +88,9 @@
 //	oob_score     out-of-bag score: a number; null when not computed (NaN);
 //	              "Infinity" or "-Infinity" for infinite values
 //	oob_rows      number of training rows with an out-of-bag tree
+//	leaf_samples  version 2, with keep_leaf_samples only: train_rows (the
+//	              training rows n) and counts (the rows kept by each
+//	              tree, K_t: the in-bag rows)
 //
 // Readers ignore header fields they do not know. Each tree of n nodes
 // (n = node_counts[t]) is stored as these arrays, each complete before the
@@ -104,6 +108,14 @@
 //
 // Floats are IEEE 754 binary64 bit patterns, so a tree is 38 + 8·outputs
 // bytes per node.
+//
+// With leaf_samples (version 2), the trees are followed by the leaf
+// samples section: the n training targets (n × float64), then for each
+// tree t its K_t kept rows (K_t × int32, indices of training rows, grouped
+// by leaf, the leaves in node order, each group in increasing order) and
+// their bootstrap counts (K_t × int32). A leaf's group holds as many rows
+// as the leaf's samples, whose counts sum to its weight; a reader checks
+// all of this.
 //
 // Loading checks the structure fully, so that a damaged or hostile file is
 // an error, never a panic or an outsized allocation. Sizes are bounded: at

@@ -32,6 +32,9 @@ type Forest struct {
 	OOBScore float64
 	// OOBRows is how many training rows had at least one out-of-bag tree.
 	OOBRows int
+	// LeafSamples are the training rows of every leaf, kept when
+	// Options.KeepLeafSamples asks for them (else nil).
+	LeafSamples *LeafSamples
 
 	pred *compiled // the predictor, built by Fit, Load or on first use
 }

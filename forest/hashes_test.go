@@ -112,6 +112,7 @@ func hashCases() []hashCase {
 		{"diabetes/random-nobootstrap", emb("diabetes"), Options{Task: reg, Trees: 20, Seed: 2, Splitter: Random, NoBootstrap: true}},
 		{"diabetes/random-nans-leaf2", func(t *testing.T) *data.Dataset { return withNaNs(loadEmbedded(t, "diabetes"), 17) }, Options{Task: reg, Trees: 10, Seed: 3, Splitter: Random, MinSamplesLeaf: 2}},
 		{"digits/random-sqrt", emb("digits"), Options{Task: cls, Trees: 10, Seed: 8, Splitter: Random}},
+		{"diabetes/keep-leaf-samples", emb("diabetes"), Options{Task: reg, Trees: 5, Seed: 4, KeepLeafSamples: true}},
 		{"sparse3000x400/random-gini-nans", func(*testing.T) *data.Dataset { return sparseWide(3000, 400, 6, true) }, Options{Task: cls, Trees: 4, Seed: 5, Splitter: Random}},
 	}
 }

@@ -54,6 +54,9 @@ const (
 	// maxEdges is the most bin edges a feature can have: its missing code
 	// len(edges)+1 must fit in a uint8.
 	maxEdges = 254
+	// maxLeafSampleRows bounds the training rows of the leaf samples (row
+	// indices are int32).
+	maxLeafSampleRows = 1<<31 - 2
 	// maxTreeBytes bounds the total size of the trees.
 	maxTreeBytes = 1 << 40
 	// nodeFixedBytes is the size of a node in the tree arrays, values excluded.
@@ -89,6 +92,15 @@ type modelHeader struct {
 	BinEdges    [][]float64  `json:"bin_edges"`
 	OOBScore    jsonScore    `json:"oob_score"`
 	OOBRows     int          `json:"oob_rows"`
+	// Version 2: the leaf samples' sizes, when the forest keeps them.
+	LeafSamples *modelLeafSamples `json:"leaf_samples,omitempty"`
+}
+
+// modelLeafSamples are the sizes of the leaf samples section (LeafSamples):
+// the training targets, then each tree's rows and counts.
+type modelLeafSamples struct {
+	TrainRows int     `json:"train_rows"`
+	Counts    []int64 `json:"counts"` // rows kept of each tree
 }
 
 // modelOptions are the Options other than Task and Criterion.
@@ -106,6 +118,8 @@ type modelOptions struct {
 	OOB             bool    `json:"oob"`
 	// Version 2: "random" for the random splitter, absent for best.
 	Splitter Splitter `json:"splitter,omitempty"`
+	// Version 2: true when the leaf samples are kept (absent otherwise).
+	KeepLeafSamples bool `json:"keep_leaf_samples,omitempty"`
 }
 
 // jsonScore is a float64 that JSON-encodes NaN as null and the infinities as
@@ -166,6 +180,9 @@ func (f *Forest) checkSave() error {
 	if err := f.validateMeta(len(f.Trees)); err != nil {
 		return fmt.Errorf("forest: cannot save model: %w", err)
 	}
+	if err := f.validateLeafSamples(); err != nil {
+		return fmt.Errorf("forest: cannot save model: %w", err)
+	}
 	var total int64
 	for t := range f.Trees {
 		if err := f.validateTree(t); err != nil {
@@ -202,7 +219,7 @@ func (f *Forest) checkSave() error {
 // version returns the format version f needs: 2 when it uses an
 // addition of version 2, else 1 (see modelVersion).
 func (f *Forest) version() int {
-	if f.Options.Splitter == Random {
+	if f.Options.Splitter == Random || f.Options.KeepLeafSamples || f.LeafSamples != nil {
 		return 2
 	}
 	return 1
@@ -243,6 +260,13 @@ func (f *Forest) header() modelHeader {
 	}
 	if o.Splitter == Random {
 		h.Options.Splitter = Random
+	}
+	h.Options.KeepLeafSamples = o.KeepLeafSamples
+	if ls := f.LeafSamples; ls != nil {
+		h.LeafSamples = &modelLeafSamples{TrainRows: len(ls.Y), Counts: make([]int64, len(ls.Rows))}
+		for t, r := range ls.Rows {
+			h.LeafSamples.Counts[t] = int64(len(r))
+		}
 	}
 	if f.Binner != nil {
 		h.BinEdges = f.Binner.Edges
@@ -321,6 +345,13 @@ func (f *Forest) encode(w io.Writer) error {
 		writeArray(e, tr.Samples, 4, putInt32)
 		writeArray(e, tr.Weight, 8, putInt64)
 		writeArray(e, tr.Gain, 8, putFloat64)
+	}
+	if ls := f.LeafSamples; ls != nil {
+		writeArray(e, ls.Y, 8, putFloat64)
+		for t := range ls.Rows {
+			writeArray(e, ls.Rows[t], 4, putInt32)
+			writeArray(e, ls.Counts[t], 4, putInt32)
+		}
 	}
 	if e.err != nil {
 		return e.err
@@ -533,6 +564,20 @@ func decode(r io.Reader, size int64) (*Forest, error) {
 			return nil, invalid("the trees take more than %d bytes", int64(maxTreeBytes))
 		}
 	}
+	if ls := h.LeafSamples; ls != nil {
+		if ls.TrainRows < 1 || ls.TrainRows > maxLeafSampleRows || len(ls.Counts) != len(h.NodeCounts) {
+			return nil, invalid("header: leaf_samples has %d training rows and %d counts for %d trees, want 1..%d rows and a count per tree", ls.TrainRows, len(ls.Counts), len(h.NodeCounts), maxLeafSampleRows)
+		}
+		body += 8 * int64(ls.TrainRows)
+		for t, k := range ls.Counts {
+			if k < 0 || k > int64(ls.TrainRows) {
+				return nil, invalid("header: leaf_samples: tree %d keeps %d rows of %d", t, k, ls.TrainRows)
+			}
+			if body += 8 * k; body > maxTreeBytes {
+				return nil, invalid("the trees and leaf samples take more than %d bytes", int64(maxTreeBytes))
+			}
+		}
+	}
 	if d.size >= 0 && body+4 > d.size-d.n {
 		return nil, invalid("the header declares %d bytes of trees and checksum but %d bytes follow: %w", body+4, d.size-d.n, io.ErrUnexpectedEOF)
 	}
@@ -578,6 +623,23 @@ func decode(r io.Reader, size int64) (*Forest, error) {
 		}
 		f.Trees = append(f.Trees, tr)
 	}
+	if ls := h.LeafSamples; ls != nil {
+		d.tree = -1
+		s := &LeafSamples{Rows: make([][]int32, len(ls.Counts)), Counts: make([][]int32, len(ls.Counts))}
+		if s.Y, err = readArray(d, ls.TrainRows, 8, getFloat64, "leaf samples' targets"); err != nil {
+			return nil, err
+		}
+		for t, k := range ls.Counts {
+			d.tree = t
+			if s.Rows[t], err = readArray(d, int(k), 4, getInt32, "leaf sample rows"); err != nil {
+				return nil, err
+			}
+			if s.Counts[t], err = readArray(d, int(k), 4, getInt32, "leaf sample counts"); err != nil {
+				return nil, err
+			}
+		}
+		f.LeafSamples = s
+	}
 
 	d.tree = -1
 	sum := d.crc
@@ -604,6 +666,9 @@ func decode(r io.Reader, size int64) (*Forest, error) {
 			return nil, err
 		}
 	}
+	if err := f.validateLeafSamples(); err != nil {
+		return nil, err
+	}
 	if f.pred, err = compile(f); err != nil {
 		return nil, invalid("%s", strings.TrimPrefix(err.Error(), "forest: "))
 	}
@@ -621,6 +686,10 @@ func (h *modelHeader) forest(version int) (*Forest, error) {
 		return nil, invalid("header: splitter %q needs format version 2, the file is version %d", h.Options.Splitter, version)
 	case h.Options.Splitter != "" && h.Options.Splitter != Random:
 		return nil, invalid("header: unknown splitter %q", h.Options.Splitter)
+	case version < 2 && (h.Options.KeepLeafSamples || h.LeafSamples != nil):
+		return nil, invalid("header: leaf samples need format version 2, the file is version %d", version)
+	case h.Options.KeepLeafSamples != (h.LeafSamples != nil):
+		return nil, invalid("header: keep_leaf_samples is %v but leaf_samples is %s", h.Options.KeepLeafSamples, map[bool]string{true: "present", false: "absent"}[h.LeafSamples != nil])
 	case !slices.Equal(h.TreeLayout, treeLayout):
 		return nil, invalid("header: unknown tree layout %q", h.TreeLayout)
 	case !h.OOBScore.set:
@@ -645,6 +714,7 @@ func (h *modelHeader) forest(version int) (*Forest, error) {
 			Threads:         o.Threads,
 			OOB:             o.OOB,
 			Splitter:        cmp.Or(o.Splitter, Best),
+			KeepLeafSamples: o.KeepLeafSamples,
 		},
 		Features:    h.Features,
 		Target:      h.Target,
@@ -804,6 +874,64 @@ func (f *Forest) checkTree(t, maxDepth int) error {
 	}
 	if next != n {
 		return invalid("tree %d: %d nodes but the splits have children 1..%d", t, n, next-1)
+	}
+	return nil
+}
+
+// validateLeafSamples checks f.LeafSamples against the trees: each tree
+// keeps, leaf after leaf in node order, Samples[leaf] rows in increasing
+// order, each a training row, with counts of at least 1 that sum to
+// Weight[leaf].
+func (f *Forest) validateLeafSamples() error {
+	ls := f.LeafSamples
+	if ls == nil {
+		if f.Options.KeepLeafSamples {
+			return invalid("the options keep leaf samples but the forest has none")
+		}
+		return nil
+	}
+	switch {
+	case !f.Options.KeepLeafSamples:
+		return invalid("the forest has leaf samples but its options do not keep them")
+	case len(ls.Rows) != len(f.Trees) || len(ls.Counts) != len(f.Trees):
+		return invalid("leaf samples of %d and %d trees for %d trees", len(ls.Rows), len(ls.Counts), len(f.Trees))
+	}
+	n := int32(len(ls.Y))
+	for t := range f.Trees {
+		tr := &f.Trees[t]
+		rows, counts := ls.Rows[t], ls.Counts[t]
+		if len(counts) != len(rows) {
+			return invalid("tree %d: %d leaf sample rows but %d counts", t, len(rows), len(counts))
+		}
+		k := 0
+		for i, feat := range tr.Feature {
+			if feat >= 0 {
+				continue
+			}
+			m := int(tr.Samples[i])
+			if m > len(rows)-k {
+				return invalid("tree %d leaf %d: %d samples, but %d leaf sample rows are left", t, i, m, len(rows)-k)
+			}
+			var w int64
+			for q := k; q < k+m; q++ {
+				switch r := rows[q]; {
+				case r < 0 || r >= n:
+					return invalid("tree %d leaf %d: leaf sample row %d, want 0..%d", t, i, r, n-1)
+				case q > k && r <= rows[q-1]:
+					return invalid("tree %d leaf %d: leaf sample rows not in increasing order", t, i)
+				case counts[q] < 1:
+					return invalid("tree %d leaf %d: leaf sample count %d, want >= 1", t, i, counts[q])
+				}
+				w += int64(counts[q])
+			}
+			if w != tr.Weight[i] {
+				return invalid("tree %d leaf %d: leaf sample counts sum to %d, the leaf's weight is %d", t, i, w, tr.Weight[i])
+			}
+			k += m
+		}
+		if k != len(rows) {
+			return invalid("tree %d: %d leaf sample rows, its leaves hold %d", t, len(rows), k)
+		}
 	}
 	return nil
 }

@@ -77,6 +77,10 @@ type Options struct {
 	Threads int
 	// OOB computes the out-of-bag score (bootstrap only).
 	OOB bool
+	// KeepLeafSamples keeps, in the forest and its model file, the
+	// training rows of every leaf (Forest.LeafSamples), for quantile
+	// predictions (Forest.PredictQuantiles); regression only.
+	KeepLeafSamples bool
 	// Splitter is best (the default, random forests) or random
 	// (extremely randomized trees, scikit-learn's ExtraTrees*; those
 	// default to no bootstrap, which here is NoBootstrap's to set).
@@ -185,6 +189,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("forest: MaxSamples %v: want a fraction of the rows in (0, 1] or a count (0: all rows)", o.MaxSamples)
 	case o.OOB && o.NoBootstrap:
 		return o, fmt.Errorf("forest: the out-of-bag score (OOB) needs bootstrap (not NoBootstrap)")
+	case o.KeepLeafSamples && o.Task != Regression:
+		return o, fmt.Errorf("forest: KeepLeafSamples (for quantiles) needs a regression forest, not %s", o.Task)
 	}
 	if o.MaxFeatures == "" {
 		o.MaxFeatures = "all"

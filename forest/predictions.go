@@ -31,6 +31,10 @@ type PredictOptions struct {
 	// Proba asks for the class probabilities (classification only)
 	// instead of one prediction per row.
 	Proba bool
+	// Quantiles asks for these quantiles of each row's conditional
+	// distribution (Forest.PredictQuantiles: regression with leaf samples,
+	// the forest itself as the predictor) instead of one prediction.
+	Quantiles []float64
 }
 
 // Predictions are a forest's predictions for the rows of a data set, as
@@ -48,6 +52,9 @@ type Predictions struct {
 	// Proba tells whether Values are class probabilities (Forest.Outputs()
 	// per row) rather than one prediction per row.
 	Proba bool `json:"-"`
+	// Quantiles are the quantiles Values hold, len(Quantiles) per row,
+	// when asked for (PredictOptions.Quantiles).
+	Quantiles []float64 `json:"quantiles,omitempty"`
 	// Values are the predictions: values or class indices, or with Proba
 	// the class probabilities.
 	Values []float64 `json:"-"`
@@ -61,9 +68,28 @@ func (f *Forest) PredictData(d *data.Dataset, opt PredictOptions) (*Predictions,
 	if opt.Proba && f.Options.Task != Classification {
 		return nil, fmt.Errorf("forest: class probabilities need a classification model, not %s", f.Options.Task)
 	}
+	if len(opt.Quantiles) > 0 {
+		switch {
+		case opt.Proba:
+			return nil, errors.New("forest: quantiles and class probabilities are exclusive")
+		case opt.Predictor != nil && opt.Predictor != Predictor(f):
+			return nil, errors.New("forest: quantiles are predicted by the forest itself (the native predictor), not another Predictor")
+		}
+		if err := f.checkQuantiles(opt.Quantiles); err != nil {
+			return nil, err
+		}
+	}
 	x, err := f.FeatureMatrix(d)
 	if err != nil {
 		return nil, err
+	}
+	if len(opt.Quantiles) > 0 {
+		start := time.Now()
+		v, err := f.PredictQuantiles(x, d.Rows, opt.Quantiles)
+		if err != nil {
+			return nil, err
+		}
+		return &Predictions{Forest: f, Rows: d.Rows, Trees: len(f.Trees), Seconds: time.Since(start).Seconds(), Quantiles: opt.Quantiles, Values: v}, nil
 	}
 	p := opt.Predictor
 	if p == nil {
@@ -125,7 +151,8 @@ func (f *Forest) FeatureMatrix(d *data.Dataset) ([]float64, error) {
 
 // WriteCSV writes the predictions as CSV: one column "prediction" (the
 // class label for classification, else the value), or with Proba one
-// column "proba_CLASS" per class. Numbers are written in the shortest form
+// column "proba_CLASS" per class, or with Quantiles one column
+// "quantile_Q" per quantile. Numbers are written in the shortest form
 // that reads back exactly.
 func (p *Predictions) WriteCSV(w io.Writer) error {
 	if err := p.writeCSV(w); err != nil {
@@ -140,7 +167,23 @@ func (p *Predictions) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	var err error
-	if p.Proba {
+	if len(p.Quantiles) > 0 {
+		nq := len(p.Quantiles)
+		if len(p.Values) != p.Rows*nq {
+			return fmt.Errorf("%w: %d values for %d rows of %d quantiles", ErrShape, len(p.Values), p.Rows, nq)
+		}
+		rec := make([]string, nq)
+		for k, q := range p.Quantiles {
+			rec[k] = "quantile_" + num(q)
+		}
+		err = cw.Write(rec)
+		for i := 0; i < p.Rows && err == nil; i++ {
+			for k := range rec {
+				rec[k] = num(p.Values[i*nq+k])
+			}
+			err = cw.Write(rec)
+		}
+	} else if p.Proba {
 		d := f.Outputs()
 		if len(p.Values) != p.Rows*d {
 			return fmt.Errorf("%w: %d probabilities for %d rows of %d classes", ErrShape, len(p.Values), p.Rows, d)

@@ -90,6 +90,9 @@ func prepare(d *data.Dataset, opt Options) (*prepared, error) {
 			}
 			f.computeOOB(pr.Codes, pr.Y, inbag, pr.Class)
 		}
+		if opt.KeepLeafSamples {
+			f.keepLeafSamples(pr.Codes, pr.Y, pr.Draws)
+		}
 		c, err := compile(f)
 		if err != nil {
 			return err

@@ -63,6 +63,7 @@ then forest.Train with the learner of the device's engine).`,
 	f.IntVar(&fl.opt.Threads, "threads", 0, "worker goroutines (0 = all CPUs); the model does not depend on it")
 	f.Float64Var(&fl.opt.MaxSamples, "max-samples", 0, "bootstrap draws per tree: a fraction of rows if <= 1, else a count (0 = all rows)")
 	f.BoolVar(&fl.opt.NoBootstrap, "no-bootstrap", false, "grow every tree on all rows")
+	f.BoolVar(&fl.opt.KeepLeafSamples, "keep-leaf-samples", false, "keep every leaf's training rows in the model, for forest predict --quantiles (regression)")
 	f.StringVar((*string)(&fl.opt.Splitter), "splitter", "", "best (random forests) or random (extremely randomized trees: each feature examined is split at a random bin; scikit-learn's ExtraTrees, which also default to --no-bootstrap); random runs on the CPU learner only")
 	f.BoolVar(&fl.noOOB, "no-oob", false, "skip the out-of-bag score")
 	f.Float64Var(&fl.holdout, "holdout", -1, "fraction held out for testing when --test is not given (default 0.2 for --dataset, 0 for --train)")
@@ -116,7 +117,7 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 }
 
 func newForestPredictCmd(g *globals) *cobra.Command {
-	var modelFile, dataFile, outFile string
+	var modelFile, dataFile, outFile, quantiles string
 	var proba bool
 	var batchRows int
 	cmd := &cobra.Command{
@@ -146,11 +147,19 @@ WriteFile.`,
 			case batchRows < 1:
 				return fmt.Errorf("forest predict: --batch-rows %d must be >= 1", batchRows)
 			}
+			popt := forestgraph.PredictOptions{Proba: proba, BatchRows: batchRows}
+			if quantiles != "" {
+				qs, err := forest.ParseQuantiles(quantiles)
+				if err != nil {
+					return fmt.Errorf("forest predict: --quantiles: %w", err)
+				}
+				popt.Quantiles = qs
+			}
 			if err := g.outputs(cmd, []string{"out"}, []string{"data", "model"}, nil); err != nil {
 				return err
 			}
 			return g.onEngine(cmd, "forest predict", nil, func(eng *device.Engine) error {
-				rep, err := forestgraph.PredictFile(eng, modelFile, dataFile, g.maxInput(), forestgraph.PredictOptions{Proba: proba, BatchRows: batchRows})
+				rep, err := forestgraph.PredictFile(eng, modelFile, dataFile, g.maxInput(), popt)
 				if err != nil {
 					return flagError(fmt.Errorf("forest predict: %w", err), fieldFlags(cmd.Flags()))
 				}
@@ -163,6 +172,7 @@ WriteFile.`,
 	cmd.Flags().StringVar(&dataFile, "data", "", "CSV file with the model's feature columns")
 	cmd.Flags().StringVar(&outFile, "out", "", "write predictions to this CSV file, atomically (default: stdout)")
 	cmd.Flags().BoolVar(&proba, "proba", false, "write class probabilities, one column per class")
+	cmd.Flags().StringVar(&quantiles, "quantiles", "", "write these quantiles of each row's predicted distribution, one column each (for example 0.05,0.5,0.95; a regression model trained with --keep-leaf-samples; CPU only)")
 	cmd.Flags().IntVar(&batchRows, "batch-rows", forestgraph.DefaultBatchRows, "rows per graph execution on graph devices (bounds device memory)")
 	return cmd
 }

@@ -79,6 +79,8 @@ func TestJSONKeysGolden(t *testing.T) {
 		{"forest train graph", []string{"--device", "go", "forest", "train", "--dataset", "diabetes", "--trees", "2", "--max-depth", "3"}},
 		{"forest predict", []string{"forest", "predict", "--model", p("m.gtf"), "--data", csvPath, "--out", p("pred.csv")}},
 		{"forest explain", []string{"forest", "explain", "--model", p("m.gtf"), "--data", csvPath, "--out", p("shap.csv")}},
+		{"forest train leaf samples", []string{"forest", "train", "--dataset", "diabetes", "--trees", "3", "--keep-leaf-samples", "--save", p("q.gtf")}},
+		{"forest predict quantiles", []string{"forest", "predict", "--model", p("q.gtf"), "--data", csvPath, "--quantiles", "0.1,0.9", "--out", p("q.csv")}},
 		{"forest predict graph", []string{"--device", "go", "forest", "predict", "--model", p("m.gtf"), "--data", csvPath, "--out", p("pred2.csv")}},
 		{"signal synth", []string{"signal", "synth", "--mod", "qpsk", "--seconds", "0.02", "--out", p("rec")}},
 		{"signal features", []string{"signal", "features", "--in", p("rec") + ".sigmf-meta"}},

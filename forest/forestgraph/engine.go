@@ -73,6 +73,10 @@ type PredictOptions struct {
 	// Proba asks for the class probabilities (classification only)
 	// instead of one prediction per row (forest.PredictOptions.Proba).
 	Proba bool
+	// Quantiles asks for quantiles of each row's conditional distribution
+	// (forest.PredictOptions.Quantiles); they are computed on the CPU, so
+	// a graph engine refuses them.
+	Quantiles []float64
 	// BatchRows is the most rows of one graph execution on a graph engine:
 	// it bounds device memory. The batch is never larger than the data
 	// (at least 1 row). 0 means DefaultBatchRows.
@@ -116,7 +120,10 @@ func PredictOn(e Engine, f *forest.Forest, d *data.Dataset, opt PredictOptions) 
 		opt.BatchRows = DefaultBatchRows
 	}
 	rep := &PredictReport{Device: e.Name(), Engine: EngineKind(e)}
-	popt := forest.PredictOptions{Proba: opt.Proba}
+	popt := forest.PredictOptions{Proba: opt.Proba, Quantiles: opt.Quantiles}
+	if len(opt.Quantiles) > 0 && !e.Native() {
+		return nil, fmt.Errorf("forestgraph: predict: quantiles are computed on the CPU only (--device cpu), not on %s", e.Name())
+	}
 	if !e.Native() {
 		backend, err := e.Backend()
 		if err != nil {

@@ -3,6 +3,7 @@ package forestgraph
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -84,12 +85,12 @@ func growCases(t testing.TB) []growCase {
 		s := fmt.Sprintf("seed%d/", seed)
 		add(s+"diabetes/default", diabS, forest.Options{Task: reg, Trees: 4, Seed: seed, OOB: true}, GrowOptions{})
 		add(s+"diabetes/sqrt-depth3-leaf3", diabS, forest.Options{Task: reg, Trees: 4, Seed: seed, MaxFeatures: "sqrt", MaxDepth: 3, MinSamplesLeaf: 3}, GrowOptions{})
-		add(s+"diabetes/half-bins16-maxsamples", diabS, forest.Options{Task: reg, Trees: 3, Seed: seed, MaxFeatures: "0.5", Bins: 16, MaxSamples: 0.5}, GrowOptions{TreesPerBatch: 2})
+		add(s+"diabetes/half-bins16-maxsamples", diabS, forest.Options{Task: reg, Trees: 3, Seed: seed, MaxFeatures: "0.5", Bins: 16, MaxSamples: 0.5, KeepLeafSamples: true}, GrowOptions{TreesPerBatch: 2})
 		add(s+"digits/gini-sqrt", digitsS, forest.Options{Task: cls, Trees: 3, Seed: seed, OOB: true}, GrowOptions{})
 		add(s+"digits/gini-all-depth3-nobootstrap", digitsS, forest.Options{Task: cls, Trees: 2, Seed: seed, MaxFeatures: "all", MaxDepth: 3, NoBootstrap: true}, GrowOptions{})
 		add(s+"digits/gini-half-leaf3-bins16", digitsS, forest.Options{Task: cls, Trees: 2, Seed: seed, MaxFeatures: "0.5", MinSamplesLeaf: 3, Bins: 16}, GrowOptions{})
 		add(s+"synthetic-reg/all", synR, forest.Options{Task: reg, Trees: 3, Seed: seed, OOB: true}, GrowOptions{})
-		add(s+"synthetic-reg/sqrt-leaf3-nobootstrap-bins16", synR, forest.Options{Task: reg, Trees: 3, Seed: seed, MaxFeatures: "sqrt", MinSamplesLeaf: 3, NoBootstrap: true, Bins: 16}, GrowOptions{})
+		add(s+"synthetic-reg/sqrt-leaf3-nobootstrap-bins16", synR, forest.Options{Task: reg, Trees: 3, Seed: seed, MaxFeatures: "sqrt", MinSamplesLeaf: 3, NoBootstrap: true, Bins: 16, KeepLeafSamples: true}, GrowOptions{})
 		add(s+"synthetic-cls/gini-sqrt-maxsamples", synC, forest.Options{Task: cls, Trees: 3, Seed: seed, MaxSamples: 0.5}, GrowOptions{})
 		add(s+"digits/entropy-sqrt", digitsS, forest.Options{Task: cls, Criterion: forest.Entropy, Trees: 2, Seed: seed}, GrowOptions{})
 		add(s+"synthetic-cls/entropy-all-leaf3", synC, forest.Options{Task: cls, Criterion: forest.Entropy, Trees: 2, Seed: seed, MaxFeatures: "all", MinSamplesLeaf: 3}, GrowOptions{})
@@ -146,6 +147,9 @@ func TestFitMatchesNative(t *testing.T) {
 			}
 			if d := diffTrees(want, got); d != "" {
 				t.Fatalf("graph forest differs from the native forest: %s", d)
+			}
+			if !reflect.DeepEqual(want.LeafSamples, got.LeafSamples) || (c.opt.KeepLeafSamples && got.LeafSamples == nil) {
+				t.Fatal("graph forest's leaf samples differ from the native forest's")
 			}
 			if rep.Levels == 0 || rep.PeakHistogramBytes <= 0 || rep.Compiles == 0 {
 				t.Errorf("report %+v: want levels, compiles and histogram bytes", rep)
