@@ -102,14 +102,47 @@ func FuzzModelHeader(f *testing.F) {
 // FuzzModelTrees fuzzes the tree bytes of a small valid model, keeping its
 // header and fixing the checksum, to explore the trees' checks.
 func FuzzModelTrees(f *testing.F) {
-	hdrs := map[bool][]byte{}
-	for _, task := range []Task{Regression, Classification} {
-		h, trees := splitModel(f, saveBytes(f, tinyForest(f, task)))
-		hdrs[task == Classification] = slices.Clone(h)
-		f.Add(task == Classification, slices.Clone(trees))
+	// Kinds: 0 regression, 1 classification (version 1), 2 regression
+	// with leaf samples (version 2: the trees then the leaf samples).
+	type kind struct {
+		hdr     []byte
+		version uint32
 	}
-	f.Fuzz(func(t *testing.T, cls bool, trees []byte) {
-		h := hdrs[cls]
-		checkLoad(t, buildModel(1, uint64(len(h)), h, trees))
+	var kinds []kind
+	leafy := tinyForest(f, Regression)
+	leafy.Options.KeepLeafSamples = true
+	ls := &LeafSamples{}
+	for t := range leafy.Trees {
+		tr := &leafy.Trees[t]
+		var rows, counts []int32
+		for i, feat := range tr.Feature {
+			if feat < 0 {
+				for k := int32(0); k < tr.Samples[i]; k++ {
+					rows, counts = append(rows, k), append(counts, 1)
+					if int(k) >= len(ls.Y) {
+						ls.Y = append(ls.Y, float64(k))
+					}
+				}
+				counts[len(counts)-1] += int32(tr.Weight[i] - int64(tr.Samples[i]))
+			}
+		}
+		ls.Rows, ls.Counts = append(ls.Rows, rows), append(ls.Counts, counts)
+	}
+	leafy.LeafSamples = ls
+	if err := leafy.checkSave(); err != nil {
+		f.Fatal(err) // the seed must be a valid model
+	}
+	for k, fo := range []*Forest{tinyForest(f, Regression), tinyForest(f, Classification), leafy} {
+		var buf bytes.Buffer
+		if err := fo.encode(&buf); err != nil {
+			f.Fatal(err)
+		}
+		h, trees := splitModel(f, buf.Bytes())
+		kinds = append(kinds, kind{slices.Clone(h), uint32(fo.version())})
+		f.Add(uint8(k), slices.Clone(trees))
+	}
+	f.Fuzz(func(t *testing.T, k uint8, trees []byte) {
+		c := kinds[int(k)%len(kinds)]
+		checkLoad(t, buildModel(c.version, uint64(len(c.hdr)), c.hdr, trees))
 	})
 }
