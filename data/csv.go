@@ -43,6 +43,11 @@ type CSVOptions struct {
 	// Y stays nil and Target must be empty.
 	NoTarget bool
 
+	// Weight names a column of sample weights, read into
+	// Dataset.Weights instead of being a feature: every value must be a
+	// finite number >= 0. Empty means none (Weights stays nil).
+	Weight string
+
 	// MaxBytes caps the bytes read: a larger input (a huge file, an
 	// endless FIFO or device) is an error naming it, the cap and this
 	// option, wrapping ErrTooLarge. 0 means DefaultMaxBytes (1 GiB).
@@ -106,11 +111,14 @@ func ReadCSV(r io.Reader, name string, opts CSVOptions) (*Dataset, error) {
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 
-	p := &csvParser{name: name, cr: cr, noTarget: opts.NoTarget}
+	p := &csvParser{name: name, cr: cr, noTarget: opts.NoTarget, weight: -1}
 	if opts.NoTarget && (opts.Target != "" || opts.Classification) {
 		return nil, fmt.Errorf("data: %s: NoTarget excludes Target and Classification", name)
 	}
 	if err := p.readHeader(opts.Target); err != nil {
+		return nil, err
+	}
+	if err := p.weightColumn(opts.Weight); err != nil {
 		return nil, err
 	}
 	if err := p.readRows(opts); err != nil {
@@ -131,6 +139,7 @@ func ReadCSV(r io.Reader, name string, opts CSVOptions) (*Dataset, error) {
 		Y:          p.y,
 		Rows:       p.rows,
 		Cols:       len(p.features),
+		Weights:    p.w,
 	}
 	d.FeatureNames = make([]string, len(p.features))
 	for k, j := range p.features {
@@ -232,6 +241,9 @@ type csvParser struct {
 	y    []float64
 	rows int
 
+	weight int       // header index of the weight column, -1 for none
+	w      []float64 // the weights read
+
 	// Classification labels: labelID maps each distinct label to the order
 	// in which it was first seen; labels lists them in that order. y holds
 	// first-seen ids until encodeLabels rewrites it.
@@ -313,6 +325,27 @@ func (p *csvParser) readHeader(target string) error {
 			p.features = append(p.features, j)
 		}
 	}
+	return nil
+}
+
+// weightColumn makes the column named name, when not empty, the weight
+// column: read into w, no longer a feature.
+func (p *csvParser) weightColumn(name string) error {
+	if name == "" {
+		return nil
+	}
+	name = strings.TrimSpace(name)
+	j := slices.Index(p.header, name)
+	switch {
+	case j < 0:
+		return fmt.Errorf("data: %s: weight column %q not found; available columns: %s", p.name, name, listNames(p.header))
+	case j == p.target:
+		return fmt.Errorf("data: %s: column %q cannot be both the target and the weight", p.name, name)
+	case len(p.features) < 2:
+		return fmt.Errorf("data: %s: the weight column %q is the only feature column; need at least one feature besides it", p.name, name)
+	}
+	p.weight = j
+	p.features = slices.DeleteFunc(p.features, func(k int) bool { return k == j })
 	return nil
 }
 
@@ -398,6 +431,19 @@ func (p *csvParser) readRows(opts CSVOptions) error {
 			row[k] = v // NaN spelled another way ("NAN") is missing too
 		}
 
+		if p.weight >= 0 {
+			s := strings.TrimSpace(rec[p.weight])
+			v, err := strconv.ParseFloat(s, 64)
+			switch {
+			case isMissing(s):
+				return p.fieldErr(p.weight, "sample weight is missing")
+			case err != nil && !errors.Is(err, strconv.ErrRange):
+				return p.fieldErr(p.weight, "sample weight %s is not a number", quoteValue(s))
+			case math.IsInf(v, 0) || math.IsNaN(v) || v < 0:
+				return p.fieldErr(p.weight, "sample weight %s is not a finite number >= 0", quoteValue(s))
+			}
+			p.w = append(p.w, v)
+		}
 		if p.noTarget {
 			p.rows++
 			continue

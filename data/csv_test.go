@@ -335,3 +335,37 @@ func TestReadCSVNoTarget(t *testing.T) {
 		t.Error("NoTarget with Target accepted")
 	}
 }
+
+// TestReadCSVWeightColumn checks that CSVOptions.Weight reads a column as
+// sample weights (not a feature), with errors naming the line and column,
+// and that Subset keeps the weights of the rows it takes.
+func TestReadCSVWeightColumn(t *testing.T) {
+	in := "a,w,b,y\n1,2,3,4\n5,0.5,7,8\n9,0,11,12\n"
+	d, err := ReadCSV(strings.NewReader(in), "w.csv", CSVOptions{Weight: "w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(d.FeatureNames, []string{"a", "b"}) || !slices.Equal(d.X, []float64{1, 3, 5, 7, 9, 11}) ||
+		!slices.Equal(d.Weights, []float64{2, 0.5, 0}) || !slices.Equal(d.Y, []float64{4, 8, 12}) {
+		t.Fatalf("got features %v X %v weights %v Y %v", d.FeatureNames, d.X, d.Weights, d.Y)
+	}
+	if s := d.Subset([]int{2, 0, 0}); !slices.Equal(s.Weights, []float64{0, 2, 2}) {
+		t.Fatalf("Subset weights %v", s.Weights)
+	}
+	if d, err := ReadCSV(strings.NewReader(in), "w.csv", CSVOptions{}); err != nil || d.Weights != nil || d.Cols != 3 {
+		t.Fatalf("without Weight: %v, weights %v, %d columns", err, d.Weights, d.Cols)
+	}
+	for _, c := range []struct{ in, weight, want string }{
+		{"a,w,y\n1,-1,2\n", "w", `w.csv line 2, column "w" (2): sample weight "-1" is not a finite number >= 0`},
+		{"a,w,y\n1,x,2\n", "w", `line 2, column "w" (2): sample weight "x" is not a number`},
+		{"a,w,y\n1,,2\n", "w", `line 2, column "w" (2): sample weight is missing`},
+		{"a,w,y\n1,inf,2\n", "w", "not a finite number >= 0"},
+		{"a,w,y\n1,1,2\n", "v", `weight column "v" not found`},
+		{"a,w,y\n1,1,2\n", "y", "both the target and the weight"},
+		{"w,y\n1,2\n", "w", "the only feature column"},
+	} {
+		if _, err := ReadCSV(strings.NewReader(c.in), "w.csv", CSVOptions{Weight: c.weight}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q with weight %q: %v, want an error containing %q", c.in, c.weight, err, c.want)
+		}
+	}
+}

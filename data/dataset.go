@@ -30,6 +30,9 @@ type Dataset struct {
 	// Classes names the classes of a classification target read from text
 	// labels; Y then holds indices into Classes. Nil otherwise.
 	Classes []string
+	// Weights holds one sample weight per row (finite, >= 0), as a weight
+	// column gives them (CSVOptions.Weight); nil means every row weighs 1.
+	Weights []float64
 }
 
 // Row returns the features of row i as a slice of X, without copying.
@@ -58,6 +61,28 @@ func (d *Dataset) Column(j int, dst []float64) []float64 {
 	return dst
 }
 
+// TakeColumn removes the feature column named name from d and returns
+// its values (Rows of them); ok is false, and d unchanged, when d has no
+// such column.
+func (d *Dataset) TakeColumn(name string) (values []float64, ok bool) {
+	j := slices.Index(d.FeatureNames, name)
+	if j < 0 {
+		return nil, false
+	}
+	values = d.Column(j, nil)
+	p := d.Cols - 1
+	for i := 0; i < d.Rows; i++ {
+		row := d.X[i*d.Cols : (i+1)*d.Cols]
+		dst := d.X[i*p : (i+1)*p]
+		copy(dst[:j], row[:j]) // dst starts at or before row: forward copies are safe
+		copy(dst[j:], row[j+1:])
+	}
+	d.X = d.X[:d.Rows*p]
+	d.FeatureNames = slices.Delete(slices.Clone(d.FeatureNames), j, j+1)
+	d.Cols = p
+	return values, true
+}
+
 // Subset returns a new data set holding copies of the rows listed in idx, in
 // that order; an index may appear more than once (as in a bootstrap sample).
 // The result shares nothing with d. Subset panics if an index is out of
@@ -73,9 +98,15 @@ func (d *Dataset) Subset(idx []int) *Dataset {
 		Cols:         d.Cols,
 		Classes:      slices.Clone(d.Classes),
 	}
+	if d.Weights != nil {
+		s.Weights = make([]float64, len(idx))
+	}
 	for k, i := range idx {
 		copy(s.X[k*d.Cols:(k+1)*d.Cols], d.Row(i))
 		s.Y[k] = d.Y[i]
+		if d.Weights != nil {
+			s.Weights[k] = d.Weights[i]
+		}
 	}
 	return s
 }

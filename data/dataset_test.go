@@ -126,3 +126,21 @@ func TestMNISTDir(t *testing.T) {
 		t.Errorf("MNISTMissingError = %v", err)
 	}
 }
+
+// TestTakeColumn checks that TakeColumn removes a feature column, rows
+// intact, and returns its values; a missing name changes nothing.
+func TestTakeColumn(t *testing.T) {
+	d := &Dataset{FeatureNames: []string{"a", "b", "c"}, X: []float64{1, 2, 3, 4, 5, 6}, Y: []float64{0, 1}, Rows: 2, Cols: 3}
+	names := d.FeatureNames
+	v, ok := d.TakeColumn("b")
+	if !ok || !slices.Equal(v, []float64{2, 5}) || !slices.Equal(d.X, []float64{1, 3, 4, 6}) || d.Cols != 2 ||
+		!slices.Equal(d.FeatureNames, []string{"a", "c"}) || names[1] != "b" {
+		t.Fatalf("got %v %v: X %v, %d columns, names %v (the old slice %v)", v, ok, d.X, d.Cols, d.FeatureNames, names)
+	}
+	if _, ok := d.TakeColumn("z"); ok || d.Cols != 2 {
+		t.Fatal("a missing column was taken")
+	}
+	if v, _ := d.TakeColumn("a"); !slices.Equal(v, []float64{1, 4}) || !slices.Equal(d.X, []float64{3, 6}) {
+		t.Fatalf("first column: %v, X %v", v, d.X)
+	}
+}

@@ -76,3 +76,48 @@ func BenchmarkFitMNIST(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFitWeighted compares fits with and without weights of the same
+// shape (issue #20: a weighted fit costs at most 1.2x an unweighted one):
+// digits (all 1,797 rows, 100 trees) unweighted, with balanced class
+// weights and with fractional sample weights; 20,000 x 20 regression (100
+// trees, depth 16) unweighted and with fractional sample weights.
+func BenchmarkFitWeighted(b *testing.B) {
+	dig, err := data.Digits()
+	if err != nil {
+		b.Fatal(err)
+	}
+	dig = toDS(dig, all(dig.Rows))
+	reg := data.MakeRegression(20000, 20, 1)
+	frac := func(n int) []float64 {
+		w := make([]float64, n)
+		for i := range w {
+			w[i] = 0.5 + float64(i%7)/4
+		}
+		return w
+	}
+	weighted := func(d *data.Dataset) *data.Dataset {
+		w := *d
+		w.Weights = frac(d.Rows)
+		return &w
+	}
+	for _, c := range []struct {
+		name string
+		d    *data.Dataset
+		opt  Options
+	}{
+		{"digits/none", dig, Options{Task: Classification, Trees: 100}},
+		{"digits/class-balanced", dig, Options{Task: Classification, Trees: 100, ClassWeight: "balanced"}},
+		{"digits/sample", weighted(dig), Options{Task: Classification, Trees: 100}},
+		{"regression20k/none", reg, Options{Trees: 100, MaxDepth: 16}},
+		{"regression20k/sample", weighted(reg), Options{Trees: 100, MaxDepth: 16}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := Fit(c.d, c.opt); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

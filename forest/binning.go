@@ -58,11 +58,14 @@ func (bn *Binner) MissingCode(j int) uint8 { return uint8(len(bn.Edges[j]) + 1) 
 // each value gets its own bin and the edges are the midpoints between
 // consecutive values, which are also the thresholds an exact learner tries.
 func NewBinner(x []float64, rows, cols, maxBins int) (*Binner, error) {
-	return newBinner(x, rows, cols, maxBins, 1)
+	return newBinner(x, rows, cols, maxBins, 1, nil)
 }
 
-// newBinner is NewBinner with features binned on up to threads goroutines.
-func newBinner(x []float64, rows, cols, maxBins, threads int) (*Binner, error) {
+// newBinner is NewBinner with features binned on up to threads goroutines
+// and, when w is not nil, each row weighing w[i] (fixed point; a row of
+// weight 0 is left out): the edges of a row of integer weight k are those
+// of k copies of it.
+func newBinner(x []float64, rows, cols, maxBins, threads int, w []int64) (*Binner, error) {
 	if maxBins < 2 || maxBins > 256 {
 		return nil, fmt.Errorf("forest: bins = %d, want 2..256", maxBins)
 	}
@@ -70,27 +73,40 @@ func newBinner(x []float64, rows, cols, maxBins, threads int) (*Binner, error) {
 	errs := make([]error, cols)
 	parallelBlocks(cols, threads, 1, func(lo, hi int) {
 		vals := make([]float64, 0, rows)
+		var wts []int64
 		var set distinctSet
 		for j := lo; j < hi; j++ {
-			vals = vals[:0]
+			vals, wts = vals[:0], wts[:0]
 			set.reset()
+			total := 0
 			for i := 0; i < rows; i++ {
 				v := x[i*cols+j]
 				if math.IsInf(v, 0) {
 					errs[j] = fmt.Errorf("forest: row %d, feature %d: infinite value", i, j)
 					break
 				}
-				if !math.IsNaN(v) {
+				if math.IsNaN(v) {
+					continue
+				}
+				if w == nil {
 					vals = append(vals, v)
-					set.add(v)
+					set.add(v, 1)
+					total++
+				} else if w[i] > 0 {
+					vals, wts = append(vals, v), append(wts, w[i])
+					set.add(v, int(w[i]))
+					total += int(w[i])
 				}
 			}
-			if set.few() {
+			switch {
+			case set.few():
 				// Few distinct values: their counts give the edges
 				// without sorting every value.
-				bn.Edges[j] = set.edges(len(vals), maxBins-1)
-			} else {
+				bn.Edges[j] = set.edges(total, maxBins-1)
+			case w == nil:
 				bn.Edges[j] = quantileEdges(vals, maxBins-1)
+			default:
+				bn.Edges[j] = weightedQuantileEdges(vals, wts, total, maxBins-1)
 			}
 		}
 	})
@@ -127,8 +143,8 @@ func (s *distinctSet) reset() {
 	s.vals, s.counts, s.over = s.vals[:0], s.counts[:0], false
 }
 
-// add counts v (not NaN).
-func (s *distinctSet) add(v float64) {
+// add counts v (not NaN) k times.
+func (s *distinctSet) add(v float64, k int) {
 	if s.over {
 		return
 	}
@@ -140,7 +156,7 @@ func (s *distinctSet) add(v float64) {
 	for i := (key * 0x9E3779B97F4A7C15) >> 40 & mask; ; i = (i + 1) & mask {
 		switch s.slots[i] {
 		case key:
-			s.counts[s.index[i]]++
+			s.counts[s.index[i]] += k
 			return
 		case 0:
 			if len(s.vals) == maxDistinct {
@@ -149,7 +165,7 @@ func (s *distinctSet) add(v float64) {
 			}
 			s.slots[i], s.index[i] = key, int32(len(s.vals))
 			s.vals = append(s.vals, v)
-			s.counts = append(s.counts, 1)
+			s.counts = append(s.counts, k)
 			return
 		}
 	}
@@ -191,6 +207,30 @@ func quantileEdges(vals []float64, maxReal int) []float64 {
 		counts[len(counts)-1]++
 	}
 	return distinctEdges(distinct, counts, len(vals), maxReal)
+}
+
+// weightedQuantileEdges is quantileEdges of vals (modified: sorted with
+// their weights wts, which sum to total), each value counted as often as
+// its weight.
+func weightedQuantileEdges(vals []float64, wts []int64, total, maxReal int) []float64 {
+	if len(vals) == 0 {
+		return nil
+	}
+	order := make([]int, len(vals))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(vals[a], vals[b]) })
+	var distinct []float64
+	var counts []int
+	for k, i := range order {
+		if k == 0 || vals[i] != vals[order[k-1]] {
+			distinct = append(distinct, vals[i])
+			counts = append(counts, 0)
+		}
+		counts[len(counts)-1] += int(wts[i])
+	}
+	return distinctEdges(distinct, counts, total, maxReal)
 }
 
 // distinctEdges is quantileEdges given the distinct values in increasing

@@ -44,6 +44,10 @@ type DataSpec struct {
 	// means the default: 0.2 for Dataset, none for Train; NoHoldout (or any
 	// negative value) means none. It must be below 1.
 	Holdout float64
+	// Weight names the training file's column of sample weights
+	// (data.CSVOptions.Weight); a test file's column of that name, when
+	// it has one, is dropped (test scores are unweighted). CSV files only.
+	Weight string
 	// MaxBytes caps each file read (a CSV file, an MNIST file
 	// decompressed): a larger one is an error naming it and this option,
 	// wrapping data.ErrTooLarge. 0 means data.DefaultMaxBytes (1 GiB).
@@ -72,6 +76,8 @@ func (s DataSpec) Validate() error {
 		return errors.New("forest: DataSpec.Dataset mnist brings its own test set; drop DataSpec.Test")
 	case s.Holdout >= 1:
 		return fmt.Errorf("forest: DataSpec.Holdout %v must be below 1", s.Holdout)
+	case s.Weight != "" && s.Train == "":
+		return errors.New("forest: DataSpec.Weight needs a training file (DataSpec.Train)")
 	case s.MaxBytes < 0:
 		return fmt.Errorf("forest: DataSpec.MaxBytes %d: want a positive number of bytes (0: the default %d)", s.MaxBytes, data.DefaultMaxBytes)
 	}
@@ -130,7 +136,9 @@ func LoadData(ctx context.Context, s DataSpec) (*Split, error) {
 			holdout = 0.2
 		}
 	default:
-		sp.Train, err = data.LoadCSV(s.Train, csvOpt)
+		trainOpt := csvOpt
+		trainOpt.Weight = s.Weight
+		sp.Train, err = data.LoadCSV(s.Train, trainOpt)
 		sp.Name = s.Train
 	}
 	if err != nil {
@@ -140,6 +148,9 @@ func LoadData(ctx context.Context, s DataSpec) (*Split, error) {
 		csvOpt.Target = sp.Train.TargetName
 		if sp.Test, err = data.LoadCSV(s.Test, csvOpt); err != nil {
 			return nil, readlimit.Rename(fmt.Errorf("forest: %w", err), "DataSpec.MaxBytes")
+		}
+		if s.Weight != "" {
+			sp.Test.TakeColumn(s.Weight)
 		}
 		if err := sameColumns(sp.Train, sp.Test, s.Test); err != nil {
 			return nil, err

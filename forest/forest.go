@@ -126,14 +126,21 @@ func Fit(d *data.Dataset, opt Options) (*Forest, error) {
 	draws := pr.Draws
 	// Packed local Gini scans (scanLocalGini) need every sum of weights
 	// below 2^32 and of rows below 2^31.
-	b.packed = b.cls != nil && !b.entropy && !b.random && draws < 1<<32 && n < 1<<31 && b.d <= maxPacked
+	b.packed = b.cls != nil && !b.entropy && !b.random && draws < 1<<32 && pr.WeightBound < 1<<32 && n < 1<<31 && b.d <= maxPacked
 
-	// Reciprocals of every possible weight, for regressionScoreRec.
+	// Reciprocals of every possible weight, for regressionScoreRec (of
+	// the weights up to 2^20 when weighted: recip divides beyond).
 	b.rec = make([]float64, draws+1)
 	for w := 1; w <= draws; w++ {
 		b.rec[w] = 1 / float64(w)
 	}
-	if opt.NoBootstrap {
+	if pr.W != nil {
+		top := int(min(pr.WeightBound, 1<<20))
+		b.rec = make([]float64, top+1)
+		for w := 1; w <= top; w++ {
+			b.rec[w] = 1 / float64(w)
+		}
+	} else if opt.NoBootstrap {
 		b.rec = make([]float64, n+1)
 		for w := 1; w <= n; w++ {
 			b.rec[w] = 1 / float64(w)
@@ -224,23 +231,43 @@ func classLabels(y []float64, names []string) ([]string, []int32, error) {
 // fixedPoint converts the regression target to centred fixed point: y ≈
 // ymean + yq/scale, with scale a power of two small enough that any weighted
 // sum over the rows fits in an int64.
-func fixedPoint(y []float64) (yq []int64, ymean, scale float64, err error) {
-	var sum float64
+func fixedPoint(y []float64, w []int64, copies bool, bound int64) (yq []int64, ymean, scale float64, err error) {
+	var sum, total float64
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, 0, 0, fmt.Errorf("forest: row %d: target %v is not a finite number", i, v)
 		}
-		sum += v
+		switch {
+		case w == nil:
+			sum += v
+		case copies:
+			// A row of integer weight k counts as k copies of it (in
+			// place), so that integer weights fit as duplicated rows do.
+			for range w[i] {
+				sum += v
+			}
+		default:
+			sum += float64(float64(w[i]) * v) // no FMA: see R2
+		}
+		if w != nil {
+			total += float64(w[i])
+		}
 	}
-	ymean = sum / float64(len(y))
+	if w == nil {
+		total = float64(len(y))
+	}
+	ymean = sum / total
 	var maxAbs float64
-	for _, v := range y {
-		maxAbs = max(maxAbs, math.Abs(v-ymean))
+	for i, v := range y {
+		if w == nil || w[i] > 0 {
+			maxAbs = max(maxAbs, math.Abs(v-ymean))
+		}
 	}
 	scale = 1
 	if maxAbs > 0 {
-		// Σ w·|yq| <= n·maxAbs·scale <= 2^61 (draws never exceed n).
-		e := math.Floor(61 - math.Log2(float64(len(y))*maxAbs))
+		// Σ w·|yq| <= bound·maxAbs·scale <= 2^61: bound is the rows
+		// (unweighted: draws never exceed them) or the weight bound.
+		e := math.Floor(61 - math.Log2(float64(bound)*maxAbs))
 		scale = math.Ldexp(1, int(min(e, 900)))
 	}
 	yq = make([]int64, len(y))
@@ -252,7 +279,7 @@ func fixedPoint(y []float64) (yq []int64, ymean, scale float64, err error) {
 
 // computeOOB computes the out-of-bag score: each row is predicted by the
 // trees that did not draw it, summed in tree order.
-func (f *Forest) computeOOB(xb []uint8, y []float64, inbag [][]uint64, cls []int32) {
+func (f *Forest) computeOOB(xb []uint8, y []float64, inbag [][]uint64, cls []int32, sw []float64) {
 	n, p, d := len(y), f.NumFeatures, f.Outputs()
 	miss := f.missCodes()
 	pred := make([]float64, n*d)
@@ -275,6 +302,10 @@ func (f *Forest) computeOOB(xb []uint8, y []float64, inbag [][]uint64, cls []int
 			}
 		}
 	})
+	if sw != nil {
+		f.weightedOOB(y, sw, pred, cnt, cls)
+		return
+	}
 	var m int
 	if f.Options.Task == Regression {
 		var sy float64
@@ -312,6 +343,45 @@ func (f *Forest) computeOOB(xb []uint8, y []float64, inbag [][]uint64, cls []int
 	if m > 0 {
 		f.OOBScore, f.OOBRows = float64(correct)/float64(m), m
 	}
+}
+
+// weightedOOB is computeOOB's score with sample weights sw: the weighted
+// R² (weighted mean, squared errors and deviations, in row order) or the
+// weighted accuracy, over the rows with an out-of-bag tree and a weight.
+func (f *Forest) weightedOOB(y, sw, pred []float64, cnt []int32, cls []int32) {
+	d := f.Outputs()
+	var m int
+	var tw, sy float64
+	for i := range y {
+		if cnt[i] > 0 && sw[i] > 0 {
+			tw += sw[i]
+			sy += float64(sw[i] * y[i]) // no FMA: see R2
+			m++
+		}
+	}
+	if m == 0 {
+		return
+	}
+	if f.Options.Task == Regression {
+		mean := sy / tw
+		var sse, sst float64
+		for i := range y {
+			if cnt[i] > 0 && sw[i] > 0 {
+				e := pred[i]/float64(cnt[i]) - y[i]
+				sse += float64(sw[i] * float64(e*e))
+				sst += float64(sw[i] * float64((y[i]-mean)*(y[i]-mean)))
+			}
+		}
+		f.OOBScore, f.OOBRows = 1-sse/sst, m
+		return
+	}
+	var correct float64
+	for i := range y {
+		if cnt[i] > 0 && sw[i] > 0 && argmax(pred[i*d:(i+1)*d]) == int(cls[i]) {
+			correct += sw[i]
+		}
+	}
+	f.OOBScore, f.OOBRows = correct/tw, m
 }
 
 func (f *Forest) missCodes() []uint8 {

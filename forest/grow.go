@@ -75,7 +75,11 @@ type builder struct {
 
 	// Per worker, reused across trees.
 	tree   int
-	counts []int32
+	counts []int32 // the tree's bootstrap counts
+	// rw is each row's weight in the tree: its bootstrap count times its
+	// fixed-point sample weight (prepared.W; 1 when unweighted). Rows of
+	// weight 0 are not in the tree.
+	rw []int64
 	wy     []int64 // regression: counts[r]*yq[r]
 	rows   []int32
 	// The sorted path works on one subtree at a time: the node that entered
@@ -161,6 +165,7 @@ type split struct {
 func newWorker(b *builder) *builder {
 	w := *b
 	w.counts = make([]int32, b.n)
+	w.rw = make([]int64, b.n)
 	if b.cls == nil {
 		w.wy = make([]int64, b.n)
 	}
@@ -269,12 +274,21 @@ func (b *builder) buildTree(t int, tr *Tree) {
 	b.values = b.values[:0]
 	b.rows = b.rows[:0]
 	tot := make([]int64, b.stride)
-	for i, c := range b.counts {
-		if c > 0 {
+	if w := b.prep.W; w == nil {
+		for i, c := range b.counts {
+			b.rw[i] = int64(c)
+		}
+	} else {
+		for i, c := range b.counts {
+			b.rw[i] = int64(c) * w[i]
+		}
+	}
+	for i, w := range b.rw {
+		if w > 0 {
 			r := int32(i)
 			b.rows = append(b.rows, r)
 			if b.wy != nil {
-				b.wy[i] = int64(c) * b.yq[i]
+				b.wy[i] = w * b.yq[i]
 			}
 			b.addRow(tot, r)
 		}
@@ -290,7 +304,7 @@ func (b *builder) buildTree(t int, tr *Tree) {
 
 // addRow adds row r's statistics to st.
 func (b *builder) addRow(st []int64, r int32) {
-	w := int64(b.counts[r])
+	w := b.rw[r]
 	st[0]++
 	st[1] += w
 	if b.cls != nil {
@@ -305,7 +319,7 @@ func (b *builder) accumulate(h []int64, rows []int32) {
 	p, off, stride := b.p, b.off, b.stride
 	if b.cls == nil {
 		for _, r := range rows {
-			w := int64(b.counts[r])
+			w := b.rw[r]
 			wy := b.wy[r]
 			xr := b.xb[int(r)*p : int(r)*p+p]
 			for j, c := range xr {
@@ -319,7 +333,7 @@ func (b *builder) accumulate(h []int64, rows []int32) {
 		return
 	}
 	for _, r := range rows {
-		w := int64(b.counts[r])
+		w := b.rw[r]
 		cl := 2 + int(b.cls[r])
 		xr := b.xb[int(r)*p : int(r)*p+p]
 		for j, c := range xr {
@@ -480,7 +494,7 @@ func (b *builder) scanRows(j, lo, hi int, tot []int64, best *split) bool {
 		return b.scanLocal(j, lo, hi, h, &present, tot, best)
 	}
 	xb, p := b.feature(j, hi-lo)
-	counts := b.counts
+	counts := b.rw
 	if b.cstride > 0 {
 		return b.scanGlobalGini(j, lo, hi, xb, p, best)
 	}
@@ -490,7 +504,7 @@ func (b *builder) scanRows(j, lo, hi int, tot []int64, best *split) bool {
 			c := int(xb[int(r)*p])
 			e := c * stride
 			h[e]++
-			h[e+2+int(cls[r])] += int64(counts[r]) // the weight h[e+1]: fillWeights
+			h[e+2+int(cls[r])] += counts[r] // the weight h[e+1]: fillWeights
 		}
 	} else {
 		wy := b.wy
@@ -499,7 +513,7 @@ func (b *builder) scanRows(j, lo, hi int, tot []int64, best *split) bool {
 			e := c * 3
 			hh := h[e : e+3 : e+3]
 			hh[0]++
-			hh[1] += int64(counts[r])
+			hh[1] += counts[r]
 			hh[2] += wy[r]
 		}
 	}
@@ -643,11 +657,11 @@ func (b *builder) scanGlobalGini(j, lo, hi int, xb []uint8, p int, best *split) 
 		return false
 	}
 	h := b.fh[:(nbj+1)*cs] // all zero between calls
-	counts, cls, cm := b.counts, b.cls, &b.cmap
+	counts, cls, cm := b.rw, b.cls, &b.cmap
 	for _, r := range rows {
 		e := int(xb[int(r)*p]) * cs
 		h[e] = 1
-		h[e+cm[cls[r]]] += 1<<32 + int64(counts[r])
+		h[e+cm[cls[r]]] += 1<<32 + counts[r]
 	}
 	var present [4]uint64
 	if hi-lo < nbj { // few rows: mark the codes they hold
@@ -1056,9 +1070,18 @@ func (b *builder) scanSorted(j, lo, hi, buf int, tot []int64, best *split) bool 
 // has weighted target sum s and weight w, in a node with totals ts and tw:
 // s²·(1/w) + (ts−s)²·(1/(tw−w)), where rec[w] = 1/w and every product is
 // rounded to float64. Every learner must use exactly this expression.
+// recip returns 1/w: rec[w] when the table holds it, else the same
+// division (weighted fits have weights beyond any table).
+func recip(rec []float64, w int64) float64 {
+	if uint64(w) < uint64(len(rec)) {
+		return rec[w]
+	}
+	return 1 / float64(w)
+}
+
 func regressionScoreRec(s, w, ts, tw int64, rec []float64) float64 {
 	fl, fr := float64(s), float64(ts-s)
-	return float64(float64(fl*fl)*rec[w]) + float64(float64(fr*fr)*rec[tw-w])
+	return float64(float64(fl*fl)*recip(rec, w)) + float64(float64(fr*fr)*recip(rec, tw-w))
 }
 
 // scanSortedRegression is scanSorted's loop for squared error, with the
@@ -1085,7 +1108,7 @@ func (b *builder) scanSortedRegression(j int, ents []int32, codes []uint8, m, to
 			wl += lw[e]
 			sl += lwy[e]
 			fl, fr := float64(sl), float64(ts-sl)
-			score := float64(float64(fl*fl)*rec[wl]) + float64(float64(fr*fr)*rec[tw-wl])
+			score := float64(float64(fl*fl)*recip(rec, wl)) + float64(float64(fr*fr)*recip(rec, tw-wl))
 			if score >= bestScore && codes[i+1] != codes[i] && better(best, score, j, int(codes[i]), false) {
 				best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, int(codes[i]), false
 				best.left[0], best.left[1], best.left[2] = nl, wl, sl
@@ -1190,7 +1213,7 @@ func (b *builder) scanRandom(j, lo, hi int, key uint64, tot []int64, best *split
 		for _, r := range rows {
 			c := col[int(r)*p]
 			isL, isM := b2i(c <= t), b2i(c == mc)
-			wr := int64(b.counts[r])
+			wr := b.rw[r]
 			nl, nm, wl, wm = nl+isL, nm+isM, wl+wr&-isL, wm+wr&-isM
 			sides[int(b2i(c > t)+isM)*stride+2+int(b.cls[r])] += wr
 		}
@@ -1198,7 +1221,7 @@ func (b *builder) scanRandom(j, lo, hi int, key uint64, tot []int64, best *split
 		for _, r := range rows {
 			c := col[int(r)*p]
 			isL, isM := b2i(c <= t), b2i(c == mc)
-			wr, yr := int64(b.counts[r]), b.wy[r]
+			wr, yr := b.rw[r], b.wy[r]
 			nl, nm, wl, wm = nl+isL, nm+isM, wl+wr&-isL, wm+wr&-isM
 			sl, sm = sl+yr&-isL, sm+yr&-isM
 		}
@@ -1305,7 +1328,7 @@ func (b *builder) sortSegment(lo, hi int) {
 	b.sbase = lo
 	rows := b.rows[lo:hi]
 	for i, r := range rows {
-		b.lw[i] = int64(b.counts[r])
+		b.lw[i] = b.rw[r]
 		if b.cls != nil {
 			b.lwy[i] = int64(b.cls[r])
 		} else {
@@ -1345,7 +1368,7 @@ func (b *builder) enterLocal(lo, hi int) {
 	rows := b.rows[lo:hi]
 	for i, r := range rows {
 		b.lrows[i] = int32(i)
-		b.locW[i] = int64(b.counts[r])
+		b.locW[i] = b.rw[r]
 		if b.packed { // see builder.locW
 			b.locW[i] |= int64(b.cls[r])<<56 | 1<<32
 		}

@@ -120,6 +120,8 @@ type modelOptions struct {
 	Splitter Splitter `json:"splitter,omitempty"`
 	// Version 2: true when the leaf samples are kept (absent otherwise).
 	KeepLeafSamples bool `json:"keep_leaf_samples,omitempty"`
+	// Version 2: the class weights, when given.
+	ClassWeight string `json:"class_weight,omitempty"`
 }
 
 // jsonScore is a float64 that JSON-encodes NaN as null and the infinities as
@@ -219,7 +221,7 @@ func (f *Forest) checkSave() error {
 // version returns the format version f needs: 2 when it uses an
 // addition of version 2, else 1 (see modelVersion).
 func (f *Forest) version() int {
-	if f.Options.Splitter == Random || f.Options.KeepLeafSamples || f.LeafSamples != nil {
+	if f.Options.Splitter == Random || f.Options.KeepLeafSamples || f.LeafSamples != nil || f.Options.ClassWeight != "" {
 		return 2
 	}
 	return 1
@@ -262,6 +264,7 @@ func (f *Forest) header() modelHeader {
 		h.Options.Splitter = Random
 	}
 	h.Options.KeepLeafSamples = o.KeepLeafSamples
+	h.Options.ClassWeight = o.ClassWeight
 	if ls := f.LeafSamples; ls != nil {
 		h.LeafSamples = &modelLeafSamples{TrainRows: len(ls.Y), Counts: make([]int64, len(ls.Rows))}
 		for t, r := range ls.Rows {
@@ -686,6 +689,8 @@ func (h *modelHeader) forest(version int) (*Forest, error) {
 		return nil, invalid("header: splitter %q needs format version 2, the file is version %d", h.Options.Splitter, version)
 	case h.Options.Splitter != "" && h.Options.Splitter != Random:
 		return nil, invalid("header: unknown splitter %q", h.Options.Splitter)
+	case version < 2 && h.Options.ClassWeight != "":
+		return nil, invalid("header: class_weight needs format version 2, the file is version %d", version)
 	case version < 2 && (h.Options.KeepLeafSamples || h.LeafSamples != nil):
 		return nil, invalid("header: leaf samples need format version 2, the file is version %d", version)
 	case h.Options.KeepLeafSamples != (h.LeafSamples != nil):
@@ -715,6 +720,7 @@ func (h *modelHeader) forest(version int) (*Forest, error) {
 			OOB:             o.OOB,
 			Splitter:        cmp.Or(o.Splitter, Best),
 			KeepLeafSamples: o.KeepLeafSamples,
+			ClassWeight:     o.ClassWeight,
 		},
 		Features:    h.Features,
 		Target:      h.Target,
@@ -756,6 +762,11 @@ func (f *Forest) validateMeta(nt int) error {
 	}
 	if _, err := o.withDefaults(); err != nil {
 		return invalid("options: %s", strings.TrimPrefix(err.Error(), "forest: "))
+	}
+	if o.ClassWeight != "" {
+		if _, err := classWeights(o.ClassWeight, []int32{}, f.Classes); err != nil {
+			return invalid("options: %s", strings.TrimPrefix(err.Error(), "forest: "))
+		}
 	}
 	switch {
 	case f.NumFeatures < 1 || f.NumFeatures > maxModelFeatures:

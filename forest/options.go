@@ -81,6 +81,11 @@ type Options struct {
 	// training rows of every leaf (Forest.LeafSamples), for quantile
 	// predictions (Forest.PredictQuantiles); regression only.
 	KeepLeafSamples bool
+	// ClassWeight weighs the classes (classification): "balanced"
+	// (scikit-learn's: rows / (classes × rows of the class)) or
+	// "LABEL=WEIGHT,..." (unlisted classes weigh 1); it multiplies the
+	// data's sample weights (data.Dataset.Weights). "" means none.
+	ClassWeight string
 	// Splitter is best (the default, random forests) or random
 	// (extremely randomized trees, scikit-learn's ExtraTrees*; those
 	// default to no bootstrap, which here is NoBootstrap's to set).
@@ -189,6 +194,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("forest: MaxSamples %v: want a fraction of the rows in (0, 1] or a count (0: all rows)", o.MaxSamples)
 	case o.OOB && o.NoBootstrap:
 		return o, fmt.Errorf("forest: the out-of-bag score (OOB) needs bootstrap (not NoBootstrap)")
+	case strings.TrimSpace(o.ClassWeight) != "" && o.Task != Classification:
+		return o, fmt.Errorf("forest: ClassWeight %q needs a classification task, not %s", o.ClassWeight, o.Task)
 	case o.KeepLeafSamples && o.Task != Regression:
 		return o, fmt.Errorf("forest: KeepLeafSamples (for quantiles) needs a regression forest, not %s", o.Task)
 	}

@@ -47,18 +47,28 @@ func prepare(d *data.Dataset, opt Options) (*prepared, error) {
 	if pr.K, err = opt.featuresPerNode(p); err != nil {
 		return nil, err
 	}
+	if pr.Draws, err = opt.draws(n); err != nil {
+		return nil, err
+	}
 	if opt.Task == Classification {
 		if pr.Classes, pr.Class, err = classLabels(d.Y, d.Classes); err != nil {
 			return nil, err
 		}
 		pr.Outputs = len(pr.Classes)
-	} else {
-		if pr.YQ, pr.YMean, pr.Scale, err = fixedPoint(d.Y); err != nil {
+	}
+	if err := rowWeights(pr, d.Weights, opt.ClassWeight); err != nil {
+		return nil, err
+	}
+	if opt.KeepLeafSamples && pr.W != nil {
+		return nil, errors.New("forest: KeepLeafSamples (quantiles) does not take sample or class weights yet")
+	}
+	if opt.Task != Classification {
+		if pr.YQ, pr.YMean, pr.Scale, err = fixedPoint(d.Y, pr.W, pr.Copies, pr.WeightBound); err != nil {
 			return nil, err
 		}
 		pr.Outputs = 1
 	}
-	binner, err := newBinner(d.X, n, p, opt.Bins, opt.Threads)
+	binner, err := newBinner(d.X, n, p, opt.Bins, opt.Threads, pr.W)
 	if err != nil {
 		return nil, err
 	}
@@ -73,9 +83,6 @@ func prepare(d *data.Dataset, opt Options) (*prepared, error) {
 		pr.Entries += pr.NumBins[j] + 1
 		pr.MissCode[j] = binner.MissingCode(j)
 	}
-	if pr.Draws, err = opt.draws(n); err != nil {
-		return nil, err
-	}
 	features, target := d.FeatureNames, d.TargetName
 	pr.NewForest = func(trees int) *Forest {
 		return &Forest{
@@ -88,7 +95,7 @@ func prepare(d *data.Dataset, opt Options) (*prepared, error) {
 			if len(inbag) != len(f.Trees) {
 				return fmt.Errorf("forest: out-of-bag score: %d in-bag masks for %d trees", len(inbag), len(f.Trees))
 			}
-			f.computeOOB(pr.Codes, pr.Y, inbag, pr.Class)
+			f.computeOOB(pr.Codes, pr.Y, inbag, pr.Class, pr.Sample)
 		}
 		if opt.KeepLeafSamples {
 			f.keepLeafSamples(pr.Codes, pr.Y, pr.Draws)

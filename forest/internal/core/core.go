@@ -54,6 +54,19 @@ type Prepared[O, F any] struct {
 	Draws int
 	// Y is the training target, kept for the out-of-bag score.
 	Y []float64
+	// W is each row's sample weight in fixed point (docs/FOREST.md,
+	// "Sample and class weights"), nil when every row weighs 1: a row's
+	// weight in a tree is its bootstrap count times W. Sample holds the
+	// same weights as given (sample times class weight), nil likewise.
+	W      []int64
+	Sample []float64
+	// Copies tells that W holds the sample weights as given, integers
+	// (no fixed-point scaling): a row then counts as W copies of it.
+	Copies bool
+	// WeightBound bounds the weight of any node of any tree: the number
+	// of rows (unweighted), else the total weight without bootstrap or the
+	// draws times the largest W with it.
+	WeightBound int64
 
 	// NewForest returns the forest the trees are grown into: trees empty
 	// trees and no out-of-bag score yet.
