@@ -79,9 +79,9 @@ type builder struct {
 	// rw is each row's weight in the tree: its bootstrap count times its
 	// fixed-point sample weight (prepared.W; 1 when unweighted). Rows of
 	// weight 0 are not in the tree.
-	rw []int64
-	wy     []int64 // regression: counts[r]*yq[r]
-	rows   []int32
+	rw   []int64
+	wy   []int64 // regression: counts[r]*yq[r]
+	rows []int32
 	// The sorted path works on one subtree at a time: the node that entered
 	// it covers rows[sbase:sbase+scap'] and feature j's entries of position
 	// pos, sorted by code within each node, are at j*scap + pos-sbase.
