@@ -70,8 +70,9 @@
 //	              min_samples_split, min_samples_leaf, max_features,
 //	              bootstrap, max_samples, seed, bins, threads, oob, and
 //	              from version 2 splitter ("random"; absent for the
-//	              best splitter) and keep_leaf_samples (true; absent
-//	              otherwise), both refused in a version 1 file
+//	              best splitter), keep_leaf_samples (true; absent
+//	              otherwise), class_weight and min_weight_fraction_leaf
+//	              (absent when not set), all refused in a version 1 file
 //	features      feature names: null, or num_features strings
 //	target        target name
 //	classes       class names: null for regression, outputs strings for

@@ -64,7 +64,7 @@ func Fit(d *data.Dataset, opt Options) (*Forest, error) {
 	opt = pr.Options
 	n, p := pr.Rows, pr.Cols
 	f := pr.NewForest(opt.Trees)
-	b := &builder{n: n, p: p, seed: opt.Seed, maxDepth: opt.MaxDepth, minLeaf: opt.MinSamplesLeaf, minSplit: opt.MinSamplesSplit}
+	b := &builder{n: n, p: p, seed: opt.Seed, maxDepth: opt.MaxDepth, minLeaf: opt.MinSamplesLeaf, minSplit: opt.MinSamplesSplit, minWF: opt.MinWeightFractionLeaf}
 	b.k = pr.K
 	b.cls, b.yq = pr.Class, pr.YQ
 	b.d = pr.Outputs

@@ -215,6 +215,8 @@ func TestSplitPathsAgree(t *testing.T) {
 		{"sparse wide gini nan", sparseWide(800, 200, 5, true), Options{Task: Classification, Trees: 3, Seed: 5}},
 		{"sparse wide regression 0.1", sparseWide(800, 200, 0, false), Options{Trees: 3, Seed: 6, MaxFeatures: "0.1"}},
 		{"random splitter regression nan", withNaNs(toDS(diab, all(diab.Rows)), 7), Options{Trees: 4, Seed: 3, Splitter: Random}},
+		{"min weight fraction regression nan", withNaNs(toDS(diab, all(diab.Rows)), 7), Options{Trees: 4, Seed: 9, MinWeightFractionLeaf: 0.02}},
+		{"min weight fraction gini sparse", sparseWide(800, 200, 5, true), Options{Task: Classification, Trees: 3, Seed: 10, MinWeightFractionLeaf: 0.01}},
 		{"random splitter sparse wide gini nan", sparseWide(800, 200, 5, true), Options{Task: Classification, Trees: 3, Seed: 5, Splitter: Random}},
 	}
 	defer func() { pathOverride = "" }()

@@ -71,6 +71,7 @@ type builder struct {
 	prep     *prepared // node values (LeafValue), shared with the graph learner
 	maxDepth int
 	minLeaf  int
+	minWF    float64 // Options.MinWeightFractionLeaf
 	minSplit int
 
 	// Per worker, reused across trees.
@@ -79,7 +80,10 @@ type builder struct {
 	// rw is each row's weight in the tree: its bootstrap count times its
 	// fixed-point sample weight (prepared.W; 1 when unweighted). Rows of
 	// weight 0 are not in the tree.
-	rw   []int64
+	rw []int64
+	// minW is the least weight each side of a split keeps in the tree
+	// being grown: ceil(MinWeightFractionLeaf × the root's weight).
+	minW int64
 	wy   []int64 // regression: counts[r]*yq[r]
 	rows []int32
 	// The sorted path works on one subtree at a time: the node that entered
@@ -293,6 +297,10 @@ func (b *builder) buildTree(t int, tr *Tree) {
 			b.addRow(tot, r)
 		}
 	}
+	b.minW = 0
+	if b.minWF > 0 {
+		b.minW = int64(math.Ceil(b.minWF * float64(tot[1])))
+	}
 	var hist []int64
 	if b.dense && len(b.rows) > b.small {
 		hist = b.getHist()
@@ -438,7 +446,7 @@ func (b *builder) boundary(j, c int, left, m, tot []int64, best *split) {
 			if ml {
 				nl, wl, sl = nl+m[0], wl+m[1], sl+m[2]
 			}
-			if nl < minLeaf || tot[0]-nl < minLeaf {
+			if nl < minLeaf || tot[0]-nl < minLeaf || wl < b.minW || tot[1]-wl < b.minW {
 				continue
 			}
 			score = regressionScoreRec(sl, wl, tot[2], tot[1], b.rec)
@@ -450,7 +458,7 @@ func (b *builder) boundary(j, c int, left, m, tot []int64, best *split) {
 					cand[q] += m[q]
 				}
 			}
-			if cand[0] < minLeaf || tot[0]-cand[0] < minLeaf {
+			if cand[0] < minLeaf || tot[0]-cand[0] < minLeaf || cand[1] < b.minW || tot[1]-cand[1] < b.minW {
 				continue
 			}
 			score = b.proxy(cand)
@@ -744,8 +752,7 @@ func (b *builder) scanPackedGini(j int, h []int64, present *[4]uint64, best *spl
 			}
 			left[0] += n
 			left[1] += w
-			if nl := left[0]; nl >= minLeaf && tn-nl >= minLeaf {
-				wl := left[1]
+			if nl, wl := left[0], left[1]; nl >= minLeaf && tn-nl >= minLeaf && wl >= b.minW && tw-wl >= b.minW {
 				score := float64(s1)/float64(wl) + float64(tt-2*s2+s1)/float64(tw-wl)
 				if (!best.ok || score >= best.score) && better(best, score, j, c, false) {
 					best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, c, false
@@ -780,7 +787,7 @@ func (b *builder) missingLeftPacked(j, c int, left, m []int64, best *split) {
 	for q := range cand {
 		cand[q] = left[q] + m[q]
 	}
-	if cand[0] < minLeaf || tot[0]-cand[0] < minLeaf {
+	if cand[0] < minLeaf || tot[0]-cand[0] < minLeaf || cand[1] < b.minW || tot[1]-cand[1] < b.minW {
 		return
 	}
 	score := giniProxy(cand)
@@ -878,8 +885,7 @@ func (b *builder) scanPresentGini(j int, h []int64, present *[4]uint64, tot []in
 			}
 			left[0] += st[0]
 			left[1] += w
-			if nl := left[0]; nl >= minLeaf && tn-nl >= minLeaf {
-				wl := left[1]
+			if nl, wl := left[0], left[1]; nl >= minLeaf && tn-nl >= minLeaf && wl >= b.minW && tw-wl >= b.minW {
 				score := float64(s1)/float64(wl) + float64(tt-2*s2+s1)/float64(tw-wl)
 				if (!best.ok || score >= best.score) && better(best, score, j, c, false) {
 					best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, c, false
@@ -902,7 +908,7 @@ func (b *builder) missingLeft(j, c int, left, m, tot []int64, best *split) {
 	for q := 0; q < stride; q++ {
 		cand[q] = left[q] + m[q]
 	}
-	if cand[0] < minLeaf || tot[0]-cand[0] < minLeaf {
+	if cand[0] < minLeaf || tot[0]-cand[0] < minLeaf || cand[1] < b.minW || tot[1]-cand[1] < b.minW {
 		return
 	}
 	score := b.proxy(cand)
@@ -1090,7 +1096,7 @@ func (b *builder) scanSortedRegression(j int, ents []int32, codes []uint8, m, to
 	tw, ts := tot[1], tot[2]
 	lw, lwy, rec := b.lw, b.lwy, b.rec
 	codes = codes[:len(ents)]
-	if m[0] == 0 && b.minLeaf == 1 {
+	if m[0] == 0 && b.minLeaf == 1 && b.minW == 0 {
 		// The common case: no missing value and every boundary valid. The
 		// best score stays in a register; better() settles ties.
 		bestScore := math.Inf(-1)
@@ -1123,7 +1129,7 @@ func (b *builder) scanSortedRegression(j int, ents []int32, codes []uint8, m, to
 	var nl, wl, sl int64
 	prev := codes[0]
 	consider := func(n, w, s int64, ml bool) {
-		if n < minLeaf || tn-n < minLeaf {
+		if n < minLeaf || tn-n < minLeaf || w < b.minW || tw-w < b.minW {
 			return
 		}
 		score := regressionScoreRec(s, w, ts, tw, rec)
@@ -1395,7 +1401,7 @@ func (b *builder) isLeaf(depth, n int) bool {
 // which no split can improve (each side's Gini or entropy term sums to the
 // node's own exactly, a gain of 0, short of the tolerance).
 func (b *builder) leafNode(depth int, st []int64) bool {
-	if b.isLeaf(depth, int(st[0])) {
+	if b.isLeaf(depth, int(st[0])) || st[1] < 2*b.minW {
 		return true
 	}
 	if b.cls == nil {

@@ -122,6 +122,8 @@ type modelOptions struct {
 	KeepLeafSamples bool `json:"keep_leaf_samples,omitempty"`
 	// Version 2: the class weights, when given.
 	ClassWeight string `json:"class_weight,omitempty"`
+	// Version 2: the least weight fraction of a leaf, when not 0.
+	MinWeightFractionLeaf float64 `json:"min_weight_fraction_leaf,omitempty"`
 }
 
 // jsonScore is a float64 that JSON-encodes NaN as null and the infinities as
@@ -221,7 +223,7 @@ func (f *Forest) checkSave() error {
 // version returns the format version f needs: 2 when it uses an
 // addition of version 2, else 1 (see modelVersion).
 func (f *Forest) version() int {
-	if f.Options.Splitter == Random || f.Options.KeepLeafSamples || f.LeafSamples != nil || f.Options.ClassWeight != "" {
+	if f.Options.Splitter == Random || f.Options.KeepLeafSamples || f.LeafSamples != nil || f.Options.ClassWeight != "" || f.Options.MinWeightFractionLeaf != 0 {
 		return 2
 	}
 	return 1
@@ -265,6 +267,7 @@ func (f *Forest) header() modelHeader {
 	}
 	h.Options.KeepLeafSamples = o.KeepLeafSamples
 	h.Options.ClassWeight = o.ClassWeight
+	h.Options.MinWeightFractionLeaf = o.MinWeightFractionLeaf
 	if ls := f.LeafSamples; ls != nil {
 		h.LeafSamples = &modelLeafSamples{TrainRows: len(ls.Y), Counts: make([]int64, len(ls.Rows))}
 		for t, r := range ls.Rows {
@@ -689,8 +692,8 @@ func (h *modelHeader) forest(version int) (*Forest, error) {
 		return nil, invalid("header: splitter %q needs format version 2, the file is version %d", h.Options.Splitter, version)
 	case h.Options.Splitter != "" && h.Options.Splitter != Random:
 		return nil, invalid("header: unknown splitter %q", h.Options.Splitter)
-	case version < 2 && h.Options.ClassWeight != "":
-		return nil, invalid("header: class_weight needs format version 2, the file is version %d", version)
+	case version < 2 && (h.Options.ClassWeight != "" || h.Options.MinWeightFractionLeaf != 0):
+		return nil, invalid("header: class_weight and min_weight_fraction_leaf need format version 2, the file is version %d", version)
 	case version < 2 && (h.Options.KeepLeafSamples || h.LeafSamples != nil):
 		return nil, invalid("header: leaf samples need format version 2, the file is version %d", version)
 	case h.Options.KeepLeafSamples != (h.LeafSamples != nil):
@@ -705,22 +708,23 @@ func (h *modelHeader) forest(version int) (*Forest, error) {
 	o := h.Options
 	f := &Forest{
 		Options: Options{
-			Task:            h.Task,
-			Criterion:       h.Criterion,
-			Trees:           o.Trees,
-			MaxDepth:        o.MaxDepth,
-			MinSamplesSplit: o.MinSamplesSplit,
-			MinSamplesLeaf:  o.MinSamplesLeaf,
-			MaxFeatures:     o.MaxFeatures,
-			NoBootstrap:     !o.Bootstrap,
-			MaxSamples:      o.MaxSamples,
-			Seed:            o.Seed,
-			Bins:            o.Bins,
-			Threads:         o.Threads,
-			OOB:             o.OOB,
-			Splitter:        cmp.Or(o.Splitter, Best),
-			KeepLeafSamples: o.KeepLeafSamples,
-			ClassWeight:     o.ClassWeight,
+			Task:                  h.Task,
+			Criterion:             h.Criterion,
+			Trees:                 o.Trees,
+			MaxDepth:              o.MaxDepth,
+			MinSamplesSplit:       o.MinSamplesSplit,
+			MinSamplesLeaf:        o.MinSamplesLeaf,
+			MaxFeatures:           o.MaxFeatures,
+			NoBootstrap:           !o.Bootstrap,
+			MaxSamples:            o.MaxSamples,
+			Seed:                  o.Seed,
+			Bins:                  o.Bins,
+			Threads:               o.Threads,
+			OOB:                   o.OOB,
+			Splitter:              cmp.Or(o.Splitter, Best),
+			KeepLeafSamples:       o.KeepLeafSamples,
+			ClassWeight:           o.ClassWeight,
+			MinWeightFractionLeaf: o.MinWeightFractionLeaf,
 		},
 		Features:    h.Features,
 		Target:      h.Target,

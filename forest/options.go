@@ -81,6 +81,10 @@ type Options struct {
 	// training rows of every leaf (Forest.LeafSamples), for quantile
 	// predictions (Forest.PredictQuantiles); regression only.
 	KeepLeafSamples bool
+	// MinWeightFractionLeaf is the least fraction of a tree's total
+	// weight (bootstrap counts times sample weights) each leaf keeps, in
+	// [0, 0.5]; 0, the default, means none.
+	MinWeightFractionLeaf float64
 	// ClassWeight weighs the classes (classification): "balanced"
 	// (scikit-learn's: rows / (classes × rows of the class)) or
 	// "LABEL=WEIGHT,..." (unlisted classes weigh 1); it multiplies the
@@ -196,6 +200,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("forest: the out-of-bag score (OOB) needs bootstrap (not NoBootstrap)")
 	case strings.TrimSpace(o.ClassWeight) != "" && o.Task != Classification:
 		return o, fmt.Errorf("forest: ClassWeight %q needs a classification task, not %s", o.ClassWeight, o.Task)
+	case !(o.MinWeightFractionLeaf >= 0 && o.MinWeightFractionLeaf <= 0.5):
+		return o, fmt.Errorf("forest: MinWeightFractionLeaf %v: want 0 to 0.5", o.MinWeightFractionLeaf)
 	case o.KeepLeafSamples && o.Task != Regression:
 		return o, fmt.Errorf("forest: KeepLeafSamples (for quantiles) needs a regression forest, not %s", o.Task)
 	}

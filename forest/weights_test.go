@@ -53,6 +53,7 @@ func TestWeightsEqualDuplication(t *testing.T) {
 		{"regression 40 bins", diab, Options{Trees: 4, Seed: 7, NoBootstrap: true, Bins: 40}},
 		{"gini bins8", dig, Options{Task: Classification, Trees: 4, Seed: 8, NoBootstrap: true, Bins: 8}},
 		{"gini", dig, Options{Task: Classification, Trees: 6, Seed: 4, NoBootstrap: true}},
+		{"gini min weight fraction", dig, Options{Task: Classification, Trees: 4, Seed: 9, NoBootstrap: true, MinWeightFractionLeaf: 0.01}},
 		{"entropy all features", dig, Options{Task: Classification, Trees: 4, Seed: 5, NoBootstrap: true, Criterion: Entropy, MaxFeatures: "all"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -205,5 +206,35 @@ func TestFractionalWeights(t *testing.T) {
 	pp, _ := plain.PredictValues(d.X, d.Rows)
 	if slices.Equal(pa, pp) {
 		t.Fatal("fractional weights changed nothing")
+	}
+}
+
+// TestMinWeightFractionLeaf checks that every leaf keeps at least the
+// fraction of its tree's weight, that trees still split, and the range.
+func TestMinWeightFractionLeaf(t *testing.T) {
+	d := loadEmbedded(t, "diabetes")
+	w := *d
+	w.Weights = make([]float64, d.Rows)
+	for i := range w.Weights {
+		w.Weights[i] = float64(1 + i%5)
+	}
+	for _, frac := range []float64{0.01, 0.05, 0.2} {
+		f := fitOrFail(t, &w, Options{Trees: 5, Seed: 1, MinWeightFractionLeaf: frac})
+		for k, tr := range f.Trees {
+			least := int64(math.Ceil(frac * float64(tr.Weight[0])))
+			if tr.NumLeaves() < 2 {
+				t.Fatalf("fraction %v: tree %d did not split", frac, k)
+			}
+			for i, feat := range tr.Feature {
+				if feat < 0 && tr.Weight[i] < least {
+					t.Fatalf("fraction %v: tree %d leaf %d weighs %d, below %d", frac, k, i, tr.Weight[i], least)
+				}
+			}
+		}
+	}
+	for _, bad := range []float64{-0.1, 0.6, math.NaN()} {
+		if _, err := Fit(d, Options{Trees: 1, MinWeightFractionLeaf: bad}); err == nil || !strings.Contains(err.Error(), "MinWeightFractionLeaf") {
+			t.Errorf("MinWeightFractionLeaf %v: %v", bad, err)
+		}
 	}
 }

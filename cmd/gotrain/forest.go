@@ -64,6 +64,7 @@ then forest.Train with the learner of the device's engine).`,
 	f.IntVar(&fl.opt.Threads, "threads", 0, "worker goroutines (0 = all CPUs); the model does not depend on it")
 	f.Float64Var(&fl.opt.MaxSamples, "max-samples", 0, "bootstrap draws per tree: a fraction of rows if <= 1, else a count (0 = all rows)")
 	f.BoolVar(&fl.opt.NoBootstrap, "no-bootstrap", false, "grow every tree on all rows")
+	f.Float64Var(&fl.opt.MinWeightFractionLeaf, "min-weight-fraction-leaf", 0, "least fraction (0 to 0.5) of a tree's total weight each leaf keeps")
 	f.StringVar(&fl.opt.ClassWeight, "class-weight", "", "class weights (classification): balanced, or LABEL=WEIGHT,... (others 1); they multiply the sample weights")
 	f.BoolVar(&fl.opt.KeepLeafSamples, "keep-leaf-samples", false, "keep every leaf's training rows in the model, for forest predict --quantiles (regression)")
 	f.StringVar((*string)(&fl.opt.Splitter), "splitter", "", "best (random forests) or random (extremely randomized trees: each feature examined is split at a random bin; scikit-learn's ExtraTrees, which also default to --no-bootstrap); random runs on the CPU learner only")

@@ -121,8 +121,8 @@ func Fit(backend backends.Backend, d *data.Dataset, opt forest.Options, gopt Gro
 	if err != nil {
 		return nil, nil, err
 	}
-	if pr.W != nil {
-		return nil, nil, errors.New("forestgraph: fit: sample and class weights run on the native learner only (--device cpu); the graph learner weighs rows by their bootstrap counts alone")
+	if pr.W != nil || pr.Options.MinWeightFractionLeaf > 0 {
+		return nil, nil, errors.New("forestgraph: fit: sample and class weights and min_weight_fraction_leaf run on the native learner only (--device cpu); the graph learner weighs rows by their bootstrap counts alone")
 	}
 	if pr.Options.Task == forest.Classification && pr.Options.Criterion == forest.Entropy && !exactLog(backend) {
 		return nil, nil, fmt.Errorf("forestgraph: fit: the entropy criterion needs a backend whose Log is Go's math.Log (simplego, device go); %s's is not known to give the same bits: use gini, or the native learner", backend.Name())
