@@ -141,3 +141,66 @@ func ExampleForest_SHAP() {
 	// prediction 181.9 = expected value 150.9 + contributions 31.0
 	// largest contribution: bmi +23.3
 }
+
+// Extremely randomized trees: Options.Splitter Random (scikit-learn's
+// ExtraTreesRegressor, which also grows on every row: NoBootstrap).
+func ExampleOptions_splitter() {
+	split, err := forest.LoadData(context.Background(), forest.DataSpec{Dataset: "diabetes"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, err := forest.Fit(split.Train, forest.Options{Trees: 50, Seed: 1, Splitter: forest.Random, NoBootstrap: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	pred, err := f.Predict(split.Test.X, split.Test.Rows)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("extremely randomized trees: test R² %.2f\n", forest.R2(pred, split.Test.Y))
+	// Output:
+	// extremely randomized trees: test R² 0.48
+}
+
+// PredictQuantiles gives prediction intervals (quantile regression
+// forests) of a forest fitted with KeepLeafSamples.
+func ExampleForest_PredictQuantiles() {
+	split, err := forest.LoadData(context.Background(), forest.DataSpec{Dataset: "diabetes"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, err := forest.Fit(split.Train, forest.Options{Trees: 100, Seed: 1, MinSamplesLeaf: 5, KeepLeafSamples: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	q, err := f.PredictQuantiles(split.Test.X, split.Test.Rows, []float64{0.05, 0.95})
+	if err != nil {
+		log.Fatal(err)
+	}
+	in := 0
+	for i, y := range split.Test.Y {
+		if y >= q[2*i] && y <= q[2*i+1] {
+			in++
+		}
+	}
+	fmt.Printf("the 5-95%% interval holds %d of %d test targets\n", in, split.Test.Rows)
+	// Output:
+	// the 5-95% interval holds 82 of 89 test targets
+}
+
+// Sample weights come with the data (data.Dataset.Weights, or a CSV
+// column: data.CSVOptions.Weight); class weights are an option. Without
+// bootstrap, a weight of 2 fits as the row twice.
+func ExampleOptions_classWeight() {
+	d, err := data.Digits()
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, err := forest.Fit(d, forest.Options{Task: forest.Classification, Trees: 20, Seed: 1, ClassWeight: "balanced", OOB: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%d classes weighted %q, out-of-bag accuracy %.2f\n", len(f.Classes), f.Options.ClassWeight, f.OOBScore)
+	// Output:
+	// 10 classes weighted "balanced", out-of-bag accuracy 0.94
+}
