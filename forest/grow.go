@@ -723,14 +723,7 @@ func (b *builder) scanPackedGini(j int, h []int64, present *[4]uint64, best *spl
 	if m[0] > 0 {
 		unpackEntry(m)
 	}
-	tc := tot[2:cs]
-	var tt int64 // Σ T²
-	for _, v := range tc {
-		tt += v * v
-	}
-	left := b.scr.left[:cs:cs]
-	clear(left)
-	lc := left[2:cs:cs]
+	tc, tt, left, lc := b.giniStart(tot, cs)
 	var s1, s2 int64 // Σ L², Σ T·L
 	minLeaf, tn, tw := int64(b.minLeaf), tot[0], tot[1]
 	for k, word := range real {
@@ -835,6 +828,19 @@ func lastPresent(present *[4]uint64, nbj int) (real [4]uint64, last, count int) 
 	return real, last, count
 }
 
+// giniStart returns what the Gini boundary scans start from, for node
+// totals tot of stride entries: the class totals T, Σ T², and the left
+// side's statistics (cleared) with their class part.
+func (b *builder) giniStart(tot []int64, stride int) (tc []int64, tt int64, left, lc []int64) {
+	tc = tot[2:stride]
+	for _, v := range tc {
+		tt += v * v
+	}
+	left = b.scr.left[:stride:stride]
+	clear(left)
+	return tc, tt, left, left[2:stride:stride]
+}
+
 // scanPresentGini is scanPresent for the Gini criterion, on a histogram
 // whose weights are not filled in (see fillWeights). It keeps the sums of
 // squares of both sides up to date as codes move left instead of
@@ -856,14 +862,7 @@ func (b *builder) scanPresentGini(j int, h []int64, present *[4]uint64, tot []in
 		}
 		m[1] = w
 	}
-	tc := tot[2:stride]
-	var tt int64 // Σ T²
-	for _, v := range tc {
-		tt += v * v
-	}
-	left := b.scr.left
-	clear(left)
-	lc := left[2:stride:stride]
+	tc, tt, left, lc := b.giniStart(tot, stride)
 	var s1, s2 int64 // Σ L², Σ T·L
 	minLeaf, tn, tw := int64(b.minLeaf), tot[0], tot[1]
 	for k, word := range real {
