@@ -114,9 +114,10 @@
 // samples section: the n training targets (n × float64), then for each
 // tree t its K_t kept rows (K_t × int32, indices of training rows, grouped
 // by leaf, the leaves in node order, each group in increasing order) and
-// their bootstrap counts (K_t × int32). A leaf's group holds as many rows
-// as the leaf's samples, whose counts sum to its weight; a reader checks
-// all of this.
+// their weights in the tree (K_t × int64: bootstrap count times
+// fixed-point sample weight). A leaf's group holds as many rows as the
+// leaf's samples, whose weights, each at least 1, sum to its weight; a
+// reader checks all of this.
 //
 // Loading checks the structure fully, so that a damaged or hostile file is
 // an error, never a panic or an outsized allocation. Sizes are bounded: at

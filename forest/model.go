@@ -356,7 +356,7 @@ func (f *Forest) encode(w io.Writer) error {
 		writeArray(e, ls.Y, 8, putFloat64)
 		for t := range ls.Rows {
 			writeArray(e, ls.Rows[t], 4, putInt32)
-			writeArray(e, ls.Counts[t], 4, putInt32)
+			writeArray(e, ls.Weights[t], 8, putInt64)
 		}
 	}
 	if e.err != nil {
@@ -579,7 +579,7 @@ func decode(r io.Reader, size int64) (*Forest, error) {
 			if k < 0 || k > int64(ls.TrainRows) {
 				return nil, invalid("header: leaf_samples: tree %d keeps %d rows of %d", t, k, ls.TrainRows)
 			}
-			if body += 8 * k; body > maxTreeBytes {
+			if body += 12 * k; body > maxTreeBytes {
 				return nil, invalid("the trees and leaf samples take more than %d bytes", int64(maxTreeBytes))
 			}
 		}
@@ -631,7 +631,7 @@ func decode(r io.Reader, size int64) (*Forest, error) {
 	}
 	if ls := h.LeafSamples; ls != nil {
 		d.tree = -1
-		s := &LeafSamples{Rows: make([][]int32, len(ls.Counts)), Counts: make([][]int32, len(ls.Counts))}
+		s := &LeafSamples{Rows: make([][]int32, len(ls.Counts)), Weights: make([][]int64, len(ls.Counts))}
 		if s.Y, err = readArray(d, ls.TrainRows, 8, getFloat64, "leaf samples' targets"); err != nil {
 			return nil, err
 		}
@@ -640,7 +640,7 @@ func decode(r io.Reader, size int64) (*Forest, error) {
 			if s.Rows[t], err = readArray(d, int(k), 4, getInt32, "leaf sample rows"); err != nil {
 				return nil, err
 			}
-			if s.Counts[t], err = readArray(d, int(k), 4, getInt32, "leaf sample counts"); err != nil {
+			if s.Weights[t], err = readArray(d, int(k), 8, getInt64, "leaf sample weights"); err != nil {
 				return nil, err
 			}
 		}
@@ -908,15 +908,15 @@ func (f *Forest) validateLeafSamples() error {
 	switch {
 	case !f.Options.KeepLeafSamples:
 		return invalid("the forest has leaf samples but its options do not keep them")
-	case len(ls.Rows) != len(f.Trees) || len(ls.Counts) != len(f.Trees):
-		return invalid("leaf samples of %d and %d trees for %d trees", len(ls.Rows), len(ls.Counts), len(f.Trees))
+	case len(ls.Rows) != len(f.Trees) || len(ls.Weights) != len(f.Trees):
+		return invalid("leaf samples of %d and %d trees for %d trees", len(ls.Rows), len(ls.Weights), len(f.Trees))
 	}
 	n := int32(len(ls.Y))
 	for t := range f.Trees {
 		tr := &f.Trees[t]
-		rows, counts := ls.Rows[t], ls.Counts[t]
+		rows, counts := ls.Rows[t], ls.Weights[t]
 		if len(counts) != len(rows) {
-			return invalid("tree %d: %d leaf sample rows but %d counts", t, len(rows), len(counts))
+			return invalid("tree %d: %d leaf sample rows but %d weights", t, len(rows), len(counts))
 		}
 		k := 0
 		for i, feat := range tr.Feature {
@@ -935,12 +935,15 @@ func (f *Forest) validateLeafSamples() error {
 				case q > k && r <= rows[q-1]:
 					return invalid("tree %d leaf %d: leaf sample rows not in increasing order", t, i)
 				case counts[q] < 1:
-					return invalid("tree %d leaf %d: leaf sample count %d, want >= 1", t, i, counts[q])
+					return invalid("tree %d leaf %d: leaf sample weight %d, want >= 1", t, i, counts[q])
 				}
-				w += int64(counts[q])
+				if counts[q] > tr.Weight[i]-w { // no overflow: 0 <= w <= Weight
+					return invalid("tree %d leaf %d: leaf sample weights exceed the leaf's weight %d", t, i, tr.Weight[i])
+				}
+				w += counts[q]
 			}
 			if w != tr.Weight[i] {
-				return invalid("tree %d leaf %d: leaf sample counts sum to %d, the leaf's weight is %d", t, i, w, tr.Weight[i])
+				return invalid("tree %d leaf %d: leaf sample weights sum to %d, the leaf's weight is %d", t, i, w, tr.Weight[i])
 			}
 			k += m
 		}

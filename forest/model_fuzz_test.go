@@ -114,7 +114,8 @@ func FuzzModelTrees(f *testing.F) {
 	ls := &LeafSamples{}
 	for t := range leafy.Trees {
 		tr := &leafy.Trees[t]
-		var rows, counts []int32
+		var rows []int32
+		var counts []int64
 		for i, feat := range tr.Feature {
 			if feat < 0 {
 				for k := int32(0); k < tr.Samples[i]; k++ {
@@ -123,10 +124,10 @@ func FuzzModelTrees(f *testing.F) {
 						ls.Y = append(ls.Y, float64(k))
 					}
 				}
-				counts[len(counts)-1] += int32(tr.Weight[i] - int64(tr.Samples[i]))
+				counts[len(counts)-1] += tr.Weight[i] - int64(tr.Samples[i])
 			}
 		}
-		ls.Rows, ls.Counts = append(ls.Rows, rows), append(ls.Counts, counts)
+		ls.Rows, ls.Weights = append(ls.Rows, rows), append(ls.Weights, counts)
 	}
 	leafy.LeafSamples = ls
 	if err := leafy.checkSave(); err != nil {

@@ -59,9 +59,6 @@ func prepare(d *data.Dataset, opt Options) (*prepared, error) {
 	if err := rowWeights(pr, d.Weights, opt.ClassWeight); err != nil {
 		return nil, err
 	}
-	if opt.KeepLeafSamples && pr.W != nil {
-		return nil, errors.New("forest: KeepLeafSamples (quantiles) does not take sample or class weights yet")
-	}
 	if opt.Task != Classification {
 		if pr.YQ, pr.YMean, pr.Scale, err = fixedPoint(d.Y, pr.W, pr.Copies, pr.WeightBound); err != nil {
 			return nil, err
@@ -98,7 +95,7 @@ func prepare(d *data.Dataset, opt Options) (*prepared, error) {
 			f.computeOOB(pr.Codes, pr.Y, inbag, pr.Class, pr.Sample)
 		}
 		if opt.KeepLeafSamples {
-			f.keepLeafSamples(pr.Codes, pr.Y, pr.Draws)
+			f.keepLeafSamples(pr.Codes, pr.Y, pr.W, pr.Draws)
 		}
 		c, err := compile(f)
 		if err != nil {

@@ -18,26 +18,30 @@ type LeafSamples struct {
 	Y []float64
 	// Rows[t] lists tree t's in-bag training rows (indices into Y),
 	// grouped by leaf, the leaves in node order, each group in increasing
-	// row order; Counts[t] holds each row's bootstrap count (1 without
-	// bootstrap). Leaf i's group has Tree.Samples[i] rows whose counts sum
-	// to Tree.Weight[i].
-	Rows, Counts [][]int32
+	// row order; Weights[t] holds each row's weight in the tree: its
+	// bootstrap count (1 without bootstrap) times its fixed-point sample
+	// weight (1 without weights). Leaf i's group has Tree.Samples[i] rows
+	// whose weights sum to Tree.Weight[i].
+	Rows    [][]int32
+	Weights [][]int64
 }
 
 // keepLeafSamples sets f.LeafSamples from the training set: its binned
-// rows codes (row-major, NumFeatures a row), targets y and each tree's
-// bootstrap counts (draws draws, or every row once without bootstrap),
-// routing every in-bag row through every tree. It depends on the trees
-// only, so both learners get the same samples.
-func (f *Forest) keepLeafSamples(codes []uint8, y []float64, draws int) {
+// rows codes (row-major, NumFeatures a row), targets y, fixed-point
+// sample weights w (nil: 1 each) and each tree's bootstrap counts (draws
+// draws, or every row once without bootstrap), routing every row of
+// positive weight through every tree. It depends on the trees only, so
+// both learners get the same samples.
+func (f *Forest) keepLeafSamples(codes []uint8, y []float64, w []int64, draws int) {
 	n, p := len(y), f.NumFeatures
 	miss := make([]uint8, p)
 	for j := range miss {
 		miss[j] = f.Binner.MissingCode(j)
 	}
-	ls := &LeafSamples{Y: slices.Clone(y), Rows: make([][]int32, len(f.Trees)), Counts: make([][]int32, len(f.Trees))}
+	ls := &LeafSamples{Y: slices.Clone(y), Rows: make([][]int32, len(f.Trees)), Weights: make([][]int64, len(f.Trees))}
 	parallelBlocks(len(f.Trees), f.Options.Threads, 1, func(lo, hi int) {
 		counts := make([]int32, n)
+		rw := make([]int64, n)
 		leaf := make([]int32, n)
 		for t := lo; t < hi; t++ {
 			if f.Options.NoBootstrap {
@@ -47,10 +51,16 @@ func (f *Forest) keepLeafSamples(codes []uint8, y []float64, draws int) {
 			} else {
 				core.BootstrapCounts(f.Options.Seed, t, draws, counts)
 			}
+			for i, c := range counts {
+				rw[i] = int64(c)
+				if w != nil {
+					rw[i] *= w[i]
+				}
+			}
 			tr := &f.Trees[t]
 			start := make([]int32, tr.NumNodes()+1) // rows of each node, then where its group starts
 			k := 0
-			for i, c := range counts {
+			for i, c := range rw {
 				if c > 0 {
 					leaf[i] = int32(tr.leafCodes(codes[i*p:(i+1)*p], miss))
 					start[leaf[i]+1]++
@@ -60,15 +70,15 @@ func (f *Forest) keepLeafSamples(codes []uint8, y []float64, draws int) {
 			for i := 1; i < len(start); i++ {
 				start[i] += start[i-1]
 			}
-			rows, cnt := make([]int32, k), make([]int32, k)
-			for i, c := range counts {
+			rows, cnt := make([]int32, k), make([]int64, k)
+			for i, c := range rw {
 				if c > 0 {
 					s := start[leaf[i]]
 					rows[s], cnt[s] = int32(i), c
 					start[leaf[i]]++
 				}
 			}
-			ls.Rows[t], ls.Counts[t] = rows, cnt
+			ls.Rows[t], ls.Weights[t] = rows, cnt
 		}
 	})
 	f.LeafSamples = ls
@@ -98,8 +108,8 @@ type sample struct {
 // PredictQuantiles returns, for each row of the row-major matrix x, the
 // quantiles qs (each in [0, 1]) of the forest's conditional distribution
 // of the target (Meinshausen, "Quantile regression forests", 2006): each
-// tree gives its leaf's training rows, the rows' bootstrap counts
-// normalised to weight 1/Trees per tree; the q quantile is the smallest
+// tree gives its leaf's training rows, the rows' weights in the tree
+// (bootstrap counts times sample weights) normalised to 1/Trees per tree; the q quantile is the smallest
 // of those targets whose cumulative weight, in increasing target order,
 // reaches q (the inverse of the weighted empirical distribution, without
 // interpolation: every quantile is a training target). The result holds
@@ -137,7 +147,7 @@ func (f *Forest) PredictQuantiles(x []float64, rows int, qs []float64) ([]float6
 				s := starts[t][leaf]
 				w := float64(tr.Weight[leaf])
 				for k := s; k < s+tr.Samples[leaf]; k++ {
-					buf = append(buf, sample{ls.Y[ls.Rows[t][k]], float64(ls.Counts[t][k]) / w})
+					buf = append(buf, sample{ls.Y[ls.Rows[t][k]], float64(ls.Weights[t][k]) / w})
 				}
 			}
 			slices.SortStableFunc(buf, func(a, b sample) int {

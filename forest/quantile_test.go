@@ -48,8 +48,12 @@ func refQuantile(f *Forest, train *data.Dataset, x []float64, draws int, qs []fl
 		}
 		leaf := rawLeaf(tr, x)
 		for i := 0; i < n; i++ {
-			if counts[i] > 0 && rawLeaf(tr, train.Row(i)) == leaf {
-				w[i] += float64(counts[i]) / float64(tr.Weight[leaf]) / float64(len(f.Trees))
+			c := float64(counts[i])
+			if train.Weights != nil {
+				c *= train.Weights[i] // integers: the fixed point keeps them
+			}
+			if c > 0 && rawLeaf(tr, train.Row(i)) == leaf {
+				w[i] += c / float64(tr.Weight[leaf]) / float64(len(f.Trees))
 			}
 		}
 	}
@@ -82,12 +86,22 @@ func refQuantile(f *Forest, train *data.Dataset, x []float64, draws int, qs []fl
 // without bootstrap, and that the weights' mean is the forest's prediction.
 func TestPredictQuantilesMatchesReference(t *testing.T) {
 	d := withNaNs(loadEmbedded(t, "diabetes"), 13)
-	train, test := toDS(d, all(350)), toDS(d, rangeIdx(350, d.Rows))
-	for _, opt := range []Options{
-		{Trees: 8, Seed: 1, MaxDepth: 6, KeepLeafSamples: true},
-		{Trees: 5, Seed: 2, NoBootstrap: true, MinSamplesLeaf: 5, KeepLeafSamples: true},
-		{Trees: 6, Seed: 3, MaxSamples: 0.5, KeepLeafSamples: true, Splitter: Random},
+	plain, test := toDS(d, all(350)), toDS(d, rangeIdx(350, d.Rows))
+	weighted := *plain
+	weighted.Weights = make([]float64, plain.Rows)
+	for i := range weighted.Weights {
+		weighted.Weights[i] = float64(i % 4) // 0..3: rows of weight 0 hold no leaf
+	}
+	for _, c := range []struct {
+		train *data.Dataset
+		opt   Options
+	}{
+		{plain, Options{Trees: 8, Seed: 1, MaxDepth: 6, KeepLeafSamples: true}},
+		{plain, Options{Trees: 5, Seed: 2, NoBootstrap: true, MinSamplesLeaf: 5, KeepLeafSamples: true}},
+		{plain, Options{Trees: 6, Seed: 3, MaxSamples: 0.5, KeepLeafSamples: true, Splitter: Random}},
+		{&weighted, Options{Trees: 6, Seed: 4, KeepLeafSamples: true}},
 	} {
+		train, opt := c.train, c.opt
 		f := fitOrFail(t, train, opt)
 		draws, err := f.Options.draws(train.Rows)
 		if err != nil {
@@ -190,8 +204,8 @@ func TestLeafSamplesFile(t *testing.T) {
 	damage := func(edit func(ls *LeafSamples)) error {
 		h := *f
 		ls := *f.LeafSamples
-		ls.Rows, ls.Counts = slices.Clone(ls.Rows), slices.Clone(ls.Counts)
-		ls.Rows[1], ls.Counts[1] = slices.Clone(ls.Rows[1]), slices.Clone(ls.Counts[1])
+		ls.Rows, ls.Weights = slices.Clone(ls.Rows), slices.Clone(ls.Weights)
+		ls.Rows[1], ls.Weights[1] = slices.Clone(ls.Rows[1]), slices.Clone(ls.Weights[1])
 		edit(&ls)
 		h.LeafSamples = &ls
 		var buf bytes.Buffer
@@ -220,9 +234,9 @@ func TestLeafSamplesFile(t *testing.T) {
 			}
 			ls.Rows[1][k], ls.Rows[1][k+1] = ls.Rows[1][k+1], ls.Rows[1][k]
 		}, "increasing order"},
-		{"count", func(ls *LeafSamples) { ls.Counts[1][0]++ }, "sum to"},
-		{"zero count", func(ls *LeafSamples) { ls.Counts[1][0] = 0 }, "count 0"},
-		{"missing row", func(ls *LeafSamples) { ls.Rows[1], ls.Counts[1] = ls.Rows[1][1:], ls.Counts[1][1:] }, "leaf sample"},
+		{"count", func(ls *LeafSamples) { ls.Weights[1][0]++ }, "exceed"},
+		{"zero count", func(ls *LeafSamples) { ls.Weights[1][0] = 0 }, "weight 0"},
+		{"missing row", func(ls *LeafSamples) { ls.Rows[1], ls.Weights[1] = ls.Rows[1][1:], ls.Weights[1][1:] }, "leaf sample"},
 	} {
 		if err := damage(c.edit); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error containing %q", c.name, err, c.want)

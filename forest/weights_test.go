@@ -157,7 +157,6 @@ func TestSampleWeightErrors(t *testing.T) {
 		{"NaN", func(n int) []float64 { w := ones(n); w[2] = math.NaN(); return w }, Options{}, "row 2: sample weight NaN"},
 		{"length", func(n int) []float64 { return ones(n - 1) }, Options{}, "sample weights for"},
 		{"all zero", func(n int) []float64 { return make([]float64, n) }, Options{}, "every row has weight 0"},
-		{"leaf samples", ones, Options{KeepLeafSamples: true}, "does not take sample or class weights"},
 	} {
 		w := *d
 		w.Weights = c.w(d.Rows)
