@@ -67,7 +67,7 @@ then forest.Train with the learner of the device's engine).`,
 	f.Float64Var(&fl.opt.MinWeightFractionLeaf, "min-weight-fraction-leaf", 0, "least fraction (0 to 0.5) of a tree's total weight each leaf keeps")
 	f.StringVar(&fl.opt.ClassWeight, "class-weight", "", "class weights (classification): balanced, or LABEL=WEIGHT,... (others 1); they multiply the sample weights")
 	f.BoolVar(&fl.opt.KeepLeafSamples, "keep-leaf-samples", false, "keep every leaf's training rows in the model, for forest predict --quantiles (regression)")
-	f.StringVar((*string)(&fl.opt.Splitter), "splitter", "", "best (random forests) or random (extremely randomized trees: each feature examined is split at a random bin; scikit-learn's ExtraTrees, which also default to --no-bootstrap); random runs on the CPU learner only")
+	f.StringVar((*string)(&fl.opt.Splitter), "splitter", "", "best (random forests) or random (extremely randomized trees: each feature examined is split at a random bin; scikit-learn's ExtraTrees, which also default to --no-bootstrap)")
 	f.BoolVar(&fl.noOOB, "no-oob", false, "skip the out-of-bag score")
 	f.Float64Var(&fl.holdout, "holdout", -1, "fraction held out for testing when --test is not given (default 0.2 for --dataset, 0 for --train)")
 	f.BoolVar(&fl.cfg.Importance, "importance", false, "report impurity feature importances")

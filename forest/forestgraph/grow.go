@@ -108,14 +108,11 @@ type GrowReport struct {
 // forest.Fit(d, opt) node for node (see the package documentation for the
 // guarantee). The entropy criterion runs only on simplego, whose Log is Go's
 // math.Log; on other backends it is refused (their Log may differ in the
-// last bit). The random splitter is refused.
+// last bit).
 func Fit(backend backends.Backend, d *data.Dataset, opt forest.Options, gopt GrowOptions) (*forest.Forest, *GrowReport, error) {
 	start := time.Now()
 	if backend == nil {
 		return nil, nil, errors.New("forestgraph: fit: nil backend")
-	}
-	if opt.Splitter == forest.Random {
-		return nil, nil, errors.New("forestgraph: fit: the random splitter (extremely randomized trees) runs on the native learner only (--device cpu); the graph learner grows the best splitter's trees")
 	}
 	pr, err := core.Prepare[forest.Options, *forest.Forest](d, opt)
 	if err != nil {
@@ -194,6 +191,7 @@ type grower struct {
 	opt     forest.Options
 	hist    Histogram
 	sub     bool // the parent-minus-sibling trick
+	random  bool // the random splitter (forest.Random): keysTensor, searchSplits
 	compact bool // the compacted row list (SubtractOn or SubtractCompact)
 	device  int
 	n, p    int
@@ -311,7 +309,8 @@ func roundSlots(x int) int {
 }
 
 func newGrower(backend backends.Backend, pr *prepared, gopt GrowOptions) (*grower, error) {
-	g := &grower{backend: backend, pr: pr, opt: pr.Options, hist: gopt.Histogram, device: gopt.DeviceNum, n: pr.Rows, p: pr.Cols, q: pr.Stride(), compiled: map[string]bool{}}
+	g := &grower{backend: backend, pr: pr, opt: pr.Options, hist: gopt.Histogram, device: gopt.DeviceNum, n: pr.Rows, p: pr.Cols, q: pr.Stride(), compiled: map[string]bool{},
+		random: pr.Options.Splitter == forest.Random}
 	for _, nb := range pr.NumBins {
 		g.b = max(g.b, nb+1)
 	}
@@ -821,28 +820,34 @@ func (g *grower) searchChunk(fr []frontierNode, base, nc, t0 int, slotT, countsT
 
 // keysTensor is the split graph's feature-key input for the frontier nodes
 // fr padded to nc slots: [nc, p] keys in group order, or [nc, 1] zeros when
-// every feature is examined.
+// every feature is examined. With the random splitter it is [nc, 2p]: the
+// keys, then each feature's threshold draw (core.ThresholdDraw) shifted
+// right by 32 bits, in group order too.
 func (g *grower) keysTensor(fr []frontierNode, nc, t0 int) *tensors.Tensor {
 	p := g.p
-	var keys []uint64
-	if g.pr.K < p {
-		keys = make([]uint64, nc*p)
+	width := 1
+	switch {
+	case g.random:
+		width = 2 * p
+	case g.pr.K < p:
+		width = p
+	}
+	keys := make([]uint64, nc*width)
+	if width > 1 {
 		for s, fn := range fr {
 			r := 0 // features in group order, as the graph concatenates them
 			for _, gr := range g.groups {
 				for _, j := range gr.feats {
-					keys[s*p+r] = core.FeaturePriority(g.opt.Seed, t0+fn.tree, fn.key, j)>>16<<16 | uint64(j)
+					keys[s*width+r] = core.FeaturePriority(g.opt.Seed, t0+fn.tree, fn.key, j)>>16<<16 | uint64(j)
+					if g.random {
+						keys[s*width+p+r] = core.ThresholdDraw(g.opt.Seed, t0+fn.tree, fn.key, j) >> 32
+					}
 					r++
 				}
 			}
 		}
-	} else {
-		keys = make([]uint64, nc) // unused: every feature is examined
 	}
-	if g.pr.K < p {
-		return tensors.FromFlatDataAndDimensions(keys, nc, p)
-	}
-	return tensors.FromFlatDataAndDimensions(keys, nc, 1)
+	return tensors.FromFlatDataAndDimensions(keys, nc, width)
 }
 
 // buildMove is the row-move graph: inputs slot [T,n] int32 (a row's
@@ -1011,6 +1016,11 @@ func (g *grower) buildSplit(in []*graph.Node) []*graph.Node {
 func (g *grower) searchSplits(h []*graph.Node, keys *graph.Node, nc int) []*graph.Node {
 	gr := keys.Graph()
 	p, B, q := g.p, g.b, g.q
+	var draws *graph.Node // [p, nc]: the random splitter's draws >> 32
+	if g.random {
+		draws = graph.Transpose(graph.ConvertDType(graph.SliceAxis(keys, 1, graph.AxisRange(p, 2*p)), dtypes.Int64), 0, 1)
+		keys = graph.SliceAxis(keys, 1, graph.AxisRange(0, p))
+	}
 	pr := g.pr
 	i32 := func(v int) *graph.Node { return graph.Const(gr, int32(v)) }
 	i64 := func(v int64) *graph.Node { return graph.Const(gr, v) }
@@ -1119,6 +1129,21 @@ func (g *grower) searchSplits(h []*graph.Node, keys *graph.Node, nc int) []*grap
 		}
 		row += pg
 		cand := graph.LogicalAnd(st.valid0, full(graph.Reshape(sel, pg, 1, nc), pg, b, nc)) // [pg,b,nc]
+		if g.random {
+			// forest's scanRandom: the one boundary after t, drawn
+			// uniformly from [lowest, highest) of the node's real codes
+			// (rng.Below: (draw>>32)·(highest−lowest) >> 32), present
+			// or not.
+			pos := graph.Iota(gr, shapes.Make(dtypes.Int64, pg, b, nc), 1)
+			real := graph.LogicalAnd(graph.GreaterThan(st.hN, i64(0)), graph.LessThan(pos, i64(int64(b-1))))
+			low := graph.ReduceMin(graph.Where(real, pos, i64(int64(b))), 1) // [pg,nc]
+			high := graph.ReduceMax(graph.Where(real, pos, i64(-1)), 1)      // [pg,nc]
+			dr := graph.SliceAxis(draws, 0, graph.AxisRange(row-pg, row))    // [pg,nc]
+			span := graph.Max(graph.Sub(high, low), i64(0))
+			t := graph.Add(low, graph.Div(graph.Mul(dr, span), i64(1<<32))) // [pg,nc]
+			at := graph.Equal(pos, full(graph.Reshape(t, pg, 1, nc), pg, b, nc))
+			cand = graph.LogicalAnd(at, full(graph.Reshape(graph.LogicalAnd(sel, graph.GreaterThan(high, low)), pg, 1, nc), pg, b, nc))
+		}
 		var valid *graph.Node
 		if nml == 2 {
 			hasMiss := graph.GreaterThan(st.mN, i64(0)) // [pg,1,nc]

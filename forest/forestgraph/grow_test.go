@@ -94,6 +94,8 @@ func growCases(t testing.TB) []growCase {
 		add(s+"synthetic-cls/gini-sqrt-maxsamples", synC, forest.Options{Task: cls, Trees: 3, Seed: seed, MaxSamples: 0.5}, GrowOptions{})
 		add(s+"digits/entropy-sqrt", digitsS, forest.Options{Task: cls, Criterion: forest.Entropy, Trees: 2, Seed: seed}, GrowOptions{})
 		add(s+"synthetic-cls/entropy-all-leaf3", synC, forest.Options{Task: cls, Criterion: forest.Entropy, Trees: 2, Seed: seed, MaxFeatures: "all", MinSamplesLeaf: 3}, GrowOptions{})
+		add(s+"diabetes/random-splitter", diabS, forest.Options{Task: reg, Trees: 3, Seed: seed, Splitter: forest.Random}, GrowOptions{})
+		add(s+"synthetic-cls/random-splitter-sqrt", synC, forest.Options{Task: cls, Trees: 3, Seed: seed, Splitter: forest.Random, NoBootstrap: true}, GrowOptions{})
 		add(s+"synthetic-cls/gini-all-depth3-leaf3", synC, forest.Options{Task: cls, Trees: 3, Seed: seed, MaxFeatures: "all", MaxDepth: 3, MinSamplesLeaf: 3, MinSamplesSplit: 8}, GrowOptions{})
 	}
 	// Small device limits force several chunks of node slots per level.
@@ -185,7 +187,6 @@ func TestFitRefusesInvalid(t *testing.T) {
 	}{
 		{"bad criterion", forest.Options{Task: forest.Classification, Criterion: "mse", Trees: 1}, GrowOptions{}, "criterion"},
 		{"bad bins", forest.Options{Task: forest.Classification, Bins: 300, Trees: 1}, GrowOptions{}, "Bins 300: want 2 to 256"},
-		{"random splitter", forest.Options{Splitter: forest.Random, Trees: 1}, GrowOptions{}, "random splitter (extremely randomized trees) runs on the native learner only"},
 		{"bad histogram", forest.Options{Task: forest.Classification, Trees: 1}, GrowOptions{Histogram: "dense"}, "histogram"},
 		{"bad subtract", forest.Options{Task: forest.Classification, Trees: 1}, GrowOptions{Subtract: "yes"}, "subtract mode"},
 		{"subtract with one-hot", forest.Options{Task: forest.Classification, Trees: 1}, GrowOptions{Histogram: OneHotHistogram, Subtract: SubtractOn}, "needs the scatter histogram"},
