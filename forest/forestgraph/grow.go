@@ -118,8 +118,8 @@ func Fit(backend backends.Backend, d *data.Dataset, opt forest.Options, gopt Gro
 	if err != nil {
 		return nil, nil, err
 	}
-	if pr.W != nil || pr.Options.MinWeightFractionLeaf > 0 {
-		return nil, nil, errors.New("forestgraph: fit: sample and class weights and min_weight_fraction_leaf run on the native learner only (--device cpu); the graph learner weighs rows by their bootstrap counts alone")
+	if pr.Options.MinWeightFractionLeaf > 0 {
+		return nil, nil, errors.New("forestgraph: fit: min_weight_fraction_leaf runs on the native learner only (--device cpu)")
 	}
 	if pr.Options.Task == forest.Classification && pr.Options.Criterion == forest.Entropy && !exactLog(backend) {
 		return nil, nil, fmt.Errorf("forestgraph: fit: the entropy criterion needs a backend whose Log is Go's math.Log (simplego, device go); %s's is not known to give the same bits: use gini, or the native learner", backend.Name())
@@ -601,14 +601,24 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 			inbag[t0+k] = core.InBagMask(counts[k*n : (k+1)*n])
 		}
 	}
+	// Each row's weight in its tree: the bootstrap count times the
+	// fixed-point sample weight (forest's builder.rw); rows of weight 0
+	// are in no node.
+	weights := make([]int64, T*n)
+	for k, c := range counts {
+		weights[k] = int64(c)
+		if w := g.pr.W; w != nil {
+			weights[k] *= w[k%n]
+		}
+	}
 	slot0 := make([]int32, T*n)
 	for k := range slot0 {
 		slot0[k] = -1
-		if counts[k] > 0 {
+		if weights[k] > 0 {
 			slot0[k] = int32(k / n)
 		}
 	}
-	countsT := tensors.FromFlatDataAndDimensions(counts, T, n)
+	countsT := tensors.FromFlatDataAndDimensions(weights, T, n)
 	defer func() { _ = countsT.FinalizeAll() }()
 	slotT := tensors.FromFlatDataAndDimensions(slot0, T, n)
 	defer func() { _ = slotT.FinalizeAll() }()
@@ -907,7 +917,8 @@ func scan(x *graph.Node, axis int) *graph.Node {
 
 // buildSplit is the split-search graph of nc node slots (nc from keys'
 // shape): inputs codesOff [n·p] int32 (each value's histogram entry),
-// slot [T,n] int32, counts [T,n] int32, target ([n] int64 yq or [n] int32
+// slot [T,n] int32, counts [T,n] int64 (each row's weight in its tree:
+// bootstrap count times sample weight), target ([n] int64 yq or [n] int32
 // class), base (int32 scalar: the first global slot of the chunk), keys
 // ([nc,p] uint64 feature keys, or [nc,1] when every feature is examined),
 // and for the one-hot variant the [n, E] code indicator. Outputs per
@@ -934,8 +945,8 @@ func (g *grower) buildSplit(in []*graph.Node) []*graph.Node {
 
 	// Row statistics, one [T,n] int64 array per component: n (1 when
 	// drawn), w, then the sums (w·yq, or w per class).
-	w := graph.ConvertDType(counts, dtypes.Int64)
-	drawn := graph.ConvertDType(graph.GreaterThan(counts, i32(0)), dtypes.Int64)
+	w := counts
+	drawn := graph.ConvertDType(graph.GreaterThan(counts, i64(0)), dtypes.Int64)
 	stats := []*graph.Node{drawn, w}
 	if pr.Class != nil {
 		cls := graph.BroadcastToDims(graph.ExpandAxes(target, 0), T, n)

@@ -60,6 +60,17 @@ type growCase struct {
 	gopt GrowOptions
 }
 
+// weighted returns ds with sample weights: 0 to 2.5 in steps of 0.5 (so
+// fractional, in fixed point, and some rows left out).
+func weighted(ds *data.Dataset) *data.Dataset {
+	w := *ds
+	w.Weights = make([]float64, ds.Rows)
+	for i := range w.Weights {
+		w.Weights[i] = float64(i%6) / 2
+	}
+	return &w
+}
+
 func growCases(t testing.TB) []growCase {
 	diab := embedded(t, "diabetes")
 	digits := embedded(t, "digits")
@@ -94,6 +105,9 @@ func growCases(t testing.TB) []growCase {
 		add(s+"synthetic-cls/gini-sqrt-maxsamples", synC, forest.Options{Task: cls, Trees: 3, Seed: seed, MaxSamples: 0.5}, GrowOptions{})
 		add(s+"digits/entropy-sqrt", digitsS, forest.Options{Task: cls, Criterion: forest.Entropy, Trees: 2, Seed: seed}, GrowOptions{})
 		add(s+"synthetic-cls/entropy-all-leaf3", synC, forest.Options{Task: cls, Criterion: forest.Entropy, Trees: 2, Seed: seed, MaxFeatures: "all", MinSamplesLeaf: 3}, GrowOptions{})
+		add(s+"diabetes/sample-weights", weighted(diabS), forest.Options{Task: reg, Trees: 3, Seed: seed}, GrowOptions{})
+		add(s+"digits/class-weights-balanced", digitsS, forest.Options{Task: cls, Trees: 3, Seed: seed, ClassWeight: "balanced"}, GrowOptions{})
+		add(s+"synthetic-cls/fractional-weights-nobootstrap", weighted(synC), forest.Options{Task: cls, Trees: 2, Seed: seed, NoBootstrap: true, MaxFeatures: "all"}, GrowOptions{})
 		add(s+"diabetes/random-splitter", diabS, forest.Options{Task: reg, Trees: 3, Seed: seed, Splitter: forest.Random}, GrowOptions{})
 		add(s+"synthetic-cls/random-splitter-sqrt", synC, forest.Options{Task: cls, Trees: 3, Seed: seed, Splitter: forest.Random, NoBootstrap: true}, GrowOptions{})
 		add(s+"synthetic-cls/gini-all-depth3-leaf3", synC, forest.Options{Task: cls, Trees: 3, Seed: seed, MaxFeatures: "all", MaxDepth: 3, MinSamplesLeaf: 3, MinSamplesSplit: 8}, GrowOptions{})

@@ -177,7 +177,7 @@ func readSplit(outs []*tensors.Tensor) (*splitResults, error) {
 }
 
 // buildSplitSub is the split-search graph of the subtraction mode: inputs
-// codesOff [n·p] int32, counts [T,n] int32, target, keys (as buildSplit),
+// codesOff [n·p] int32, counts [T,n] int64 (as buildSplit), target, keys (as buildSplit),
 // rows [M] int32 (tree·n + row of each scattered row), rslot [M] int32 (its
 // local slot, −1 for padding), parent [ncp, q·E] int64 (the previous
 // level's histograms, slot first), pidx, sib and derived [nc] int32 (per
@@ -234,7 +234,7 @@ func (g *grower) compactScatter(codesOff, counts, target, rows, rslot *graph.Nod
 
 	active := graph.GreaterOrEqual(rslot, i32(0))                                                                   // [M]
 	ri := graph.Sub(rows, graph.Mul(graph.Div(rows, i32(n)), i32(n)))                                               // row index
-	w := graph.Where(active, graph.ConvertDType(take(graph.Reshape(counts, T*n), col(rows)), dtypes.Int64), i64(0)) // [M]
+	w := graph.Where(active, take(graph.Reshape(counts, T*n), col(rows)), i64(0)) // [M]: the rows' weights
 	drawn := graph.ConvertDType(active, dtypes.Int64)
 	local := graph.Max(rslot, i32(0))
 	plane := E * nc
