@@ -232,8 +232,8 @@ func (g *grower) compactScatter(codesOff, counts, target, rows, rslot *graph.Nod
 	i64 := func(v int64) *graph.Node { return graph.Const(gr, v) }
 	col := func(x *graph.Node) *graph.Node { return graph.ExpandAxes(x, -1) }
 
-	active := graph.GreaterOrEqual(rslot, i32(0))                                                                   // [M]
-	ri := graph.Sub(rows, graph.Mul(graph.Div(rows, i32(n)), i32(n)))                                               // row index
+	active := graph.GreaterOrEqual(rslot, i32(0))                                 // [M]
+	ri := graph.Sub(rows, graph.Mul(graph.Div(rows, i32(n)), i32(n)))             // row index
 	w := graph.Where(active, take(graph.Reshape(counts, T*n), col(rows)), i64(0)) // [M]: the rows' weights
 	drawn := graph.ConvertDType(active, dtypes.Int64)
 	local := graph.Max(rslot, i32(0))
