@@ -62,7 +62,7 @@ func TestForestTrainWeightColumn(t *testing.T) {
 		{[]string{"forest", "train", "--dataset", "diabetes", "--weight-column", "w"}, "--weight-column needs a training file (--train)"},
 		{[]string{"forest", "train", "--train", wcsv, "--weight-column", "v"}, `weight column "v" not found`},
 		{[]string{"forest", "train", "--dataset", "digits", "--class-weight", "11=2"}, `no class "11"`},
-		{[]string{"--device", "go", "forest", "train", "--dataset", "digits", "--min-weight-fraction-leaf", "0.1"}, "native learner only"},
+		{[]string{"--device", "go", "forest", "train", "--dataset", "digits", "--min-weight-fraction-leaf", "0.7"}, "--min-weight-fraction-leaf 0.7: want 0 to 0.5"},
 	} {
 		if _, _, err := run(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want an error containing %q", c.args, err, c.want)

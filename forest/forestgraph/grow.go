@@ -118,9 +118,6 @@ func Fit(backend backends.Backend, d *data.Dataset, opt forest.Options, gopt Gro
 	if err != nil {
 		return nil, nil, err
 	}
-	if pr.Options.MinWeightFractionLeaf > 0 {
-		return nil, nil, errors.New("forestgraph: fit: min_weight_fraction_leaf runs on the native learner only (--device cpu)")
-	}
 	if pr.Options.Task == forest.Classification && pr.Options.Criterion == forest.Entropy && !exactLog(backend) {
 		return nil, nil, fmt.Errorf("forestgraph: fit: the entropy criterion needs a backend whose Log is Go's math.Log (simplego, device go); %s's is not known to give the same bits: use gini, or the native learner", backend.Name())
 	}
@@ -192,6 +189,10 @@ type grower struct {
 	hist    Histogram
 	sub     bool // the parent-minus-sibling trick
 	random  bool // the random splitter (forest.Random): keysTensor, searchSplits
+	// minW holds, when Options.MinWeightFractionLeaf > 0, the least
+	// weight of each side of a split in each tree of the batch being
+	// grown: ceil(fraction × the tree's root weight), as forest's.
+	minW []int64
 	compact bool // the compacted row list (SubtractOn or SubtractCompact)
 	device  int
 	n, p    int
@@ -611,6 +612,16 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 			weights[k] *= w[k%n]
 		}
 	}
+	if f := g.opt.MinWeightFractionLeaf; f > 0 {
+		g.minW = make([]int64, T)
+		for t := range out {
+			var root int64
+			for _, w := range weights[t*n : (t+1)*n] {
+				root += w
+			}
+			g.minW[t] = int64(math.Ceil(f * float64(root)))
+		}
+	}
 	slot0 := make([]int32, T*n)
 	for k := range slot0 {
 		slot0[k] = -1
@@ -828,29 +839,28 @@ func (g *grower) searchChunk(fr []frontierNode, base, nc, t0 int, slotT, countsT
 	return readSplit(outs)
 }
 
-// keysTensor is the split graph's feature-key input for the frontier nodes
-// fr padded to nc slots: [nc, p] keys in group order, or [nc, 1] zeros when
-// every feature is examined. With the random splitter it is [nc, 2p]: the
-// keys, then each feature's threshold draw (core.ThresholdDraw) shifted
-// right by 32 bits, in group order too.
+// keysTensor is the split graph's per-slot input for the frontier nodes fr
+// padded to nc slots, [nc, width] (keyColumns): the feature keys in group
+// order ([nc, 1] zeros when every feature is examined and the splitter is
+// best); with the random splitter, then each feature's threshold draw
+// (core.ThresholdDraw) shifted right by 32 bits, in group order too; with
+// a least leaf weight, last, the slot's tree's (grower.minW).
 func (g *grower) keysTensor(fr []frontierNode, nc, t0 int) *tensors.Tensor {
-	p := g.p
-	width := 1
-	switch {
-	case g.random:
-		width = 2 * p
-	case g.pr.K < p:
-		width = p
-	}
+	kcols, width := g.keyColumns()
 	keys := make([]uint64, nc*width)
-	if width > 1 {
+	if g.minW != nil {
+		for s, fn := range fr {
+			keys[s*width+width-1] = uint64(g.minW[fn.tree])
+		}
+	}
+	if kcols > 1 {
 		for s, fn := range fr {
 			r := 0 // features in group order, as the graph concatenates them
 			for _, gr := range g.groups {
 				for _, j := range gr.feats {
 					keys[s*width+r] = core.FeaturePriority(g.opt.Seed, t0+fn.tree, fn.key, j)>>16<<16 | uint64(j)
 					if g.random {
-						keys[s*width+p+r] = core.ThresholdDraw(g.opt.Seed, t0+fn.tree, fn.key, j) >> 32
+						keys[s*width+kcols+r] = core.ThresholdDraw(g.opt.Seed, t0+fn.tree, fn.key, j) >> 32
 					}
 					r++
 				}
@@ -858,6 +868,23 @@ func (g *grower) keysTensor(fr []frontierNode, nc, t0 int) *tensors.Tensor {
 		}
 	}
 	return tensors.FromFlatDataAndDimensions(keys, nc, width)
+}
+
+// keyColumns returns the columns of keysTensor's feature keys (p, or 1
+// when unused) and its width.
+func (g *grower) keyColumns() (kcols, width int) {
+	kcols = 1
+	if g.random || g.pr.K < g.p {
+		kcols = g.p
+	}
+	width = kcols
+	if g.random {
+		width += g.p
+	}
+	if g.opt.MinWeightFractionLeaf > 0 {
+		width++
+	}
+	return kcols, width
 }
 
 // buildMove is the row-move graph: inputs slot [T,n] int32 (a row's
@@ -1027,11 +1054,16 @@ func (g *grower) buildSplit(in []*graph.Node) []*graph.Node {
 func (g *grower) searchSplits(h []*graph.Node, keys *graph.Node, nc int) []*graph.Node {
 	gr := keys.Graph()
 	p, B, q := g.p, g.b, g.q
+	kcols, width := g.keyColumns()
 	var draws *graph.Node // [p, nc]: the random splitter's draws >> 32
 	if g.random {
-		draws = graph.Transpose(graph.ConvertDType(graph.SliceAxis(keys, 1, graph.AxisRange(p, 2*p)), dtypes.Int64), 0, 1)
-		keys = graph.SliceAxis(keys, 1, graph.AxisRange(0, p))
+		draws = graph.Transpose(graph.ConvertDType(graph.SliceAxis(keys, 1, graph.AxisRange(kcols, kcols+p)), dtypes.Int64), 0, 1)
 	}
+	var minW *graph.Node // [nc]: the least weight of each side
+	if g.opt.MinWeightFractionLeaf > 0 {
+		minW = graph.Reshape(graph.ConvertDType(graph.SliceAxis(keys, 1, graph.AxisRange(width-1, width)), dtypes.Int64), nc)
+	}
+	keys = graph.SliceAxis(keys, 1, graph.AxisRange(0, kcols))
 	pr := g.pr
 	i32 := func(v int) *graph.Node { return graph.Const(gr, int32(v)) }
 	i64 := func(v int64) *graph.Node { return graph.Const(gr, v) }
@@ -1166,6 +1198,10 @@ func (g *grower) searchSplits(h []*graph.Node, keys *graph.Node, nc int) []*grap
 		nl, wl := left[0], left[1]
 		if g.opt.MinSamplesLeaf > 1 {
 			valid = graph.LogicalAnd(valid, graph.LogicalAnd(graph.GreaterOrEqual(nl, minLeaf), graph.GreaterOrEqual(graph.Sub(tot5[0], nl), minLeaf)))
+		}
+		if minW != nil {
+			mw := full(graph.Reshape(minW, 1, 1, 1, nc), cdims...)
+			valid = graph.LogicalAnd(valid, graph.LogicalAnd(graph.GreaterOrEqual(wl, mw), graph.GreaterOrEqual(graph.Sub(tot5[1], wl), mw)))
 		}
 		var score *graph.Node
 		switch {

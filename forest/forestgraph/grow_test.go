@@ -108,6 +108,8 @@ func growCases(t testing.TB) []growCase {
 		add(s+"diabetes/sample-weights", weighted(diabS), forest.Options{Task: reg, Trees: 3, Seed: seed}, GrowOptions{})
 		add(s+"digits/class-weights-balanced", digitsS, forest.Options{Task: cls, Trees: 3, Seed: seed, ClassWeight: "balanced"}, GrowOptions{})
 		add(s+"synthetic-cls/fractional-weights-nobootstrap", weighted(synC), forest.Options{Task: cls, Trees: 2, Seed: seed, NoBootstrap: true, MaxFeatures: "all"}, GrowOptions{})
+		add(s+"diabetes/min-weight-fraction", weighted(diabS), forest.Options{Task: reg, Trees: 3, Seed: seed, MinWeightFractionLeaf: 0.02}, GrowOptions{})
+		add(s+"synthetic-cls/min-weight-fraction-random", synC, forest.Options{Task: cls, Trees: 3, Seed: seed, MinWeightFractionLeaf: 0.05, Splitter: forest.Random}, GrowOptions{})
 		add(s+"diabetes/random-splitter", diabS, forest.Options{Task: reg, Trees: 3, Seed: seed, Splitter: forest.Random}, GrowOptions{})
 		add(s+"synthetic-cls/random-splitter-sqrt", synC, forest.Options{Task: cls, Trees: 3, Seed: seed, Splitter: forest.Random, NoBootstrap: true}, GrowOptions{})
 		add(s+"synthetic-cls/gini-all-depth3-leaf3", synC, forest.Options{Task: cls, Trees: 3, Seed: seed, MaxFeatures: "all", MaxDepth: 3, MinSamplesLeaf: 3, MinSamplesSplit: 8}, GrowOptions{})
