@@ -192,7 +192,7 @@ type grower struct {
 	// minW holds, when Options.MinWeightFractionLeaf > 0, the least
 	// weight of each side of a split in each tree of the batch being
 	// grown: ceil(fraction × the tree's root weight), as forest's.
-	minW []int64
+	minW    []int64
 	compact bool // the compacted row list (SubtractOn or SubtractCompact)
 	device  int
 	n, p    int
