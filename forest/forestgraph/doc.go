@@ -7,7 +7,11 @@
 //     trees forest.Fit grows, node for node (Feature, Bin, Threshold,
 //     MissingLeft, Left, Value, Samples, Weight, Gain), for the same
 //     *data.Dataset and options (the entropy criterion on simplego only,
-//     see below). Learner is Fit as a forest.Learner, for forest.Train.
+//     see below), sample and class weights, min_weight_fraction_leaf and
+//     the random splitter included: each row's weight in its tree, the
+//     feature keys, the random splitter's draws and each tree's least
+//     leaf weight come from the host. Learner is Fit as a forest.Learner,
+//     for forest.Train.
 //   - Predictor is batch inference: a tensorised traversal of a fitted
 //     forest's trees whose predictions equal forest.Forest.PredictValues and
 //     Predict bit for bit; it is a forest.Predictor, for
