@@ -20,12 +20,17 @@ func FuzzReadCSV(f *testing.F) {
 		"",
 		"\n",
 		"a,\"b\n",
+		"a,b,y\n1,2,3\n4,-1,6\n",
+		"b,a,y\n1,0.5,3\n4,,6\n",
 	}
 	for i, s := range seeds {
 		f.Add([]byte(s), i%2 == 0, uint8(i))
 	}
 	f.Fuzz(func(t *testing.T, in []byte, classification bool, opt uint8) {
-		opts := CSVOptions{Classification: classification, MaxRows: int(opt >> 4)}
+		opts := CSVOptions{Classification: classification, MaxRows: int(opt >> 5)}
+		if opt&16 != 0 {
+			opts.Weight = "b" // a weight column, when the input has one
+		}
 		switch opt % 4 {
 		case 1:
 			opts.Comma = ';'
@@ -55,6 +60,14 @@ func FuzzReadCSV(f *testing.F) {
 		for _, v := range d.X {
 			if math.IsInf(v, 0) {
 				t.Fatal("infinite feature value")
+			}
+		}
+		if opts.Weight != "" && len(d.Weights) != d.Rows {
+			t.Fatalf("%d weights for %d rows", len(d.Weights), d.Rows)
+		}
+		for _, w := range d.Weights {
+			if !(w >= 0) || math.IsInf(w, 0) {
+				t.Fatalf("weight %v", w)
 			}
 		}
 		k := d.NumClasses()
