@@ -84,7 +84,7 @@ type builder struct {
 	// minW is the least weight each side of a split keeps in the tree
 	// being grown: ceil(MinWeightFractionLeaf × the root's weight).
 	minW int64
-	wy   []int64 // regression: counts[r]*yq[r]
+	wy   []int64 // regression: rw[r]*yq[r]
 	rows []int32
 	// The sorted path works on one subtree at a time: the node that entered
 	// it covers rows[sbase:sbase+scap'] and feature j's entries of position
