@@ -138,6 +138,9 @@ func rowWeights(pr *prepared, sample []float64, spec string) error {
 	if !pr.Options.NoBootstrap {
 		pr.WeightBound = int64(pr.Draws) * top
 	}
-	pr.Sample, pr.W, pr.Copies = s, w, shift == 0
+	// Rows count as copies of themselves in the target's mean (so that
+	// integer weights fit as repeated rows) up to a total of 2^24 copies,
+	// about 16 ms of additions; beyond, the mean multiplies.
+	pr.Sample, pr.W, pr.Copies = s, w, shift == 0 && sum <= 1<<24
 	return nil
 }

@@ -61,7 +61,8 @@ type Prepared[O, F any] struct {
 	W      []int64
 	Sample []float64
 	// Copies tells that W holds the sample weights as given, integers
-	// (no fixed-point scaling): a row then counts as W copies of it.
+	// (no fixed-point scaling) summing to at most 2^24: a row then counts
+	// as W copies of it in the target's mean.
 	Copies bool
 	// WeightBound bounds the weight of any node of any tree: the number
 	// of rows (unweighted), else the total weight without bootstrap or the
