@@ -197,6 +197,31 @@ func TestSHAPAdditivityDiabetes(t *testing.T) {
 			t.Fatalf("row %d: contributions + expected = %v, prediction %v", i, sum, pred[i])
 		}
 	}
+	// A weighted forest's covers are its weights in fixed point: the same
+	// additivity.
+	wd := *d
+	wd.Weights = make([]float64, d.Rows)
+	for i := range wd.Weights {
+		wd.Weights[i] = 0.25 + float64(i%7)/3
+	}
+	fw, err := Fit(&wd, Options{Trees: 5, MaxDepth: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exw, err := fw.SHAP(d.X, d.Rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	predw, _ := fw.PredictValues(d.X, d.Rows)
+	for i := 0; i < d.Rows; i++ {
+		sum := exw.Expected[0]
+		for _, v := range exw.Values[i*p : (i+1)*p] {
+			sum += v
+		}
+		if math.Abs(sum-predw[i]) > 1e-9*(1+math.Abs(predw[i])) {
+			t.Fatalf("weighted forest, row %d: contributions + expected = %v, prediction %v", i, sum, predw[i])
+		}
+	}
 	f.Options.Threads = 3
 	ex3, err := f.SHAP(d.X, d.Rows)
 	if err != nil {
