@@ -149,9 +149,11 @@ func minSamples(e FeatureExtractor) int {
 // Save writes rec to path as [Load] reads it back, and returns the files
 // written and the sample format. format is "sigmf", a raw sample format
 // ([ParseFormat]) or "" to decide by extension: raw when path has a raw
-// extension ([FormatFromExt]), else SigMF. A SigMF pair ([WriteSigMF])
-// uses rec.Meta.Datatype (default cf32_le); a raw file ([WriteRaw]) keeps
-// only the samples. Files are written atomically.
+// extension ([FormatFromExt]), a SigMF archive for a .sigmf path
+// ([WriteArchive], the recording named after the archive), else a SigMF
+// pair. A SigMF pair ([WriteSigMF]) uses rec.Meta.Datatype (default
+// cf32_le); a raw file ([WriteRaw]) keeps only the samples. Files are
+// written atomically.
 func Save(path, format string, rec *Recording) (files []string, f Format, err error) {
 	if rec == nil {
 		return nil, "", errors.New("signal: no recording to write")
@@ -163,6 +165,13 @@ func Save(path, format string, rec *Recording) (files []string, f Format, err er
 		r := *rec
 		if r.Meta.Datatype == "" {
 			r.Meta.Datatype = CF32
+		}
+		if IsArchive(path) {
+			name := strings.TrimSuffix(pathBase(path), ArchiveExt)
+			if err := WriteArchive(path, []ArchiveRecording{{Name: name, Recording: &r}}); err != nil {
+				return nil, "", err
+			}
+			return []string{path}, r.Meta.Datatype, nil
 		}
 		if err := WriteSigMF(path, &r); err != nil {
 			return nil, "", err

@@ -24,6 +24,37 @@ type Meta struct {
 	// Synth records the options of a synthesized record (the
 	// "gotrain:synth" extension field); nil for other recordings.
 	Synth *SynthOptions
+	// Captures are the recording's capture segments, in increasing
+	// SampleStart order (Frequency is the first one's); nil when the file
+	// has none. WriteSigMF writes one capture at sample 0 with Frequency
+	// when Captures is empty.
+	Captures []Capture
+	// Annotations are the recording's annotations (Label is the first
+	// one's); WriteSigMF writes one over the whole recording with Label
+	// when Annotations is empty and Label is not.
+	Annotations []Annotation
+}
+
+// Capture is a SigMF capture segment: from SampleStart on, the samples
+// were taken at Frequency (Hz, 0 when not said) from the time DateTime
+// (ISO 8601 as SigMF writes it, "" when not said).
+type Capture struct {
+	SampleStart int64   `json:"core:sample_start"`
+	Frequency   float64 `json:"core:frequency,omitempty"`
+	DateTime    string  `json:"core:datetime,omitempty"`
+}
+
+// Annotation is a SigMF annotation: SampleCount samples from SampleStart
+// (0: to the end), optionally between the frequency edges
+// FreqLowerEdge and FreqUpperEdge (Hz; both 0 when not said), with a
+// Label and a Comment.
+type Annotation struct {
+	SampleStart   int64   `json:"core:sample_start"`
+	SampleCount   int64   `json:"core:sample_count,omitempty"`
+	FreqLowerEdge float64 `json:"core:freq_lower_edge,omitempty"`
+	FreqUpperEdge float64 `json:"core:freq_upper_edge,omitempty"`
+	Label         string  `json:"core:label,omitempty"`
+	Comment       string  `json:"core:comment,omitempty"`
 }
 
 // Recording is one record of IQ samples with its metadata.
@@ -168,15 +199,51 @@ func ParseMeta(b []byte, name string) (Meta, error) {
 		}
 		m.Synth = &o
 	}
-	if len(raw.Captures) > 0 {
-		if err := field(raw.Captures[0], "core:frequency", &m.Frequency, false); err != nil {
-			return Meta{}, fmt.Errorf("signal: %s: captures[0]: %w", name, err)
+	for i, c := range raw.Captures {
+		var cp Capture
+		for _, kv := range []struct {
+			key string
+			dst any
+		}{{"core:sample_start", &cp.SampleStart}, {"core:frequency", &cp.Frequency}, {"core:datetime", &cp.DateTime}} {
+			if err := field(c, kv.key, kv.dst, false); err != nil {
+				return Meta{}, fmt.Errorf("signal: %s: captures[%d]: %w", name, i, err)
+			}
 		}
+		switch {
+		case cp.SampleStart < 0:
+			return Meta{}, fmt.Errorf("signal: %s: captures[%d]: core:sample_start %d is negative", name, i, cp.SampleStart)
+		case i > 0 && cp.SampleStart <= m.Captures[i-1].SampleStart:
+			return Meta{}, fmt.Errorf("signal: %s: captures[%d]: core:sample_start %d does not follow the previous capture's %d", name, i, cp.SampleStart, m.Captures[i-1].SampleStart)
+		case math.IsNaN(cp.Frequency) || math.IsInf(cp.Frequency, 0):
+			return Meta{}, fmt.Errorf("signal: %s: captures[%d]: core:frequency %v is not a number", name, i, cp.Frequency)
+		}
+		m.Captures = append(m.Captures, cp)
 	}
-	if len(raw.Annotations) > 0 {
-		if err := field(raw.Annotations[0], "core:label", &m.Label, false); err != nil {
-			return Meta{}, fmt.Errorf("signal: %s: annotations[0]: %w", name, err)
+	if len(m.Captures) > 0 {
+		m.Frequency = m.Captures[0].Frequency
+	}
+	for i, a := range raw.Annotations {
+		var an Annotation
+		for _, kv := range []struct {
+			key string
+			dst any
+		}{{"core:sample_start", &an.SampleStart}, {"core:sample_count", &an.SampleCount},
+			{"core:freq_lower_edge", &an.FreqLowerEdge}, {"core:freq_upper_edge", &an.FreqUpperEdge},
+			{"core:label", &an.Label}, {"core:comment", &an.Comment}} {
+			if err := field(a, kv.key, kv.dst, false); err != nil {
+				return Meta{}, fmt.Errorf("signal: %s: annotations[%d]: %w", name, i, err)
+			}
 		}
+		switch {
+		case an.SampleStart < 0 || an.SampleCount < 0:
+			return Meta{}, fmt.Errorf("signal: %s: annotations[%d]: core:sample_start %d and core:sample_count %d must not be negative", name, i, an.SampleStart, an.SampleCount)
+		case math.IsNaN(an.FreqLowerEdge) || math.IsNaN(an.FreqUpperEdge) || math.IsInf(an.FreqLowerEdge, 0) || math.IsInf(an.FreqUpperEdge, 0) || an.FreqLowerEdge > an.FreqUpperEdge:
+			return Meta{}, fmt.Errorf("signal: %s: annotations[%d]: frequency edges %v..%v are not an interval", name, i, an.FreqLowerEdge, an.FreqUpperEdge)
+		}
+		m.Annotations = append(m.Annotations, an)
+	}
+	if len(m.Annotations) > 0 {
+		m.Label = m.Annotations[0].Label
 	}
 	return m, nil
 }
@@ -225,21 +292,51 @@ func parseDatatype(dt string) (Format, error) {
 // device named by either path is written through, not replaced; a
 // directory or other special file is refused.
 func WriteSigMF(path string, rec *Recording) error {
+	metaPath, dataPath := SigMFPaths(path)
+	mb, data, err := encodeSigMF(rec)
+	if err != nil {
+		return fmt.Errorf("signal: %s: %w", metaPath, err)
+	}
+	// The pair is one commit: both files are staged, then the data file
+	// is renamed first and the meta file, which readers look for, last.
+	var g atomicfile.Group
+	defer g.Abort()
+	if err := g.Stage(dataPath, data); err != nil {
+		return fmt.Errorf("signal: %w", err)
+	}
+	if err := g.Stage(metaPath, mb); err != nil {
+		return fmt.Errorf("signal: %w", err)
+	}
+	if err := g.Commit(); err != nil {
+		return fmt.Errorf("signal: %w", err)
+	}
+	return nil
+}
+
+// encodeSigMF returns the .sigmf-meta and .sigmf-data bytes of rec.
+func encodeSigMF(rec *Recording) (meta, data []byte, err error) {
 	if rec == nil || len(rec.Samples) == 0 {
-		return errors.New("signal: no samples to write")
+		return nil, nil, errors.New("no samples to write")
 	}
 	m := rec.Meta
 	if m.Datatype == "" {
 		m.Datatype = CF32
 	}
 	if m.Datatype.SampleSize() == 0 {
-		return fmt.Errorf("signal: unknown sample format %q", m.Datatype)
+		return nil, nil, fmt.Errorf("unknown sample format %q", m.Datatype)
 	}
-	metaPath, dataPath := SigMFPaths(path)
-	data, err := Encode(nil, rec.Samples, m.Datatype)
-	if err != nil {
-		return err
+	if data, err = Encode(nil, rec.Samples, m.Datatype); err != nil {
+		return nil, nil, err
 	}
+	if meta, err = metaJSON(m, len(rec.Samples)); err != nil {
+		return nil, nil, err
+	}
+	return meta, data, nil
+}
+
+// metaDoc is the SigMF metadata document of m (Datatype set) for a
+// recording of n samples.
+func metaDoc(m Meta, n int) map[string]any {
 	global := map[string]any{
 		"core:datatype": string(m.Datatype),
 		"core:version":  "1.0.0",
@@ -257,32 +354,18 @@ func WriteSigMF(path string, rec *Recording) error {
 		global["gotrain:synth"] = m.Synth
 		global["core:extensions"] = []map[string]any{{"name": "gotrain", "version": "1.0.0", "optional": true}}
 	}
-	capture := map[string]any{"core:sample_start": 0}
-	if m.Frequency != 0 {
-		capture["core:frequency"] = m.Frequency
+	captures := m.Captures
+	if len(captures) == 0 {
+		captures = []Capture{{Frequency: m.Frequency}}
 	}
-	doc := map[string]any{"global": global, "captures": []any{capture}, "annotations": []any{}}
-	if m.Label != "" {
-		doc["annotations"] = []any{map[string]any{"core:sample_start": 0, "core:sample_count": len(rec.Samples), "core:label": m.Label}}
+	annotations := m.Annotations
+	if len(annotations) == 0 && m.Label != "" {
+		annotations = []Annotation{{SampleCount: int64(n), Label: m.Label}}
 	}
-	mb, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return fmt.Errorf("signal: %s: %w", metaPath, err)
+	if annotations == nil {
+		annotations = []Annotation{}
 	}
-	// The pair is one commit: both files are staged, then the data file
-	// is renamed first and the meta file, which readers look for, last.
-	var g atomicfile.Group
-	defer g.Abort()
-	if err := g.Stage(dataPath, data); err != nil {
-		return fmt.Errorf("signal: %w", err)
-	}
-	if err := g.Stage(metaPath, append(mb, '\n')); err != nil {
-		return fmt.Errorf("signal: %w", err)
-	}
-	if err := g.Commit(); err != nil {
-		return fmt.Errorf("signal: %w", err)
-	}
-	return nil
+	return map[string]any{"global": global, "captures": captures, "annotations": annotations}
 }
 
 // ReadRaw reads a headerless file of samples in format f.
@@ -325,11 +408,33 @@ func FormatFromExt(path string) Format {
 // (see [ParseFormat]) or "" to decide by extension (SigMF for .sigmf-meta
 // and .sigmf-data, or for a path without a known extension whose
 // path.sigmf-meta exists, as `signal synth --out path` writes; else
-// [FormatFromExt]). rate, when positive, sets or overrides the sample
+// [FormatFromExt]; a SigMF archive, .sigmf, of one recording
+// ([ReadArchive])). rate, when positive, sets or overrides the sample
 // rate; raw files need it.
 func Load(path, format string, rate float64) (*Recording, error) {
 	if rate < 0 || math.IsNaN(rate) || math.IsInf(rate, 0) {
 		return nil, fmt.Errorf("signal: sample rate %v must be positive", rate)
+	}
+	if (format == "" || strings.EqualFold(format, "sigmf")) && IsArchive(path) {
+		recs, err := ReadArchive(path)
+		if err != nil {
+			return nil, err
+		}
+		if len(recs) != 1 {
+			names := make([]string, len(recs))
+			for i, r := range recs {
+				names[i] = r.Name
+			}
+			return nil, fmt.Errorf("signal: %s holds %d recordings (%s); this command reads one", path, len(recs), strings.Join(names, ", "))
+		}
+		rec := recs[0].Recording
+		if rate > 0 {
+			rec.Meta.SampleRate = rate
+		}
+		if rec.Meta.SampleRate == 0 {
+			return nil, fmt.Errorf("signal: %s: recording %s has no core:sample_rate; give the sample rate", path, recs[0].Name)
+		}
+		return rec, nil
 	}
 	if format == "" && !IsSigMF(path) && FormatFromExt(path) == "" {
 		if _, err := os.Stat(path + MetaExt); err == nil {
