@@ -68,6 +68,9 @@ type FeaturesReport struct {
 	Label     string  `json:"label,omitempty"`      // the recording's label
 	FeaturesJSON
 	Spectrogram string `json:"spectrogram_file,omitempty"` // the spectrogram file written
+	// Segments are the features of each annotated segment, with
+	// FeaturesSpec.Annotations.
+	Segments []SegmentFeatures `json:"segments,omitempty"`
 }
 
 // WriteText writes r as `gotrain signal features` prints it: a line on the
@@ -75,5 +78,14 @@ type FeaturesReport struct {
 func (r *FeaturesReport) WriteText(w io.Writer) error {
 	f := r.Features
 	fmt.Fprintf(w, "%s: %d samples at %g Hz (%s), features in %.1f ms on %s\n", r.File, f.Samples, f.SampleRate, r.Format, r.ExtractMS, r.Device)
-	return WriteFeaturesTable(w, f)
+	if err := WriteFeaturesTable(w, f); err != nil {
+		return err
+	}
+	for i, sg := range r.Segments {
+		fmt.Fprintf(w, "\nannotation %d: samples %d+%d, label %q\n", i, sg.SampleStart, sg.SampleCount, sg.Label)
+		if err := WriteFeaturesTable(w, sg.Features); err != nil {
+			return err
+		}
+	}
+	return nil
 }

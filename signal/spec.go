@@ -1,6 +1,15 @@
 package signal
 
-import "fmt"
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/gotrain/gotrain/internal/atomicfile"
+)
 
 // SynthSpec describes a record the way `gotrain signal synth` and `gotrain
 // signal bench` take it on their command lines: [SynthOptions] with the
@@ -116,6 +125,10 @@ type FeaturesSpec struct {
 	// Spectrogram and CSV, when set, receive the spectrogram
 	// ([WriteSpectrogram]) and the scalar features ([WriteFeaturesCSV]).
 	Spectrogram, CSV string
+	// Annotations also extracts the features of each annotated segment of
+	// a SigMF recording (FeaturesReport.Segments); CSV then holds one row
+	// per segment ([WriteSegmentsCSV]) instead of the record's.
+	Annotations bool
 }
 
 // Load reads the record s.In names ([Load]) and returns it with the
@@ -135,15 +148,99 @@ func (s FeaturesSpec) Load() (*Recording, Config, error) {
 func (s FeaturesSpec) Extract(e FeatureExtractor, rec *Recording) (*FeaturesReport, error) {
 	var f Features
 	ms, compileMS, err := ExtractTimed(e, rec.Samples, &f)
+	var segs []SegmentFeatures
+	if err == nil && s.Annotations {
+		segs, err = s.segments(e, rec)
+	}
 	if err == nil && s.Spectrogram != "" {
 		err = WriteSpectrogram(s.Spectrogram, &f)
 	}
 	if err == nil && s.CSV != "" {
-		err = WriteFeaturesCSV(s.CSV, &f)
+		if s.Annotations {
+			err = WriteSegmentsCSV(s.CSV, segs)
+		} else {
+			err = WriteFeaturesCSV(s.CSV, &f)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.In, err)
 	}
 	return &FeaturesReport{File: s.In, Format: string(rec.Meta.Datatype), ExtractMS: ms, CompileMS: compileMS, Label: rec.Meta.Label,
-		FeaturesJSON: NewFeaturesJSON(&f, s.Arrays), Spectrogram: s.Spectrogram}, nil
+		FeaturesJSON: NewFeaturesJSON(&f, s.Arrays), Spectrogram: s.Spectrogram, Segments: segs}, nil
+}
+
+// SegmentFeatures are the features of one annotated segment of a
+// recording (FeaturesSpec.Annotations): samples SampleStart to
+// SampleStart+SampleCount, with the annotation's label.
+type SegmentFeatures struct {
+	SampleStart int64  `json:"sample_start"`
+	SampleCount int64  `json:"sample_count"`
+	Label       string `json:"label,omitempty"`
+	FeaturesJSON
+	features Features
+}
+
+// segments extracts the features of each annotation of rec with e. An
+// annotation's SampleCount of 0 runs to the end of the recording. An
+// annotation that reaches past the samples, or a recording without
+// annotations, is an error naming it.
+func (s FeaturesSpec) segments(e FeatureExtractor, rec *Recording) ([]SegmentFeatures, error) {
+	if len(rec.Meta.Annotations) == 0 {
+		return nil, errors.New("the recording has no annotations (SigMF core annotations)")
+	}
+	n := int64(len(rec.Samples))
+	out := make([]SegmentFeatures, 0, len(rec.Meta.Annotations))
+	for i, a := range rec.Meta.Annotations {
+		count := a.SampleCount
+		if count == 0 {
+			count = n - a.SampleStart
+		}
+		if a.SampleStart >= n || count > n-a.SampleStart {
+			return nil, fmt.Errorf("annotation %d (samples %d+%d) reaches past the recording's %d samples", i, a.SampleStart, count, n)
+		}
+		sf := SegmentFeatures{SampleStart: a.SampleStart, SampleCount: count, Label: a.Label}
+		if _, _, err := ExtractTimed(e, rec.Samples[a.SampleStart:a.SampleStart+count], &sf.features); err != nil {
+			return nil, fmt.Errorf("annotation %d (samples %d+%d): %w", i, a.SampleStart, count, err)
+		}
+		sf.FeaturesJSON = NewFeaturesJSON(&sf.features, s.Arrays)
+		out = append(out, sf)
+	}
+	return out, nil
+}
+
+// WriteSegmentsCSV writes the scalar features of segs as CSV,
+// atomically: one row per segment, its sample_start, sample_count and
+// label first, then FeatureNames' columns (an infinite or missing value
+// as NaN).
+func WriteSegmentsCSV(path string, segs []SegmentFeatures) error {
+	if len(segs) == 0 {
+		return fmt.Errorf("signal: %s: no segment to write", path)
+	}
+	var b bytes.Buffer
+	cw := csv.NewWriter(&b)
+	header := append([]string{"sample_start", "sample_count", "label"}, FeatureNames(len(segs[0].features.MFCC))...)
+	if err := cw.Write(header); err != nil {
+		return fmt.Errorf("signal: %s: %w", path, err)
+	}
+	for _, sg := range segs {
+		rec := []string{strconv.FormatInt(sg.SampleStart, 10), strconv.FormatInt(sg.SampleCount, 10), sg.Label}
+		for _, v := range sg.features.Vector(nil) {
+			if math.IsInf(v, 0) || math.IsNaN(v) {
+				rec = append(rec, "NaN") // a missing cell, as WriteFeaturesCSV writes it
+				continue
+			}
+			rec = append(rec, strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		if err := cw.Write(rec); err != nil {
+			return fmt.Errorf("signal: %s: %w", path, err)
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("signal: %s: %w", path, err)
+	}
+	if err := atomicfile.WriteFile(path, b.Bytes()); err != nil {
+		return fmt.Errorf("signal: %w", err)
+	}
+	return nil
 }

@@ -120,7 +120,8 @@ names the device used; compile_ms is the graph's build and compile time.`,
 	f.Float64Var(&fl.Impedance, "impedance", 50, "impedance in ohms for RSSI in dBm")
 	f.BoolVar(&fl.Arrays, "arrays", false, "include the PSD, autocorrelation and per-frame MFCCs in the JSON")
 	f.StringVar(&fl.Spectrogram, "spectrogram", "", "write the dB spectrogram to this file (float32 LE)")
-	f.StringVar(&fl.CSV, "csv", "", "write the scalar features as a one-row CSV file")
+	f.StringVar(&fl.CSV, "csv", "", "write the scalar features as a one-row CSV file (with --annotations: a row per annotated segment)")
+	f.BoolVar(&fl.Annotations, "annotations", false, "also extract the features of each annotated segment of a SigMF recording")
 	return cmd
 }
 
