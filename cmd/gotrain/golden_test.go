@@ -84,6 +84,7 @@ func TestJSONKeysGolden(t *testing.T) {
 		{"forest predict graph", []string{"--device", "go", "forest", "predict", "--model", p("m.gtf"), "--data", csvPath, "--out", p("pred2.csv")}},
 		{"signal synth", []string{"signal", "synth", "--mod", "qpsk", "--seconds", "0.02", "--out", p("rec")}},
 		{"signal features", []string{"signal", "features", "--in", p("rec") + ".sigmf-meta"}},
+		{"signal features annotations", []string{"signal", "features", "--in", p("rec") + ".sigmf-meta", "--annotations"}},
 		{"signal features graph", []string{"--device", "go", "signal", "features", "--in", p("rec") + ".sigmf-meta"}},
 		{"signal bench", []string{"signal", "bench", "--runs", "1", "--records", "2", "--seconds", "0.02"}},
 		{"signal dataset", []string{"signal", "dataset", "--per-class", "4", "--samples", "2048", "--snr", "10:20:10",
