@@ -1,0 +1,133 @@
+// Package impair applies real-world impairments to IQ records: carrier
+// frequency offset and drift, phase noise, flat fading and quantization.
+// Each is a transform of a []complex64 in place, seeded where it draws
+// random numbers (the counter-based stream of package rng, so the same
+// seed gives the same samples on any machine), and defined in
+// docs/SIGNAL.md ("Impairments").
+package impair
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/gotrain/gotrain/rng"
+)
+
+// The purposes of the random streams of the transforms.
+const (
+	purposePhaseNoise uint64 = 1
+	purposeFading     uint64 = 2
+)
+
+// CFO applies a carrier frequency offset of offset Hz that drifts by
+// drift Hz per second, at sample rate fs Hz: sample n is multiplied by
+// exp(j·2π·(offset·t + drift·t²/2)) with t = n/fs. The phase is computed
+// per sample in float64 from n, so it does not accumulate rounding.
+func CFO(x []complex64, fs, offset, drift float64) error {
+	if !(fs > 0) || math.IsInf(fs, 0) || math.IsNaN(offset) || math.IsInf(offset, 0) || math.IsNaN(drift) || math.IsInf(drift, 0) {
+		return fmt.Errorf("impair: CFO: sample rate %v, offset %v, drift %v: want a positive rate and finite numbers", fs, offset, drift)
+	}
+	for n := range x {
+		t := float64(n) / fs
+		ph := 2 * math.Pi * (offset*t + drift*t*t/2)
+		ph = math.Mod(ph, 2*math.Pi)
+		s, c := math.Sincos(ph)
+		v := complex128(x[n])
+		x[n] = complex64(v * complex(c, s))
+	}
+	return nil
+}
+
+// PhaseNoise multiplies x by exp(j·φ[n]), φ a Wiener process (the phase
+// noise of a free-running oscillator) of 3-dB linewidth linewidth Hz:
+// φ[0] = 0 and φ[n+1]−φ[n] is normal with variance 2π·linewidth/fs, so
+// the oscillator's spectrum is the Lorentzian of that full width at half
+// maximum. seed fixes the draws.
+func PhaseNoise(x []complex64, fs, linewidth float64, seed uint64) error {
+	if !(fs > 0) || math.IsInf(fs, 0) || !(linewidth >= 0) || math.IsInf(linewidth, 0) {
+		return fmt.Errorf("impair: phase noise: sample rate %v, linewidth %v: want a positive rate and a linewidth >= 0", fs, linewidth)
+	}
+	sd := math.Sqrt(2 * math.Pi * linewidth / fs)
+	st := rng.NewStream(rng.Key(seed, 0, purposePhaseNoise))
+	var ph float64
+	for n := range x {
+		if n > 0 {
+			ph += sd * normal(st)
+		}
+		s, c := math.Sincos(ph)
+		x[n] = complex64(complex128(x[n]) * complex(c, s))
+	}
+	return nil
+}
+
+// normal draws a standard normal deviate from st (Box-Muller, one of the
+// pair).
+func normal(st *rng.Stream) float64 {
+	u := 1 - rng.Float64(st.Next()) // (0, 1]
+	v := rng.Float64(st.Next())
+	return math.Sqrt(-2*math.Log(u)) * math.Cos(2*math.Pi*v)
+}
+
+// fadingPaths is the number of sinusoids of the fading process.
+const fadingPaths = 32
+
+// Fading multiplies x by a flat-fading channel gain h[n] of unit mean
+// power: Rician with factor k (the power of the line-of-sight part over
+// the scattered part; 0 is Rayleigh fading), the scattered part a sum of
+// fadingPaths sinusoids with random arrival angles and phases (Zheng and
+// Xiao's model) of maximum Doppler shift doppler Hz at sample rate fs,
+// the line-of-sight part of unit modulus. seed fixes the draws.
+func Fading(x []complex64, fs, k, doppler float64, seed uint64) error {
+	if !(fs > 0) || math.IsInf(fs, 0) || !(k >= 0) || math.IsInf(k, 0) || !(doppler >= 0) || math.IsInf(doppler, 0) {
+		return fmt.Errorf("impair: fading: sample rate %v, K %v, Doppler %v: want a positive rate, K >= 0 and Doppler >= 0", fs, k, doppler)
+	}
+	st := rng.NewStream(rng.Key(seed, 0, purposeFading))
+	var wI, wQ, phI, phQ [fadingPaths]float64
+	theta := 2*math.Pi*rng.Float64(st.Next()) - math.Pi
+	for i := range wI {
+		a := (2*math.Pi*float64(i+1) - math.Pi + theta) / (4 * fadingPaths)
+		wI[i] = 2 * math.Pi * doppler * math.Cos(a) / fs
+		wQ[i] = 2 * math.Pi * doppler * math.Sin(a) / fs
+		phI[i] = 2*math.Pi*rng.Float64(st.Next()) - math.Pi
+		phQ[i] = 2*math.Pi*rng.Float64(st.Next()) - math.Pi
+	}
+	los := 2*math.Pi*rng.Float64(st.Next()) - math.Pi
+	scatter := math.Sqrt(1 / (k + 1))
+	direct := math.Sqrt(k / (k + 1))
+	norm := math.Sqrt(1.0 / fadingPaths)
+	for n := range x {
+		var re, im float64
+		for i := range wI {
+			re += math.Cos(wI[i]*float64(n) + phI[i])
+			im += math.Cos(wQ[i]*float64(n) + phQ[i])
+		}
+		h := complex(scatter*norm*re, scatter*norm*im) + complex(direct*math.Cos(los), direct*math.Sin(los))
+		x[n] = complex64(complex128(x[n]) * h)
+	}
+	return nil
+}
+
+// Quantize rounds the I and Q parts of x to a bits-bit two's-complement
+// converter of full scale fullScale: steps of fullScale/2^(bits−1), from
+// −fullScale to fullScale minus one step, saturating beyond, as an ADC
+// does.
+func Quantize(x []complex64, bits int, fullScale float64) error {
+	if bits < 1 || bits > 24 {
+		return errors.New("impair: quantize: bits must be 1 to 24")
+	}
+	if !(fullScale > 0) || math.IsInf(fullScale, 0) {
+		return fmt.Errorf("impair: quantize: full scale %v: want a positive number", fullScale)
+	}
+	half := math.Ldexp(1, bits-1)
+	step := fullScale / half
+	q := func(v float32) float32 {
+		c := math.Round(float64(v) / step)
+		c = max(-half, min(half-1, c))
+		return float32(c * step)
+	}
+	for n, v := range x {
+		x[n] = complex(q(real(v)), q(imag(v)))
+	}
+	return nil
+}

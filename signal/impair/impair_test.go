@@ -1,0 +1,173 @@
+package impair
+
+import (
+	"math"
+	"math/cmplx"
+	"slices"
+	"testing"
+)
+
+func ones(n int) []complex64 {
+	x := make([]complex64, n)
+	for i := range x {
+		x[i] = 1
+	}
+	return x
+}
+
+// unwrap returns the unwrapped phase of x.
+func unwrap(x []complex64) []float64 {
+	ph := make([]float64, len(x))
+	var prev, acc float64
+	for i, v := range x {
+		p := cmplx.Phase(complex128(v))
+		if i > 0 {
+			d := p - prev
+			d -= 2 * math.Pi * math.Round(d/(2*math.Pi))
+			acc += d
+		}
+		prev = p
+		ph[i] = acc
+	}
+	return ph
+}
+
+// TestCFOMeasuredBack applies an offset and a drift to a constant and
+// measures both back from the samples' phase: its first differences give
+// the offset, its second differences the drift.
+func TestCFOMeasuredBack(t *testing.T) {
+	const fs, off, drift = 200e3, 12345.0, 50e3 // drift in Hz/s
+	x := ones(20000)
+	if err := CFO(x, fs, off, drift); err != nil {
+		t.Fatal(err)
+	}
+	ph := unwrap(x)
+	// φ[n] = 2π(off·n/fs + drift·n²/(2fs²)): φ[1]−φ[0] = 2π(off/fs + drift/(2fs²)),
+	// the second difference 2π·drift/fs².
+	gotOff := (ph[1]-ph[0])*fs/(2*math.Pi) - drift/(2*fs)
+	var d2 float64
+	for n := 2; n < len(ph); n++ {
+		d2 += ph[n] - 2*ph[n-1] + ph[n-2]
+	}
+	gotDrift := d2 / float64(len(ph)-2) * fs * fs / (2 * math.Pi)
+	if math.Abs(gotOff-off) > 0.5 || math.Abs(gotDrift-drift)/drift > 1e-3 {
+		t.Fatalf("measured offset %v Hz and drift %v Hz/s, want %v and %v", gotOff, gotDrift, off, drift)
+	}
+	for i, v := range x {
+		if m := cmplx.Abs(complex128(v)); math.Abs(m-1) > 1e-6 {
+			t.Fatalf("sample %d: modulus %v, want 1", i, m)
+		}
+	}
+	if err := CFO(x, 0, 1, 0); err == nil {
+		t.Error("a zero sample rate was accepted")
+	}
+}
+
+// TestPhaseNoiseIncrements checks the Wiener phase: its increments have
+// the variance 2π·linewidth/fs and mean 0, the modulus is kept, and the
+// seed fixes the draws.
+func TestPhaseNoiseIncrements(t *testing.T) {
+	const fs, lw = 1e6, 500.0
+	x := ones(200000)
+	if err := PhaseNoise(x, fs, lw, 7); err != nil {
+		t.Fatal(err)
+	}
+	ph := unwrap(x)
+	var s, s2 float64
+	for n := 1; n < len(ph); n++ {
+		d := ph[n] - ph[n-1]
+		s += d
+		s2 += d * d
+	}
+	m := float64(len(ph) - 1)
+	mean, vr := s/m, s2/m-(s/m)*(s/m)
+	want := 2 * math.Pi * lw / fs
+	if math.Abs(vr-want)/want > 0.03 || math.Abs(mean) > 4*math.Sqrt(want/m) {
+		t.Fatalf("increment variance %v (want %v), mean %v", vr, want, mean)
+	}
+	y := ones(1000)
+	z := ones(1000)
+	PhaseNoise(y, fs, lw, 7)
+	PhaseNoise(z, fs, lw, 8)
+	if !slices.Equal(y, x[:1000]) || slices.Equal(y, z) {
+		t.Fatal("the seed does not fix the draws")
+	}
+}
+
+// TestFadingStatistics checks the fading gain's distribution over many
+// seeds: Rayleigh (K = 0) of unit mean power with P(|h|² < 1) = 1 − 1/e;
+// Rician K = 10 of unit power whose line-of-sight part, the time average
+// of h, has modulus √(K/(K+1)).
+func TestFadingStatistics(t *testing.T) {
+	const fs, fd, n, seeds = 100e3, 500.0, 20000, 60
+	var power, below float64
+	for s := uint64(0); s < seeds; s++ {
+		x := ones(n)
+		if err := Fading(x, fs, 0, fd, s); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range x {
+			p := real(v)*real(v) + imag(v)*imag(v)
+			power += float64(p)
+			if p < 1 {
+				below++
+			}
+		}
+	}
+	total := float64(n * seeds)
+	if p, b := power/total, below/total; math.Abs(p-1) > 0.05 || math.Abs(b-(1-1/math.E)) > 0.03 {
+		t.Fatalf("Rayleigh: mean power %v (want 1), P(|h|² < 1) %v (want %v)", p, b, 1-1/math.E)
+	}
+	const k = 10
+	power = 0
+	var los float64
+	for s := uint64(0); s < seeds; s++ {
+		x := ones(n)
+		if err := Fading(x, fs, k, fd, s); err != nil {
+			t.Fatal(err)
+		}
+		var sum complex128
+		for _, v := range x {
+			power += float64(real(v)*real(v) + imag(v)*imag(v))
+			sum += complex128(v)
+		}
+		los += cmplx.Abs(sum / n)
+	}
+	if p, l := power/total, los/seeds; math.Abs(p-1) > 0.05 || math.Abs(l-math.Sqrt(k/(k+1.0))) > 0.03 {
+		t.Fatalf("Rician K=10: mean power %v (want 1), line of sight %v (want %v)", p, l, math.Sqrt(k/(k+1.0)))
+	}
+}
+
+// TestQuantizeLevels checks the converter: values on the grid of
+// fullScale/2^(bits−1), at most 2^bits levels, saturation at the ends,
+// and an error of at most half a step inside the range.
+func TestQuantizeLevels(t *testing.T) {
+	const bits, fsc = 4, 1.0
+	step := fsc / 8
+	x := make([]complex64, 1001)
+	for i := range x {
+		v := float32(-1.5 + 3*float64(i)/1000)
+		x[i] = complex(v, -v)
+	}
+	orig := slices.Clone(x)
+	if err := Quantize(x, bits, fsc); err != nil {
+		t.Fatal(err)
+	}
+	levels := map[float32]bool{}
+	for i, v := range x {
+		levels[real(v)] = true
+		r, o := float64(real(v)), float64(real(orig[i]))
+		if c := r / step; c != math.Round(c) || r < -fsc || r > fsc-step {
+			t.Fatalf("value %v is not a level of the %d-bit grid", r, bits)
+		}
+		if o >= -fsc && o <= fsc-step && math.Abs(r-o) > step/2+1e-7 {
+			t.Fatalf("%v quantized to %v: more than half a step", o, r)
+		}
+	}
+	if len(levels) != 1<<bits || !levels[float32(-fsc)] || !levels[float32(fsc-step)] {
+		t.Fatalf("%d levels, want %d from %v to %v", len(levels), 1<<bits, -fsc, fsc-step)
+	}
+	if err := Quantize(x, 0, 1); err == nil {
+		t.Error("0 bits accepted")
+	}
+}
