@@ -1,5 +1,6 @@
 // Package impair applies real-world impairments to IQ records: carrier
-// frequency offset and drift, phase noise, flat fading and quantization.
+// frequency offset and drift, phase noise, flat fading, sample-rate
+// offset, co- and adjacent-channel interference and quantization.
 // Each is a transform of a []complex64 in place, seeded where it draws
 // random numbers (the counter-based stream of package rng, so the same
 // seed gives the same samples on any machine), and defined in
@@ -130,4 +131,64 @@ func Quantize(x []complex64, bits int, fullScale float64) error {
 		x[n] = complex(q(real(v)), q(imag(v)))
 	}
 	return nil
+}
+
+// SampleRateOffset returns x as a receiver whose sample clock runs ppm
+// parts per million fast would sample it: y[n] = x(n·(1+ppm·10⁻⁶)) by
+// linear interpolation between samples, as many samples as x holds
+// before its end.
+func SampleRateOffset(x []complex64, ppm float64) ([]complex64, error) {
+	if !(ppm > -1e6) || math.IsInf(ppm, 0) || ppm > 1e6 {
+		return nil, fmt.Errorf("impair: sample-rate offset %v ppm: want a finite number above -1e6", ppm)
+	}
+	r := 1 + ppm*1e-6
+	n := int(float64(len(x)-1)/r) + 1
+	if len(x) == 0 {
+		n = 0
+	}
+	y := make([]complex64, 0, n)
+	for i := 0; i < n; i++ {
+		t := float64(i) * r
+		k := int(t)
+		if k >= len(x)-1 {
+			y = append(y, x[len(x)-1])
+			continue
+		}
+		f := float32(t - float64(k))
+		y = append(y, x[k]*complex(1-f, 0)+x[k+1]*complex(f, 0))
+	}
+	return y, nil
+}
+
+// Interference adds to x the interferer v shifted by offset Hz at sample
+// rate fs (co-channel at 0, adjacent-channel at a channel spacing) and
+// scaled so that the power of x over the power of the added signal is
+// sirDB dB. v must hold at least len(x) samples; x must not be silent.
+func Interference(x, v []complex64, fs, offset, sirDB float64) error {
+	switch {
+	case len(v) < len(x):
+		return fmt.Errorf("impair: interference: %d interferer samples for %d", len(v), len(x))
+	case !(fs > 0) || math.IsInf(fs, 0) || math.IsNaN(offset) || math.IsInf(offset, 0) || math.IsNaN(sirDB) || math.IsInf(sirDB, 0):
+		return fmt.Errorf("impair: interference: sample rate %v, offset %v, SIR %v dB: want a positive rate and finite numbers", fs, offset, sirDB)
+	}
+	px, pv := power(x), power(v[:len(x)])
+	if px == 0 || pv == 0 {
+		return errors.New("impair: interference: the record or the interferer is silent")
+	}
+	g := math.Sqrt(px / pv / math.Pow(10, sirDB/10))
+	for n := range x {
+		ph := math.Mod(2*math.Pi*offset*float64(n)/fs, 2*math.Pi)
+		s, c := math.Sincos(ph)
+		x[n] += complex64(complex128(v[n]) * complex(g*c, g*s))
+	}
+	return nil
+}
+
+// power is the mean of |x|².
+func power(x []complex64) float64 {
+	var p float64
+	for _, v := range x {
+		p += float64(real(v))*float64(real(v)) + float64(imag(v))*float64(imag(v))
+	}
+	return p / float64(len(x))
 }

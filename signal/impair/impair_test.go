@@ -171,3 +171,59 @@ func TestQuantizeLevels(t *testing.T) {
 		t.Error("0 bits accepted")
 	}
 }
+
+// TestSampleRateOffsetScalesFrequency checks that a tone sampled by a
+// clock ppm fast comes out at its frequency times 1+ppm·10⁻⁶.
+func TestSampleRateOffsetScalesFrequency(t *testing.T) {
+	const fs, f0, ppm = 1e6, 1000.0, 200.0
+	x := make([]complex64, 100000)
+	for n := range x {
+		s, c := math.Sincos(2 * math.Pi * f0 * float64(n) / fs)
+		x[n] = complex(float32(c), float32(s))
+	}
+	y, err := SampleRateOffset(x, ppm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int(float64(len(x)-1)/(1+ppm*1e-6)) + 1; len(y) != want {
+		t.Fatalf("%d samples, want %d", len(y), want)
+	}
+	ph := unwrap(y)
+	got := (ph[len(ph)-1] - ph[0]) / float64(len(ph)-1) * fs / (2 * math.Pi)
+	if want := f0 * (1 + ppm*1e-6); math.Abs(got-want) > 1e-4 {
+		t.Fatalf("tone at %.6f Hz, want %.6f", got, want)
+	}
+	if _, err := SampleRateOffset(x, math.Inf(1)); err == nil {
+		t.Error("an infinite offset was accepted")
+	}
+}
+
+// TestInterferencePower checks that the added signal is the interferer
+// shifted by the offset, at the power ratio asked for.
+func TestInterferencePower(t *testing.T) {
+	const fs, off, sir = 200e3, 25e3, 6.0
+	x := make([]complex64, 8000)
+	v := make([]complex64, 8000)
+	for n := range x {
+		x[n] = complex(float32(math.Cos(float64(n)*0.01)), 0)
+		v[n] = complex(0.3, 0.1)
+	}
+	orig := slices.Clone(x)
+	if err := Interference(x, v, fs, off, sir); err != nil {
+		t.Fatal(err)
+	}
+	added := make([]complex64, len(x))
+	for n := range x {
+		added[n] = x[n] - orig[n]
+	}
+	if got := 10 * math.Log10(power(orig)/power(added)); math.Abs(got-sir) > 1e-3 {
+		t.Fatalf("SIR %v dB, want %v", got, sir)
+	}
+	ph := unwrap(added)
+	if got := (ph[len(ph)-1] - ph[0]) / float64(len(ph)-1) * fs / (2 * math.Pi); math.Abs(got-off) > 1e-3 {
+		t.Fatalf("interferer at %v Hz, want %v", got, off)
+	}
+	if err := Interference(x, v[:10], fs, off, sir); err == nil {
+		t.Error("a short interferer was accepted")
+	}
+}
