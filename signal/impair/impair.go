@@ -1,6 +1,7 @@
 // Package impair applies real-world impairments to IQ records: carrier
-// frequency offset and drift, phase noise, flat fading, sample-rate
-// offset, co- and adjacent-channel interference and quantization.
+// frequency offset and drift, phase noise, flat fading, tapped-delay-line
+// multipath, sample-rate offset, co- and adjacent-channel interference
+// and quantization.
 // Each is a transform of a []complex64 in place, seeded where it draws
 // random numbers (the counter-based stream of package rng, so the same
 // seed gives the same samples on any machine), and defined in
@@ -19,6 +20,7 @@ import (
 const (
 	purposePhaseNoise uint64 = 1
 	purposeFading     uint64 = 2
+	purposeMultipath  uint64 = 3
 )
 
 // CFO applies a carrier frequency offset of offset Hz that drifts by
@@ -191,4 +193,45 @@ func power(x []complex64) float64 {
 		p += float64(real(v))*float64(real(v)) + float64(imag(v))*float64(imag(v))
 	}
 	return p / float64(len(x))
+}
+
+// Tap is one path of a tapped-delay line: its delay in samples and its
+// mean power in dB relative to the others.
+type Tap struct {
+	Delay   int
+	PowerDB float64
+}
+
+// Multipath passes x through a tapped-delay line with Doppler: y[n] =
+// Σ_k g_k·h_k[n]·x[n−d_k], with d_k the taps' delays, g_k² their powers
+// normalised to sum to 1, and h_k independent Rayleigh fading gains of
+// unit mean power and maximum Doppler shift doppler Hz (Fading's, the
+// seed of tap k drawn from seed). Samples before the record count as 0.
+func Multipath(x []complex64, fs float64, taps []Tap, doppler float64, seed uint64) error {
+	if len(taps) == 0 {
+		return errors.New("impair: multipath: no taps")
+	}
+	var total float64
+	for _, t := range taps {
+		if t.Delay < 0 || math.IsNaN(t.PowerDB) || math.IsInf(t.PowerDB, 0) {
+			return fmt.Errorf("impair: multipath: tap delay %d, power %v dB: want a delay >= 0 and a finite power", t.Delay, t.PowerDB)
+		}
+		total += math.Pow(10, t.PowerDB/10)
+	}
+	y := make([]complex64, len(x))
+	h := make([]complex64, len(x))
+	for k, t := range taps {
+		for i := range h {
+			h[i] = 1
+		}
+		if err := Fading(h, fs, 0, doppler, rng.Key(seed, uint64(k), purposeMultipath)); err != nil {
+			return fmt.Errorf("impair: multipath: %w", err)
+		}
+		g := float32(math.Sqrt(math.Pow(10, t.PowerDB/10) / total))
+		for n := t.Delay; n < len(x); n++ {
+			y[n] += h[n] * x[n-t.Delay] * complex(g, 0)
+		}
+	}
+	copy(x, y)
+	return nil
 }

@@ -227,3 +227,41 @@ func TestInterferencePower(t *testing.T) {
 		t.Error("a short interferer was accepted")
 	}
 }
+
+// TestMultipathPowerDelayProfile sends an impulse through static
+// multipath channels of many seeds: the response holds only the taps'
+// delays, and its mean power at each delay is the tap's share.
+func TestMultipathPowerDelayProfile(t *testing.T) {
+	taps := []Tap{{0, 0}, {3, -3}, {7, -10}}
+	shares := []float64{1, math.Pow(10, -0.3), math.Pow(10, -1)}
+	var sum float64
+	for _, s := range shares {
+		sum += s
+	}
+	const seeds = 400
+	pdp := make([]float64, 10)
+	for s := uint64(0); s < seeds; s++ {
+		x := make([]complex64, 10)
+		x[0] = 1
+		if err := Multipath(x, 1e5, taps, 0, s); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range x {
+			pdp[i] += float64(real(v)*real(v)+imag(v)*imag(v)) / seeds
+		}
+	}
+	for i, p := range pdp {
+		want := 0.0
+		for k, tp := range taps {
+			if tp.Delay == i {
+				want = shares[k] / sum
+			}
+		}
+		if math.Abs(p-want) > 0.12*want+1e-9 {
+			t.Fatalf("delay %d: mean power %v, want %v", i, p, want)
+		}
+	}
+	if err := Multipath(make([]complex64, 4), 1e5, []Tap{{-1, 0}}, 0, 1); err == nil {
+		t.Error("a negative delay was accepted")
+	}
+}
