@@ -198,8 +198,8 @@ func power(x []complex64) float64 {
 // Tap is one path of a tapped-delay line: its delay in samples and its
 // mean power in dB relative to the others.
 type Tap struct {
-	Delay   int
-	PowerDB float64
+	Delay   int     `json:"delay"`
+	PowerDB float64 `json:"power_db"`
 }
 
 // Multipath passes x through a tapped-delay line with Doppler: y[n] =

@@ -1,6 +1,7 @@
 package modclass
 
 import (
+	"bytes"
 	stdcontext "context"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,7 @@ import (
 	"github.com/gotrain/gotrain/internal/atomicfile"
 	"github.com/gotrain/gotrain/rng"
 	"github.com/gotrain/gotrain/signal"
+	"github.com/gotrain/gotrain/signal/impair"
 )
 
 // DefaultMods are the eight modulations of the classifier floor.
@@ -54,6 +56,11 @@ type DatasetOptions struct {
 	SPS []int `json:"sps"`
 	// IQ also writes each record as a SigMF pair under iq/.
 	IQ bool `json:"iq"`
+	// Impairments, when set, impair each record after its synthesis by
+	// the recipe's draw for the record (impair.Recipe.Draw with Seed and
+	// the record's row), the interferer a record of another of Mods;
+	// every record's parameters are written to impairments.jsonl.
+	Impairments *impair.Recipe `json:"impairments,omitempty"`
 	// Workers is the number of goroutines (0: GOMAXPROCS). The output does
 	// not depend on it.
 	Workers int `json:"-"`
@@ -84,6 +91,11 @@ const maxWorkers = 1024
 
 // withDefaults validates o and fills in the defaults.
 func (o DatasetOptions) withDefaults() (DatasetOptions, error) {
+	if o.Impairments != nil {
+		if err := o.Impairments.Validate(); err != nil {
+			return o, fmt.Errorf("modclass: impairments: %w", err)
+		}
+	}
 	if len(o.Mods) == 0 {
 		o.Mods = append([]signal.Modulation(nil), DefaultMods...)
 	}
@@ -217,10 +229,11 @@ type Info struct {
 
 // File names inside a data set folder.
 const (
-	FeaturesFile = "features.csv"
-	InfoFile     = "dataset.json"
-	IQDir        = "iq"
-	infoFormat   = "gotrain-modclass-dataset"
+	FeaturesFile    = "features.csv"
+	InfoFile        = "dataset.json"
+	IQDir           = "iq"
+	ImpairmentsFile = "impairments.jsonl"
+	infoFormat      = "gotrain-modclass-dataset"
 )
 
 // Columns returns the CSV header: label, snr_db_true, then
@@ -279,7 +292,7 @@ func GenerateContext(ctx stdcontext.Context, dir string, o DatasetOptions, force
 // notDataSet tells the entries of a data set folder that are not part of
 // the data set (kept when --force replaces it).
 func notDataSet(name string) bool {
-	return name != InfoFile && name != FeaturesFile && name != IQDir
+	return name != InfoFile && name != FeaturesFile && name != IQDir && name != ImpairmentsFile
 }
 
 // generate writes the data set into the (new, empty) folder dir.
@@ -293,6 +306,10 @@ func generate(ctx stdcontext.Context, dir string, o DatasetOptions) (*Info, erro
 	grid := o.SNRGrid()
 	n := len(o.Mods) * o.PerClass
 	rows := make([][]float64, n)
+	var drawn []impair.Params
+	if o.Impairments != nil {
+		drawn = make([]impair.Params, n)
+	}
 	workers := o.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -339,14 +356,24 @@ func generate(ctx stdcontext.Context, dir string, o DatasetOptions) (*Info, erro
 					fail(fmt.Errorf("modclass: record %s %d: %w", m, idx, err))
 					return
 				}
-				if err := e.Extract(x, &f); err != nil {
+				rx := x
+				if o.Impairments != nil {
+					p := o.Impairments.Draw(o.Seed, uint64(i))
+					var err error
+					if rx, err = p.Apply(x, o.SampleRate, o.interferer(m, p)); err != nil {
+						fail(fmt.Errorf("modclass: record %s %d: %w", m, idx, err))
+						return
+					}
+					drawn[i] = p
+				}
+				if err := e.Extract(rx, &f); err != nil {
 					fail(fmt.Errorf("modclass: record %s %d: %w", m, idx, err))
 					return
 				}
 				row := make([]float64, 0, 2+22+len(f.MFCC))
 				rows[i] = f.Vector(append(row, 0, so.SNRdB))
 				if o.IQ {
-					rec := &signal.Recording{Samples: x, Meta: signal.Meta{Datatype: signal.CF32, SampleRate: o.SampleRate, Label: string(m), Synth: &so,
+					rec := &signal.Recording{Samples: rx, Meta: signal.Meta{Datatype: signal.CF32, SampleRate: o.SampleRate, Label: string(m), Synth: &so,
 						Description: fmt.Sprintf("gotrain signal dataset: %s record %d, SNR %g dB", m, idx, so.SNRdB)}}
 					if err := signal.WriteSigMF(filepath.Join(dir, IQDir, fmt.Sprintf("%s_%d", m, idx)), rec); err != nil {
 						fail(fmt.Errorf("modclass: %w", err))
@@ -375,6 +402,11 @@ func generate(ctx stdcontext.Context, dir string, o DatasetOptions) (*Info, erro
 	}
 	if err := writeCSV(filepath.Join(dir, FeaturesFile), o, rows); err != nil {
 		return nil, err
+	}
+	if drawn != nil {
+		if err := writeImpairments(filepath.Join(dir, ImpairmentsFile), o, drawn); err != nil {
+			return nil, err
+		}
 	}
 	b, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
@@ -459,4 +491,44 @@ func ParseMods(s string) ([]signal.Modulation, error) {
 		mods = append(mods, m)
 	}
 	return mods, nil
+}
+
+// interferer returns the impair.Params.Apply interferer of a record of
+// class m with draw p: a noise-free record of another of o.Mods (or m
+// when it is the only one), chosen and seeded by p.Interference.Seed.
+func (o DatasetOptions) interferer(m signal.Modulation, p impair.Params) func(n int) ([]complex64, error) {
+	return func(n int) ([]complex64, error) {
+		if p.Interference == nil {
+			return nil, errors.New("no interference drawn")
+		}
+		others := slices.DeleteFunc(slices.Clone(o.Mods), func(x signal.Modulation) bool { return x == m })
+		if len(others) == 0 {
+			others = []signal.Modulation{m}
+		}
+		seed := p.Interference.Seed
+		so := o.Record(others[rng.Below(seed, len(others))], int(seed%uint64(max(o.PerClass, 1))), nil)
+		so.Samples, so.NoNoise, so.Seed = n, true, seed
+		return signal.Synthesize(so)
+	}
+}
+
+// writeImpairments writes each record's impairments as JSON lines,
+// atomically: row (of features.csv), label and the drawn parameters.
+func writeImpairments(path string, o DatasetOptions, drawn []impair.Params) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for i, p := range drawn {
+		line := struct {
+			Row         int            `json:"row"`
+			Label       string         `json:"label"`
+			Impairments *impair.Params `json:"impairments"`
+		}{i, string(o.Mods[i/o.PerClass]), &p}
+		if err := enc.Encode(line); err != nil {
+			return fmt.Errorf("modclass: %s: %w", path, err)
+		}
+	}
+	if err := atomicfile.WriteFile(path, b.Bytes()); err != nil {
+		return fmt.Errorf("modclass: %w", err)
+	}
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/gotrain/gotrain/forest"
 	"github.com/gotrain/gotrain/internal/readlimit"
 	"github.com/gotrain/gotrain/signal"
+	"github.com/gotrain/gotrain/signal/impair"
 )
 
 // DatasetSpec describes a data set the way `gotrain signal dataset` (and
@@ -44,6 +45,9 @@ type DatasetSpec struct {
 	// SPS lists the samples-per-symbol choices of the digital modes as
 	// comma-separated integers, such as "4,8,16".
 	SPS string
+	// Impairments names a recipe file (impair.LoadRecipe) that sets
+	// Options.Impairments; "" leaves them as they are.
+	Impairments string
 }
 
 // DatasetOptions returns the data set options s describes. It does not
@@ -56,6 +60,11 @@ func (s DatasetSpec) DatasetOptions() (DatasetOptions, error) {
 	}
 	if o.SNRMinDB, o.SNRMaxDB, o.SNRStepDB, err = ParseSNRRange(s.SNR); err != nil {
 		return o, fmt.Errorf("DatasetSpec.SNR: %w", err)
+	}
+	if s.Impairments != "" {
+		if o.Impairments, err = impair.LoadRecipe(s.Impairments); err != nil {
+			return o, err
+		}
 	}
 	if o.Samples == 0 {
 		if o.Samples, err = signal.SamplesFor(s.Seconds, o.SampleRate); err != nil {
