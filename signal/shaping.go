@@ -49,27 +49,69 @@ func constellation(m Modulation) []complex128 {
 			c[k] = cis(float64(k) * math.Pi / 4)
 		}
 		return c
-	case QAM16, QAM64:
-		side := 4
-		if m == QAM64 {
-			side = 8
+	case QAM16, QAM64, QAM256:
+		side := map[Modulation]int{QAM16: 4, QAM64: 8, QAM256: 16}[m]
+		return unitEnergy(squareGrid(side, 0))
+	case QAM32:
+		return unitEnergy(squareGrid(6, 1)) // the 6x6 grid less its corner points
+	case QAM128:
+		return unitEnergy(squareGrid(12, 2)) // the 12x12 grid less 2x2 at each corner
+	case OOK:
+		return []complex128{0, complex(math.Sqrt2, 0)}
+	case ASK4, ASK8:
+		n := 4
+		if m == ASK8 {
+			n = 8
 		}
-		c := make([]complex128, 0, side*side)
-		var e float64
-		for i := range side {
-			for q := range side {
-				v := complex(float64(2*i-side+1), float64(2*q-side+1))
-				c = append(c, v)
-				e += real(v)*real(v) + imag(v)*imag(v)
-			}
+		c := make([]complex128, n)
+		for k := range c {
+			c[k] = complex(float64(2*k-n+1), 0)
 		}
-		g := complex(1/math.Sqrt(e/float64(len(c))), 0)
-		for i := range c {
-			c[i] *= g
+		return unitEnergy(c)
+	case PSK16, PSK32:
+		n := 16
+		if m == PSK32 {
+			n = 32
+		}
+		c := make([]complex128, n)
+		for k := range c {
+			c[k] = cis(2 * math.Pi * float64(k) / float64(n))
 		}
 		return c
 	}
 	return nil
+}
+
+// squareGrid returns the points of a side x side grid of odd coordinates
+// (±1, ±3, ...), less a corner x corner square at each of its corners (the
+// cross constellations: 32QAM from 6x6 less 1x1, 128QAM from 12x12 less
+// 2x2).
+func squareGrid(side, corner int) []complex128 {
+	c := make([]complex128, 0, side*side)
+	for i := range side {
+		for q := range side {
+			ci := i < corner || i >= side-corner
+			cq := q < corner || q >= side-corner
+			if ci && cq {
+				continue
+			}
+			c = append(c, complex(float64(2*i-side+1), float64(2*q-side+1)))
+		}
+	}
+	return c
+}
+
+// unitEnergy scales c to a mean symbol energy of 1.
+func unitEnergy(c []complex128) []complex128 {
+	var e float64
+	for _, v := range c {
+		e += real(v)*real(v) + imag(v)*imag(v)
+	}
+	g := complex(1/math.Sqrt(e/float64(len(c))), 0)
+	for i := range c {
+		c[i] *= g
+	}
+	return c
 }
 
 // shapeLinear writes RRC-shaped random symbols into out: out[n] is the

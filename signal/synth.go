@@ -12,9 +12,9 @@ import (
 // Modulation names a waveform that [Synthesizer] generates.
 type Modulation string
 
-// The modulations. PSK and QAM are root-raised-cosine shaped; FSK and GFSK
-// are continuous-phase; FM and AM carry a single tone; OFDM carries QPSK on
-// its active subcarriers.
+// The modulations. PSK, QAM, ASK and OOK are root-raised-cosine shaped
+// constellations; FSK and GFSK are continuous-phase; FM and AM carry a
+// single tone; OFDM carries QPSK on its active subcarriers.
 const (
 	BPSK  Modulation = "bpsk"
 	QPSK  Modulation = "qpsk"
@@ -29,10 +29,21 @@ const (
 	OFDM  Modulation = "ofdm"
 	Tone  Modulation = "tone"
 	Chirp Modulation = "chirp"
+	// Added for the RadioML 2018 class set (docs/SIGNAL.md).
+	OOK    Modulation = "ook"
+	ASK4   Modulation = "4ask"
+	ASK8   Modulation = "8ask"
+	PSK16  Modulation = "16psk"
+	PSK32  Modulation = "32psk"
+	QAM32  Modulation = "32qam"
+	QAM128 Modulation = "128qam"
+	QAM256 Modulation = "256qam"
 )
 
-// Modulations lists every modulation in a stable order.
-var Modulations = []Modulation{BPSK, QPSK, PSK8, QAM16, QAM64, FSK2, FSK4, GFSK, FM, AM, OFDM, Tone, Chirp}
+// Modulations lists every modulation in a stable order (new ones are
+// appended: data sets derive each record's stream from the position).
+var Modulations = []Modulation{BPSK, QPSK, PSK8, QAM16, QAM64, FSK2, FSK4, GFSK, FM, AM, OFDM, Tone, Chirp,
+	OOK, ASK4, ASK8, PSK16, PSK32, QAM32, QAM128, QAM256}
 
 // ParseModulation returns the modulation with the given name (case-insensitive).
 func ParseModulation(s string) (Modulation, error) {
@@ -55,18 +66,18 @@ func ModulationNames() string {
 }
 
 // digital reports whether m has a symbol rate (and so an Es/N0).
-func (m Modulation) digital() bool {
-	switch m {
-	case BPSK, QPSK, PSK8, QAM16, QAM64, FSK2, FSK4, GFSK:
-		return true
-	}
-	return false
+func (m Modulation) digital() bool { return m.Digital() }
+
+// Digital reports whether m is a digital modulation, with a symbol rate
+// (SynthOptions.SymbolRate) and so an Es/N0.
+func (m Modulation) Digital() bool {
+	return m.linear() || m == FSK2 || m == FSK4 || m == GFSK
 }
 
 // linear reports whether m is a root-raised-cosine shaped constellation.
 func (m Modulation) linear() bool {
 	switch m {
-	case BPSK, QPSK, PSK8, QAM16, QAM64:
+	case BPSK, QPSK, PSK8, QAM16, QAM64, OOK, ASK4, ASK8, PSK16, PSK32, QAM32, QAM128, QAM256:
 		return true
 	}
 	return false

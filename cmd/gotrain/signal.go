@@ -29,7 +29,7 @@ func signalCPU(cmd *cobra.Command, g *globals) error {
 func addSynthFlags(cmd *cobra.Command, s *signal.SynthSpec) {
 	f := cmd.Flags()
 	o := &s.Options
-	f.StringVar(&s.Mod, "mod", "qpsk", "modulation: bpsk, qpsk, 8psk, 16qam, 64qam, 2fsk, 4fsk, gfsk, fm, am, ofdm, tone, chirp")
+	f.StringVar(&s.Mod, "mod", "qpsk", "modulation: bpsk, qpsk, 8psk, 16psk, 32psk, 16qam, 32qam, 64qam, 128qam, 256qam, ook, 4ask, 8ask, 2fsk, 4fsk, gfsk, fm, am, ofdm, tone, chirp")
 	f.Float64Var(&o.SampleRate, "rate", 200000, "sample rate in Hz")
 	f.Float64Var(&s.Seconds, "seconds", 1, "record length in seconds (ignored with --samples)")
 	f.IntVar(&o.Samples, "samples", 0, "record length in samples (overrides --seconds)")

@@ -201,6 +201,10 @@ func (o DatasetOptions) Record(m signal.Modulation, idx int, grid []float64) sig
 	switch m {
 	case signal.BPSK, signal.QPSK, signal.PSK8, signal.QAM16, signal.QAM64, signal.FSK2, signal.FSK4, signal.GFSK:
 		s.SymbolRate = o.SampleRate / float64(sps)
+	default:
+		if m.Digital() {
+			s.SymbolRate = o.SampleRate / float64(sps)
+		}
 	case signal.FM:
 		s.Deviation = FMDevMinHz + u()*(FMDevMaxHz-FMDevMinHz)
 		s.ModFreq = ModFreqMinHz + u()*(ModFreqMaxHz-ModFreqMinHz)
