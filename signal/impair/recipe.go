@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 
+	"github.com/gotrain/gotrain/internal/readlimit"
 	"github.com/gotrain/gotrain/rng"
 )
 
@@ -117,15 +117,16 @@ type QuantizeParams struct {
 	FullScale float64 `json:"full_scale"`
 }
 
-// LoadRecipe reads a recipe from a JSON file, refusing unknown fields and
-// invalid values with errors that name the file and the field.
+// maxRecipeBytes bounds a recipe file, read before it is parsed.
+const maxRecipeBytes = 1 << 20
+
+// LoadRecipe reads a recipe from a JSON file of at most 1 MiB (a larger
+// file or an endless FIFO is refused before it is held), refusing unknown
+// fields and invalid values with errors that name the file and the field.
 func LoadRecipe(path string) (*Recipe, error) {
-	b, err := os.ReadFile(path)
+	b, err := readlimit.ReadFile(path, maxRecipeBytes, "a recipe's size")
 	if err != nil {
 		return nil, fmt.Errorf("impair: %w", err)
-	}
-	if len(b) > 1<<20 {
-		return nil, fmt.Errorf("impair: %s: %d bytes, more than a recipe's 1 MiB", path, len(b))
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()

@@ -90,6 +90,7 @@ func TestRecipeErrors(t *testing.T) {
 		{`{"quantize": {"probability": 1, "bits": 0, "full_scale": 1}}`, "quantize: bits 0"},
 		{`{"cfo": {"probabilty": 1}}`, `unknown field "probabilty"`},
 		{`{"cfo": `, "unexpected EOF"},
+		{`{"cfo": {"probability": 0}}` + strings.Repeat(" ", 1<<20), "recipe.json"},
 	} {
 		p := writeRecipe(t, c.json)
 		if _, err := LoadRecipe(p); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "recipe.json") {
