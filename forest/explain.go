@@ -183,6 +183,11 @@ func expected(t *Tree, d int) []float64 {
 	return e
 }
 
+// maxSHAPDepth bounds the trees SHAP explains: its path buffer holds
+// (depth+2)(depth+3)/2 elements per goroutine (about 16 MiB at 1023), and
+// a model file may hold far deeper trees.
+const maxSHAPDepth = 1023
+
 // SHAP returns the contributions of each feature to the predictions of
 // each row of the row-major matrix x (see Explanation). It costs, for
 // each row and tree, about the tree's leaves times its depth squared;
@@ -219,6 +224,9 @@ func (f *Forest) SHAP(x []float64, rows int) (*Explanation, error) {
 	inv := 1 / float64(nt)
 	for q := range e.Expected {
 		e.Expected[q] *= inv
+	}
+	if maxDepth > maxSHAPDepth {
+		return nil, fmt.Errorf("forest: SHAP: a tree of depth %d; TreeSHAP's path buffers grow with the depth squared and take trees of depth at most %d", maxDepth, maxSHAPDepth)
 	}
 	miss := make([]uint8, p)
 	for j := range miss {

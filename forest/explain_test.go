@@ -292,3 +292,35 @@ func TestExplanationCSV(t *testing.T) {
 		t.Fatal("WriteFile into a missing folder succeeded")
 	}
 }
+
+// TestSHAPRefusesVeryDeepTrees checks that a tree deeper than SHAP's path
+// buffers allow (a model file may hold one) is an error, not an
+// allocation of its depth squared.
+func TestSHAPRefusesVeryDeepTrees(t *testing.T) {
+	// A chain of maxSHAPDepth+1 splits on feature 0, each sending rows
+	// left to a leaf and right to the next split.
+	d := maxSHAPDepth + 1
+	ds := &data.Dataset{Rows: 2, Cols: 1, X: []float64{0, 1}, Y: []float64{0, 1}}
+	f := fitOrFail(t, ds, Options{Trees: 1, NoBootstrap: true})
+	tr := Tree{}
+	for i := 0; i < d; i++ {
+		// node 2i splits: left 2i+1 (a leaf), right 2i+2
+		tr.Feature = append(tr.Feature, 0, -1)
+		tr.Left = append(tr.Left, int32(2*i+1), -1)
+	}
+	tr.Feature, tr.Left = append(tr.Feature, -1), append(tr.Left, -1)
+	n := len(tr.Feature)
+	tr.Bin, tr.MissingLeft = make([]uint8, n), make([]bool, n)
+	tr.Value, tr.Samples, tr.Weight = make([]float64, n), make([]int32, n), make([]int64, n)
+	tr.Threshold, tr.Gain = make([]float64, n), make([]float64, n)
+	for i := range tr.Weight {
+		tr.Weight[i], tr.Samples[i] = 1, 1
+	}
+	f.Trees = []Tree{tr}
+	if got := tr.Depth(); got != d {
+		t.Fatalf("test tree of depth %d, want %d", got, d)
+	}
+	if _, err := f.SHAP([]float64{0.5}, 1); err == nil || !strings.Contains(err.Error(), "depth at most 1023") {
+		t.Fatalf("SHAP of a tree of depth %d: %v", d, err)
+	}
+}
