@@ -153,3 +153,27 @@ func TestExtractFileAndBenchmarkOn(t *testing.T) {
 		t.Errorf("BenchmarkOn on an engine that cannot open: %v", err)
 	}
 }
+
+// TestExtractFileAnnotationsMatchCPU checks signal features --annotations
+// on a graph device: each annotated segment's features match the CPU
+// path's features of the same samples.
+func TestExtractFileAnnotationsMatchCPU(t *testing.T) {
+	x := record(t, "qpsk", 10, 12000, 3)
+	in := filepath.Join(t.TempDir(), "rec")
+	rec := &signal.Recording{Meta: signal.Meta{SampleRate: testRate, Datatype: signal.CF32, Annotations: []signal.Annotation{
+		{SampleStart: 0, SampleCount: 5000, Label: "a"}, {SampleStart: 6000, Label: "b"}}}, Samples: x}
+	if err := signal.WriteSigMF(in, rec); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ExtractFile(fakeEngine{name: "go", b: graphBackend(t)}, signal.FeaturesSpec{In: in, Impedance: 50, Annotations: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Segments) != 2 {
+		t.Fatalf("%d segments, want 2", len(rep.Segments))
+	}
+	cfg := signal.Config{SampleRate: testRate, Impedance: 50}
+	for _, sg := range rep.Segments {
+		checkParity(t, sg.Features, cpuFeatures(t, cfg, x[sg.SampleStart:sg.SampleStart+sg.SampleCount]), 1e-4)
+	}
+}
