@@ -278,7 +278,8 @@ func fixedPoint(y []float64, w []int64, copies bool, bound int64) (yq []int64, y
 }
 
 // computeOOB computes the out-of-bag score: each row is predicted by the
-// trees that did not draw it, summed in tree order.
+// trees that did not draw it, summed in tree order; the score weighs
+// each row by its sample weight sw[i] (sw nil: 1 each).
 func (f *Forest) computeOOB(xb []uint8, y []float64, inbag [][]uint64, cls []int32, sw []float64) {
 	n, p, d := len(y), f.NumFeatures, f.Outputs()
 	miss := f.missCodes()
@@ -302,60 +303,20 @@ func (f *Forest) computeOOB(xb []uint8, y []float64, inbag [][]uint64, cls []int
 			}
 		}
 	})
-	if sw != nil {
-		f.weightedOOB(y, sw, pred, cnt, cls)
-		return
+	// The score's sums in row order, each row weighing its sample
+	// weight (1 without weights: the plain R² and accuracy, bit for bit).
+	w := func(i int) float64 {
+		if sw == nil {
+			return 1
+		}
+		return sw[i]
 	}
-	var m int
-	if f.Options.Task == Regression {
-		var sy float64
-		for i := range y {
-			if cnt[i] > 0 {
-				sy += y[i]
-				m++
-			}
-		}
-		if m == 0 {
-			return
-		}
-		mean := sy / float64(m)
-		var sse, sst float64
-		for i := range y {
-			if cnt[i] > 0 {
-				e := pred[i]/float64(cnt[i]) - y[i]
-				sse += float64(e * e) // no FMA: see R2
-				sst += float64((y[i] - mean) * (y[i] - mean))
-			}
-		}
-		f.OOBScore, f.OOBRows = 1-sse/sst, m
-		return
-	}
-	correct := 0
-	for i := range y {
-		if cnt[i] == 0 {
-			continue
-		}
-		m++
-		if argmax(pred[i*d:(i+1)*d]) == int(cls[i]) {
-			correct++
-		}
-	}
-	if m > 0 {
-		f.OOBScore, f.OOBRows = float64(correct)/float64(m), m
-	}
-}
-
-// weightedOOB is computeOOB's score with sample weights sw: the weighted
-// R² (weighted mean, squared errors and deviations, in row order) or the
-// weighted accuracy, over the rows with an out-of-bag tree and a weight.
-func (f *Forest) weightedOOB(y, sw, pred []float64, cnt []int32, cls []int32) {
-	d := f.Outputs()
 	var m int
 	var tw, sy float64
 	for i := range y {
-		if cnt[i] > 0 && sw[i] > 0 {
-			tw += sw[i]
-			sy += float64(sw[i] * y[i]) // no FMA: see R2
+		if cnt[i] > 0 && w(i) > 0 {
+			tw += w(i)
+			sy += float64(w(i) * y[i]) // no FMA: see R2
 			m++
 		}
 	}
@@ -366,10 +327,10 @@ func (f *Forest) weightedOOB(y, sw, pred []float64, cnt []int32, cls []int32) {
 		mean := sy / tw
 		var sse, sst float64
 		for i := range y {
-			if cnt[i] > 0 && sw[i] > 0 {
+			if cnt[i] > 0 && w(i) > 0 {
 				e := pred[i]/float64(cnt[i]) - y[i]
-				sse += float64(sw[i] * float64(e*e))
-				sst += float64(sw[i] * float64((y[i]-mean)*(y[i]-mean)))
+				sse += float64(w(i) * float64(e*e))
+				sst += float64(w(i) * float64((y[i]-mean)*(y[i]-mean)))
 			}
 		}
 		f.OOBScore, f.OOBRows = 1-sse/sst, m
@@ -377,8 +338,8 @@ func (f *Forest) weightedOOB(y, sw, pred []float64, cnt []int32, cls []int32) {
 	}
 	var correct float64
 	for i := range y {
-		if cnt[i] > 0 && sw[i] > 0 && argmax(pred[i*d:(i+1)*d]) == int(cls[i]) {
-			correct += sw[i]
+		if cnt[i] > 0 && w(i) > 0 && argmax(pred[i*d:(i+1)*d]) == int(cls[i]) {
+			correct += w(i)
 		}
 	}
 	f.OOBScore, f.OOBRows = correct/tw, m

@@ -1,6 +1,7 @@
 package forest
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -150,15 +151,7 @@ func (f *Forest) PredictQuantiles(x []float64, rows int, qs []float64) ([]float6
 					buf = append(buf, sample{ls.Y[ls.Rows[t][k]], float64(ls.Weights[t][k]) / w})
 				}
 			}
-			slices.SortStableFunc(buf, func(a, b sample) int {
-				switch {
-				case a.y < b.y:
-					return -1
-				case a.y > b.y:
-					return 1
-				}
-				return 0
-			})
+			slices.SortStableFunc(buf, func(a, b sample) int { return cmp.Compare(a.y, b.y) })
 			var total float64
 			for _, s := range buf {
 				total += s.w

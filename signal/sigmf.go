@@ -404,6 +404,18 @@ func FormatFromExt(path string) Format {
 	return ""
 }
 
+// withRate returns rec with its sample rate set to rate when rate is
+// positive; a recording left without a rate is an error naming what.
+func withRate(rec *Recording, rate float64, what string) (*Recording, error) {
+	if rate > 0 {
+		rec.Meta.SampleRate = rate
+	}
+	if rec.Meta.SampleRate == 0 {
+		return nil, fmt.Errorf("signal: %s has no core:sample_rate; give the sample rate", what)
+	}
+	return rec, nil
+}
+
 // Load reads a recording from path. format is "sigmf", a sample format
 // (see [ParseFormat]) or "" to decide by extension (SigMF for .sigmf-meta
 // and .sigmf-data, or for a path without a known extension whose
@@ -427,14 +439,7 @@ func Load(path, format string, rate float64) (*Recording, error) {
 			}
 			return nil, fmt.Errorf("signal: %s holds %d recordings (%s); this command reads one", path, len(recs), strings.Join(names, ", "))
 		}
-		rec := recs[0].Recording
-		if rate > 0 {
-			rec.Meta.SampleRate = rate
-		}
-		if rec.Meta.SampleRate == 0 {
-			return nil, fmt.Errorf("signal: %s: recording %s has no core:sample_rate; give the sample rate", path, recs[0].Name)
-		}
-		return rec, nil
+		return withRate(recs[0].Recording, rate, path+": recording "+recs[0].Name)
 	}
 	if format == "" && !IsSigMF(path) && FormatFromExt(path) == "" {
 		if _, err := os.Stat(path + MetaExt); err == nil {
@@ -449,14 +454,8 @@ func Load(path, format string, rate float64) (*Recording, error) {
 		if err != nil {
 			return nil, err
 		}
-		if rate > 0 {
-			rec.Meta.SampleRate = rate
-		}
-		if rec.Meta.SampleRate == 0 {
-			meta, _ := SigMFPaths(path)
-			return nil, fmt.Errorf("signal: %s has no core:sample_rate; give the sample rate", meta)
-		}
-		return rec, nil
+		meta, _ := SigMFPaths(path)
+		return withRate(rec, rate, meta)
 	}
 	var f Format
 	if format == "" {

@@ -149,7 +149,7 @@ func (r *Recipe) Validate() error {
 		}
 		return nil
 	}
-	rng := func(name string, x Range, lo float64) error {
+	inRange := func(name string, x Range, lo float64) error {
 		if math.IsNaN(x.Min) || math.IsNaN(x.Max) || math.IsInf(x.Min, 0) || math.IsInf(x.Max, 0) || x.Min > x.Max || x.Min < lo {
 			return fmt.Errorf("%s %v..%v: want finite numbers, min <= max, min >= %v", name, x.Min, x.Max, lo)
 		}
@@ -157,12 +157,12 @@ func (r *Recipe) Validate() error {
 	}
 	inf := math.Inf(-1)
 	checks := []error{
-		prob("cfo", r.CFO.Probability), rng("cfo.offset_hz", r.CFO.OffsetHz, inf), rng("cfo.drift_hz_per_s", r.CFO.DriftHzPerS, inf),
-		prob("phase_noise", r.PhaseNoise.Probability), rng("phase_noise.linewidth_hz", r.PhaseNoise.LinewidthHz, 0),
-		prob("fading", r.Fading.Probability), rng("fading.k", r.Fading.K, 0), rng("fading.doppler_hz", r.Fading.DopplerHz, 0),
-		prob("multipath", r.Multipath.Probability), rng("multipath.doppler_hz", r.Multipath.DopplerHz, 0),
-		prob("sample_rate_offset", r.SampleRateOffset.Probability), rng("sample_rate_offset.ppm", r.SampleRateOffset.PPM, -1e5),
-		prob("interference", r.Interference.Probability), rng("interference.sir_db", r.Interference.SIRdB, inf), rng("interference.offset_hz", r.Interference.OffsetHz, inf),
+		prob("cfo", r.CFO.Probability), inRange("cfo.offset_hz", r.CFO.OffsetHz, inf), inRange("cfo.drift_hz_per_s", r.CFO.DriftHzPerS, inf),
+		prob("phase_noise", r.PhaseNoise.Probability), inRange("phase_noise.linewidth_hz", r.PhaseNoise.LinewidthHz, 0),
+		prob("fading", r.Fading.Probability), inRange("fading.k", r.Fading.K, 0), inRange("fading.doppler_hz", r.Fading.DopplerHz, 0),
+		prob("multipath", r.Multipath.Probability), inRange("multipath.doppler_hz", r.Multipath.DopplerHz, 0),
+		prob("sample_rate_offset", r.SampleRateOffset.Probability), inRange("sample_rate_offset.ppm", r.SampleRateOffset.PPM, -1e5),
+		prob("interference", r.Interference.Probability), inRange("interference.sir_db", r.Interference.SIRdB, inf), inRange("interference.offset_hz", r.Interference.OffsetHz, inf),
 		prob("quantize", r.Quantize.Probability),
 	}
 	if err := errors.Join(checks...); err != nil {

@@ -198,13 +198,10 @@ func (o DatasetOptions) Record(m signal.Modulation, idx int, grid []float64) sig
 	s.Phase = 2 * math.Pi * u()
 	s.CarrierOffset = (2*u() - 1) * o.MaxOffsetHz
 	sps := o.SPS[rng.Below(st.Next(), len(o.SPS))]
-	switch m {
-	case signal.BPSK, signal.QPSK, signal.PSK8, signal.QAM16, signal.QAM64, signal.FSK2, signal.FSK4, signal.GFSK:
+	if m.Digital() {
 		s.SymbolRate = o.SampleRate / float64(sps)
-	default:
-		if m.Digital() {
-			s.SymbolRate = o.SampleRate / float64(sps)
-		}
+	}
+	switch m {
 	case signal.FM:
 		s.Deviation = FMDevMinHz + u()*(FMDevMaxHz-FMDevMinHz)
 		s.ModFreq = ModFreqMinHz + u()*(ModFreqMaxHz-ModFreqMinHz)
