@@ -65,9 +65,6 @@ func ModulationNames() string {
 	return strings.Join(names, ", ")
 }
 
-// digital reports whether m has a symbol rate (and so an Es/N0).
-func (m Modulation) digital() bool { return m.Digital() }
-
 // Digital reports whether m is a digital modulation, with a symbol rate
 // (SynthOptions.SymbolRate) and so an Es/N0.
 func (m Modulation) Digital() bool {
@@ -164,7 +161,7 @@ func (o SynthOptions) withDefaults() (SynthOptions, error) {
 	if o.Samples <= 0 || o.Samples > MaxSamples {
 		return o, fmt.Errorf("signal: Samples %d: want 1 to %d (MaxSamples)", o.Samples, MaxSamples)
 	}
-	if o.Mod.digital() {
+	if o.Mod.Digital() {
 		if o.SymbolRate == 0 {
 			o.SymbolRate = o.SampleRate / 8
 		}

@@ -158,7 +158,7 @@ func TestSynthesizeAtLimitsIsFinite(t *testing.T) {
 		set  func(*SynthOptions)
 	}{
 		{"lowest snr", func(o *SynthOptions) { o.SNRdB = MinSNRdB }},
-		{"lowest es/n0", func(o *SynthOptions) { o.SNRdB, o.EsN0 = MinSNRdB, o.Mod.digital() }},
+		{"lowest es/n0", func(o *SynthOptions) { o.SNRdB, o.EsN0 = MinSNRdB, o.Mod.Digital() }},
 		{"highest snr", func(o *SynthOptions) { o.SNRdB = MaxSNRdB }},
 		{"unscaled extremes", func(o *SynthOptions) {
 			o.Unscaled, o.ModIndex, o.IQGainDB, o.SNRdB = true, MaxModIndex, MaxIQGainDB, MinSNRdB
@@ -181,7 +181,7 @@ func TestSynthesizeAtLimitsIsFinite(t *testing.T) {
 		for _, e := range edges {
 			o := SynthOptions{Mod: m, SampleRate: 64e3, Samples: 3000, SNRdB: 10, Seed: 5}
 			e.set(&o)
-			if m.digital() && (o.SampleRate == MinSampleRate || o.SampleRate == MaxSampleRate) {
+			if m.Digital() && (o.SampleRate == MinSampleRate || o.SampleRate == MaxSampleRate) {
 				o.SymbolRate = o.SampleRate / 8
 			}
 			x, err := Synthesize(o)
