@@ -48,6 +48,12 @@ type CSVOptions struct {
 	// finite number >= 0. Empty means none (Weights stays nil).
 	Weight string
 
+	// Categorical names feature columns to read as categories
+	// (Dataset.Categories), even when every value is a number. A column
+	// with a value that is not a number (nor missing) is categorical
+	// without being named. Category keys follow CategoryKey.
+	Categorical []string
+
 	// MaxBytes caps the bytes read: a larger input (a huge file, an
 	// endless FIFO or device) is an error naming it, the cap and this
 	// option, wrapping ErrTooLarge. 0 means DefaultMaxBytes (1 GiB).
@@ -75,9 +81,11 @@ const maxIntLabel = 1 << 16
 // rejected, unless the numbers are distinct non-negative integers written
 // in digits only (the names pandas gives unnamed columns).
 //
-// Every column other than the target is a numeric feature. An empty field,
-// "NA", "NaN" or "nan" in a feature is a missing value and is stored as NaN;
-// infinities are rejected. The target must not be missing. Spaces around
+// Every column other than the target is a feature: numeric, or categorical
+// when opts.Categorical names it or when one of its values is not a number
+// (see Dataset.Categories: its dictionary is sorted, its values keyed by
+// CategoryKey). An empty field, "NA", "NaN" or "nan" in a feature is a
+// missing value and is stored as NaN; infinities are rejected. The target must not be missing. Spaces around
 // fields and names are ignored. A leading UTF-8 byte order mark and CRLF line
 // endings are accepted; quoted fields follow RFC 4180 as in [encoding/csv].
 //
@@ -121,6 +129,9 @@ func ReadCSV(r io.Reader, name string, opts CSVOptions) (*Dataset, error) {
 	if err := p.weightColumn(opts.Weight); err != nil {
 		return nil, err
 	}
+	if err := p.categoricalColumns(opts.Categorical); err != nil {
+		return nil, err
+	}
 	if err := p.readRows(opts); err != nil {
 		return nil, err
 	}
@@ -147,6 +158,14 @@ func ReadCSV(r io.Reader, name string, opts CSVOptions) (*Dataset, error) {
 	}
 	if opts.Classification {
 		d.Classes = p.encodeLabels()
+	}
+	for k, c := range p.cats {
+		if c != nil {
+			if d.Categories == nil {
+				d.Categories = make([][]string, d.Cols)
+			}
+			d.Categories[k] = sortDictionary(c.seen, d.X, d.Rows, d.Cols, k)
+		}
 	}
 	return d, nil
 }
@@ -249,6 +268,59 @@ type csvParser struct {
 	// first-seen ids until encodeLabels rewrites it.
 	labelID map[string]int
 	labels  []string
+
+	// cats[k] is the state of feature k when it is categorical, else nil.
+	cats []*catColumn
+}
+
+// catColumn is a categorical column being read: x holds first-seen ids
+// into seen until ReadCSV sorts the dictionary.
+type catColumn struct {
+	id   map[string]int
+	seen []string
+}
+
+// code returns the first-seen id of category key s, adding it when new.
+func (c *catColumn) code(s string) float64 {
+	id, ok := c.id[s]
+	if !ok {
+		id = len(c.seen)
+		s = strings.Clone(s) // s may point into the whole line
+		c.id[s] = id
+		c.seen = append(c.seen, s)
+	}
+	return float64(id)
+}
+
+// categoricalColumns marks the named feature columns categorical.
+func (p *csvParser) categoricalColumns(names []string) error {
+	p.cats = make([]*catColumn, len(p.features))
+	for _, name := range names {
+		name = strings.TrimSpace(name)
+		j := slices.Index(p.header, name)
+		k := slices.Index(p.features, j)
+		switch {
+		case j < 0:
+			return fmt.Errorf("data: %s: categorical column %q not found; available columns: %s", p.name, name, listNames(p.header))
+		case k < 0:
+			return fmt.Errorf("data: %s: column %q is the target or the weight, not a feature that can be categorical", p.name, name)
+		}
+		p.cats[k] = &catColumn{id: map[string]int{}}
+	}
+	return nil
+}
+
+// toCategorical makes numeric feature k categorical after rows rows, its
+// numbers keyed by NumberKey.
+func (p *csvParser) toCategorical(k int) {
+	c := &catColumn{id: map[string]int{}}
+	nfeat := len(p.features)
+	for i := 0; i < p.rows; i++ {
+		if v := &p.x[i*nfeat+k]; !math.IsNaN(*v) {
+			*v = c.code(NumberKey(*v))
+		}
+	}
+	p.cats[k] = c
 }
 
 // read returns the next record, turning csv parse errors into errors that
@@ -421,9 +493,15 @@ func (p *csvParser) readRows(opts CSVOptions) error {
 				row[k] = math.NaN()
 				continue
 			}
+			if c := p.cats[k]; c != nil {
+				row[k] = c.code(CategoryKey(s))
+				continue
+			}
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil && !errors.Is(err, strconv.ErrRange) {
-				return p.fieldErr(j, "%s is not a number", quoteValue(s))
+				p.toCategorical(k) // a value that is not a number: the column holds categories
+				row[k] = p.cats[k].code(s)
+				continue
 			}
 			if math.IsInf(v, 0) {
 				return p.fieldErr(j, "%s is not a finite number", quoteValue(s))

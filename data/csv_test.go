@@ -31,7 +31,9 @@ func TestReadCSVErrors(t *testing.T) {
 		{"single column", "y\n1\n", CSVOptions{}, []string{"f.csv", "only one column"}},
 		{"too few fields", "a,b,c\n1,2,3\n4,5\n", CSVOptions{}, []string{"f.csv", "line 3", "2 fields, want 3"}},
 		{"too many fields", "a,b,c\n1,2,3,4\n", CSVOptions{}, []string{"f.csv", "line 2", "4 fields, want 3"}},
-		{"not a number", "age,sex,bmi,y\n1,2,3,4\n1,2,abc,4\n", CSVOptions{}, []string{`data: f.csv line 3, column "bmi" (3): "abc" is not a number`}},
+		{"not finite", "age,sex,bmi,y\n1,2,3,4\n1,2,-inf,4\n", CSVOptions{}, []string{`data: f.csv line 3, column "bmi" (3): "-inf" is not a finite number`}},
+		{"categorical not found", "a,y\n1,2\n", CSVOptions{Categorical: []string{"b"}}, []string{`f.csv: categorical column "b" not found`}},
+		{"categorical target", "a,y\n1,2\n", CSVOptions{Categorical: []string{"y"}}, []string{`column "y" is the target or the weight`}},
 		{"infinite feature", "a,b\nInf,1\n", CSVOptions{}, []string{"f.csv", "line 2", `column "a" (1)`, "not a finite number"}},
 		{"overflowing feature", "a,b\n1e999,1\n", CSVOptions{}, []string{"f.csv", "line 2", `column "a" (1)`, "not a finite number"}},
 		{"missing target empty", "a,y\n1,2\n3,\n", CSVOptions{}, []string{"f.csv", "line 3", `column "y" (2)`, "target value is missing"}},
@@ -46,7 +48,7 @@ func TestReadCSVErrors(t *testing.T) {
 		{"line after quoted newline", "a,b\n\"1\n\",2\n3,x\n", CSVOptions{}, []string{"f.csv", "line 4", `column "b" (2)`}},
 		{"invalid delimiter", "a,b\n1,2\n", CSVOptions{Comma: '"'}, []string{"f.csv", "invalid field delimiter"}},
 		{"negative MaxRows", "a,b\n1,2\n", CSVOptions{MaxRows: -1}, []string{"f.csv", "MaxRows"}},
-		{"long value shortened", "a,b\n" + strings.Repeat("x", 100) + ",1\n", CSVOptions{}, []string{"f.csv", "line 2", `"xxxxxxxxxx`, `"... is not a number`}},
+		{"long value shortened", "a,b\n1," + strings.Repeat("x", 100) + "\n", CSVOptions{}, []string{"f.csv", "line 2", `"xxxxxxxxxx`, `"... is not a number`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -210,7 +212,7 @@ func equalNaN(a, b []float64) bool {
 func TestLoadCSV(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "small.csv")
-	if err := os.WriteFile(path, []byte("a,b\n1,2\nx,3\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte("a,b\n1,2\n3,x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, err := LoadCSV(path, CSVOptions{})
@@ -328,7 +330,7 @@ func TestReadCSVNoTarget(t *testing.T) {
 	if d.Cols != 2 || d.Rows != 2 || d.Y != nil || d.TargetName != "" || d.FeatureNames[1] != "b" || !math.IsNaN(d.X[2]) || d.X[3] != 4 {
 		t.Errorf("got %+v", d)
 	}
-	if _, err := ReadCSV(strings.NewReader("a\nx\n"), "in.csv", CSVOptions{NoTarget: true}); err == nil || !strings.Contains(err.Error(), `line 2, column "a" (1)`) {
+	if _, err := ReadCSV(strings.NewReader("a\ninf\n"), "in.csv", CSVOptions{NoTarget: true}); err == nil || !strings.Contains(err.Error(), `line 2, column "a" (1)`) {
 		t.Errorf("bad value: err = %v", err)
 	}
 	if _, err := ReadCSV(strings.NewReader("a\n1\n"), "in.csv", CSVOptions{NoTarget: true, Target: "a"}); err == nil {

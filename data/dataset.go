@@ -5,7 +5,8 @@ import (
 	"slices"
 )
 
-// A Dataset is a table of numeric features with one target per row.
+// A Dataset is a table of numeric and categorical features with one target
+// per row.
 //
 // X holds the features in row-major order: the value of feature j in row i is
 // X[i*Cols+j]. A NaN in X marks a missing value. Y holds one target per row.
@@ -33,6 +34,12 @@ type Dataset struct {
 	// Weights holds one sample weight per row (finite, >= 0), as a weight
 	// column gives them (CSVOptions.Weight); nil means every row weighs 1.
 	Weights []float64
+	// Categories holds, for each categorical feature column, its
+	// dictionary: the category names in increasing bytewise order, X
+	// holding indices into it (see CategoryKey and Unseen). It is nil
+	// when no column is categorical, else it has Cols entries, nil for
+	// the numeric columns.
+	Categories [][]string
 }
 
 // Row returns the features of row i as a slice of X, without copying.
@@ -79,6 +86,9 @@ func (d *Dataset) TakeColumn(name string) (values []float64, ok bool) {
 	}
 	d.X = d.X[:d.Rows*p]
 	d.FeatureNames = slices.Delete(slices.Clone(d.FeatureNames), j, j+1)
+	if d.Categories != nil {
+		d.Categories = slices.Delete(slices.Clone(d.Categories), j, j+1)
+	}
 	d.Cols = p
 	return values, true
 }
@@ -97,6 +107,7 @@ func (d *Dataset) Subset(idx []int) *Dataset {
 		Rows:         len(idx),
 		Cols:         d.Cols,
 		Classes:      slices.Clone(d.Classes),
+		Categories:   slices.Clone(d.Categories),
 	}
 	if d.Weights != nil {
 		s.Weights = make([]float64, len(idx))
@@ -118,6 +129,8 @@ func (d *Dataset) Clone() *Dataset {
 	c.X = slices.Clone(d.X)
 	c.Y = slices.Clone(d.Y)
 	c.Classes = slices.Clone(d.Classes)
+	c.Weights = slices.Clone(d.Weights)
+	c.Categories = slices.Clone(d.Categories)
 	return &c
 }
 
