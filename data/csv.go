@@ -120,16 +120,10 @@ func ReadCSV(r io.Reader, name string, opts CSVOptions) (*Dataset, error) {
 	cr.ReuseRecord = true
 
 	p := &csvParser{name: name, cr: cr, noTarget: opts.NoTarget, weight: -1}
-	if opts.NoTarget && (opts.Target != "" || opts.Classification) {
-		return nil, fmt.Errorf("data: %s: NoTarget excludes Target and Classification", name)
-	}
-	if err := p.readHeader(opts.Target); err != nil {
+	if err := checkTargetOptions(name, opts); err != nil {
 		return nil, err
 	}
-	if err := p.weightColumn(opts.Weight); err != nil {
-		return nil, err
-	}
-	if err := p.categoricalColumns(opts.Categorical); err != nil {
+	if err := p.readHeader(opts); err != nil {
 		return nil, err
 	}
 	if err := p.readRows(opts); err != nil {
@@ -157,7 +151,7 @@ func ReadCSV(r io.Reader, name string, opts CSVOptions) (*Dataset, error) {
 		d.FeatureNames[k] = p.header[j]
 	}
 	if opts.Classification {
-		d.Classes = p.encodeLabels()
+		d.Classes = encodeLabels(p.labels, p.y)
 	}
 	for k, c := range p.cats {
 		if c != nil {
@@ -292,24 +286,6 @@ func (c *catColumn) code(s string) float64 {
 	return float64(id)
 }
 
-// categoricalColumns marks the named feature columns categorical.
-func (p *csvParser) categoricalColumns(names []string) error {
-	p.cats = make([]*catColumn, len(p.features))
-	for _, name := range names {
-		name = strings.TrimSpace(name)
-		j := slices.Index(p.header, name)
-		k := slices.Index(p.features, j)
-		switch {
-		case j < 0:
-			return fmt.Errorf("data: %s: categorical column %q not found; available columns: %s", p.name, name, listNames(p.header))
-		case k < 0:
-			return fmt.Errorf("data: %s: column %q is the target or the weight, not a feature that can be categorical", p.name, name)
-		}
-		p.cats[k] = &catColumn{id: map[string]int{}}
-	}
-	return nil
-}
-
 // toCategorical makes numeric feature k categorical after rows rows, its
 // numbers keyed by NumberKey.
 func (p *csvParser) toCategorical(k int) {
@@ -341,8 +317,9 @@ func (p *csvParser) read() ([]string, error) {
 	return nil, fmt.Errorf("data: reading %s: %w", p.name, err)
 }
 
-// readHeader reads and checks the header row and locates the target column.
-func (p *csvParser) readHeader(target string) error {
+// readHeader reads and checks the header row and picks the target, the
+// weight, the features and those declared categorical (chooseColumns).
+func (p *csvParser) readHeader(opts CSVOptions) error {
 	rec, err := p.read()
 	if err == io.EOF {
 		return fmt.Errorf("data: %s: empty file (a header row is required)", p.name)
@@ -371,53 +348,17 @@ func (p *csvParser) readHeader(target string) error {
 		return missingHeader(p.name)
 	}
 
-	if p.noTarget {
-		p.target = -1
-		p.features = make([]int, len(p.header))
-		for j := range p.features {
-			p.features[j] = j
-		}
-		return nil
+	roles, err := chooseColumns(p.name, p.name+" line 1", p.header, opts)
+	if err != nil {
+		return err
 	}
-	if target == "" {
-		p.target = len(p.header) - 1
-	} else {
-		j, ok := seen[strings.TrimSpace(target)]
-		if !ok {
-			return fmt.Errorf("data: %s: target column %q not found; available columns: %s", p.name, target, listNames(p.header))
-		}
-		p.target = j
-	}
-	if len(p.header) < 2 {
-		return fmt.Errorf("data: %s line 1: only one column (%q); need at least one feature column besides the target", p.name, p.header[0])
-	}
-	p.features = make([]int, 0, len(p.header)-1)
-	for j := range p.header {
-		if j != p.target {
-			p.features = append(p.features, j)
+	p.target, p.weight, p.features = roles.target, roles.weight, roles.features
+	p.cats = make([]*catColumn, len(p.features))
+	for k, c := range roles.categorical {
+		if c {
+			p.cats[k] = &catColumn{id: map[string]int{}}
 		}
 	}
-	return nil
-}
-
-// weightColumn makes the column named name, when not empty, the weight
-// column: read into w, no longer a feature.
-func (p *csvParser) weightColumn(name string) error {
-	if name == "" {
-		return nil
-	}
-	name = strings.TrimSpace(name)
-	j := slices.Index(p.header, name)
-	switch {
-	case j < 0:
-		return fmt.Errorf("data: %s: weight column %q not found; available columns: %s", p.name, name, listNames(p.header))
-	case j == p.target:
-		return fmt.Errorf("data: %s: column %q cannot be both the target and the weight", p.name, name)
-	case len(p.features) < 2:
-		return fmt.Errorf("data: %s: the weight column %q is the only feature column; need at least one feature besides it", p.name, name)
-	}
-	p.weight = j
-	p.features = slices.DeleteFunc(p.features, func(k int) bool { return k == j })
 	return nil
 }
 
@@ -585,17 +526,20 @@ func quoteValue(s string) string {
 	return strconv.Quote(s[:cut]) + "..."
 }
 
-// encodeLabels turns the first-seen label ids in p.y into final class
-// values and returns Classes (nil when the labels are their own indices).
-func (p *csvParser) encodeLabels() []string {
+// encodeLabels turns the first-seen label ids in y (indices into labels,
+// the distinct trimmed labels in the order first seen) into final class
+// values, in place, and returns Classes (nil when the labels are their own
+// indices), following CSVOptions.Classification. The CSV, Parquet and Arrow
+// readers share it, so that the same labels give the same classes.
+func encodeLabels(labels []string, y []float64) []string {
 	type label struct {
 		text    string
 		value   float64
 		numeric bool
 	}
-	ls := make([]label, len(p.labels))
+	ls := make([]label, len(labels))
 	allNumeric, allSmallInts := true, true
-	for i, s := range p.labels {
+	for i, s := range labels {
 		v, err := strconv.ParseFloat(s, 64)
 		ok := err == nil && !math.IsInf(v, 0) && !math.IsNaN(v)
 		ls[i] = label{text: s, value: v, numeric: ok}
@@ -640,8 +584,8 @@ func (p *csvParser) encodeLabels() []string {
 			remap[i] = float64(k)
 		}
 	}
-	for r, id := range p.y {
-		p.y[r] = remap[int(id)]
+	for r, id := range y {
+		y[r] = remap[int(id)]
 	}
 	return classes
 }
