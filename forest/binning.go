@@ -13,9 +13,19 @@ import (
 // x falls in the first bin b with x <= Edges[j][b], or in the last real bin.
 // Thus x <= Edges[j][b] exactly when code(x) <= b, and a split on bin b is the
 // threshold Edges[j][b].
+//
+// A categorical feature (Categories[j] not nil) has a bin per category:
+// code c is category c, its edges are the midpoints 0.5, 1.5, ... between
+// the category indices, its missing code is the number of categories, and
+// a value that is not a category index (data.Unseen: a category that the
+// training data lacked) gets UnseenCode.
 type Binner struct {
 	// Edges are each feature's ascending upper bin edges (NumBins(j)-1 of them).
 	Edges [][]float64
+	// Categories holds the dictionary of each categorical feature (the
+	// training data's, data.Dataset.Categories), nil for numeric ones;
+	// Categories is nil when no feature is categorical.
+	Categories [][]string
 
 	keys [][]uint64 // orderKey of each edge, for a branch-free search (see prepare)
 }
@@ -46,6 +56,42 @@ func (bn *Binner) prepare() {
 	bn.keys = keys
 }
 
+// UnseenCode is the bin code of a categorical value that is not one of its
+// feature's categories.
+const UnseenCode = 255
+
+// MaxCategories is the most categories a categorical feature may have: its
+// codes, its missing code and UnseenCode fit in a byte.
+const MaxCategories = 254
+
+// IsCategorical reports whether feature j is categorical (false for a nil Binner).
+func (bn *Binner) IsCategorical(j int) bool {
+	return bn != nil && j < len(bn.Categories) && bn.Categories[j] != nil
+}
+
+// HasCategorical reports whether any feature is categorical (false for a nil Binner).
+func (bn *Binner) HasCategorical() bool {
+	if bn == nil {
+		return false
+	}
+	for _, c := range bn.Categories {
+		if c != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// categoryEdges returns the edges of a categorical feature of k
+// categories: the midpoints between the indices 0..k-1.
+func categoryEdges(k int) []float64 {
+	e := make([]float64, max(k-1, 0))
+	for c := range e {
+		e[c] = float64(c) + 0.5
+	}
+	return e
+}
+
 // NumBins returns feature j's number of real bins.
 func (bn *Binner) NumBins(j int) int { return len(bn.Edges[j]) + 1 }
 
@@ -58,24 +104,28 @@ func (bn *Binner) MissingCode(j int) uint8 { return uint8(len(bn.Edges[j]) + 1) 
 // each value gets its own bin and the edges are the midpoints between
 // consecutive values, which are also the thresholds an exact learner tries.
 func NewBinner(x []float64, rows, cols, maxBins int) (*Binner, error) {
-	return newBinner(x, rows, cols, maxBins, 1, nil)
+	return newBinner(x, rows, cols, maxBins, 1, nil, nil)
 }
 
 // newBinner is NewBinner with features binned on up to threads goroutines
 // and, when w is not nil, each row weighing w[i] (fixed point; a row of
 // weight 0 is left out): the edges of a row of integer weight k are those
-// of k copies of it.
-func newBinner(x []float64, rows, cols, maxBins, threads int, w []int64) (*Binner, error) {
+// of k copies of it. A feature with a dictionary in cats is categorical.
+func newBinner(x []float64, rows, cols, maxBins, threads int, w []int64, cats [][]string) (*Binner, error) {
 	if maxBins < 2 || maxBins > 256 {
 		return nil, fmt.Errorf("forest: bins = %d, want 2..256", maxBins)
 	}
-	bn := &Binner{Edges: make([][]float64, cols)}
+	bn := &Binner{Edges: make([][]float64, cols), Categories: cats}
 	errs := make([]error, cols)
 	parallelBlocks(cols, threads, 1, func(lo, hi int) {
 		vals := make([]float64, 0, rows)
 		var wts []int64
 		var set distinctSet
 		for j := lo; j < hi; j++ {
+			if bn.IsCategorical(j) {
+				bn.Edges[j] = categoryEdges(len(cats[j]))
+				continue
+			}
 			vals, wts = vals[:0], wts[:0]
 			set.reset()
 			total := 0
@@ -271,6 +321,12 @@ func (bn *Binner) Code(j int, v float64) uint8 {
 	e := bn.Edges[j]
 	if math.IsNaN(v) {
 		return uint8(len(e) + 1)
+	}
+	if bn.Categories != nil && bn.Categories[j] != nil {
+		if k := len(bn.Categories[j]); v >= 0 && v < float64(k) && v == math.Trunc(v) {
+			return uint8(v)
+		}
+		return UnseenCode
 	}
 	// The number of edges below v, by a branch-free binary search over
 	// integer keys: base only moves forward, by a conditional move.

@@ -53,7 +53,7 @@ func TestBinnerDistinctPathMatchesSort(t *testing.T) {
 					x[i] = pool[r.IntN(len(pool))]
 				}
 			}
-			bn, err := newBinner(x, rows, cols, tc.bins, 2, nil)
+			bn, err := newBinner(x, rows, cols, tc.bins, 2, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -48,6 +48,11 @@ type DataSpec struct {
 	// (data.CSVOptions.Weight); a test file's column of that name, when
 	// it has one, is dropped (test scores are unweighted). CSV files only.
 	Weight string
+	// Categorical names feature columns of Train (and Test) to read as
+	// categories even when their values are numbers
+	// (data.CSVOptions.Categorical); a column with a value that is not a
+	// number is categorical without being named.
+	Categorical []string
 	// MaxBytes caps each file read (a CSV file, an MNIST file
 	// decompressed): a larger one is an error naming it and this option,
 	// wrapping data.ErrTooLarge. 0 means data.DefaultMaxBytes (1 GiB).
@@ -76,6 +81,8 @@ func (s DataSpec) Validate() error {
 		return errors.New("forest: DataSpec.Dataset mnist brings its own test set; drop DataSpec.Test")
 	case s.Holdout >= 1:
 		return fmt.Errorf("forest: DataSpec.Holdout %v must be below 1", s.Holdout)
+	case len(s.Categorical) > 0 && s.Train == "":
+		return errors.New("forest: DataSpec.Categorical needs a training file (DataSpec.Train)")
 	case s.Weight != "" && s.Train == "":
 		return errors.New("forest: DataSpec.Weight needs a training file (DataSpec.Train)")
 	case s.MaxBytes < 0:
@@ -110,7 +117,7 @@ func LoadData(ctx context.Context, s DataSpec) (*Split, error) {
 	if sp.Task == "" {
 		sp.Task = s.DefaultTask()
 	}
-	csvOpt := data.CSVOptions{Target: s.Target, Classification: sp.Task == Classification, MaxBytes: s.MaxBytes}
+	csvOpt := data.CSVOptions{Target: s.Target, Classification: sp.Task == Classification, Categorical: s.Categorical, MaxBytes: s.MaxBytes}
 	holdout := s.Holdout
 	var err error
 	switch {

@@ -48,7 +48,7 @@ func TestLoadData(t *testing.T) {
 	bigTest := writeFile(t, dir, "big-test.csv", "a,b,y\n"+strings.Repeat("1,1,1\n", 20))
 	swapped := writeFile(t, dir, "swapped.csv", "b,a,y\n1,1,1\n")
 	narrow := writeFile(t, dir, "narrow.csv", "a,y\n1,1\n")
-	bad := writeFile(t, dir, "bad.csv", "a,b,y\n1,2,3\n4,x,6\n")
+	bad := writeFile(t, dir, "bad.csv", "a,b,y\n1,2,3\n4,inf,6\n")
 	labels := writeFile(t, dir, "labels.csv", "a,label\n1,cat\n2,dog\n3,eel\n")
 	labelsTest := writeFile(t, dir, "labels-test.csv", "a,label\n1,eel\n2,cat\n")
 	unknown := writeFile(t, dir, "unknown.csv", "a,label\n1,cow\n")

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/gotrain/gotrain/data"
 	"github.com/gotrain/gotrain/forest"
@@ -203,4 +204,41 @@ func ExampleOptions_classWeight() {
 	fmt.Printf("%d classes weighted %q, out-of-bag accuracy %.2f\n", len(f.Classes), f.Options.ClassWeight, f.OOBScore)
 	// Output:
 	// 10 classes weighted "balanced", out-of-bag accuracy 0.94
+}
+
+// Fit a forest on a CSV column of text categories (categorical without
+// being declared), then predict rows whose categories come in another
+// order, one of them never seen in training: it follows the heavier side
+// of each split, here the cheap fruits.
+func Example_categorical() {
+	var train strings.Builder
+	train.WriteString("fruit,price\n")
+	for i := range 60 {
+		fruit := []string{"apple", "cherry", "banana", "apple", "kiwi"}[i%5]
+		price := map[string]float64{"apple": 1, "banana": 1, "cherry": 5, "kiwi": 5}[fruit]
+		fmt.Fprintf(&train, "%s,%v\n", fruit, price)
+	}
+	d, err := data.ReadCSV(strings.NewReader(train.String()), "fruit.csv", data.CSVOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, err := forest.Fit(d, forest.Options{Trees: 5, MaxDepth: 1, Seed: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("categories:", f.Binner.Categories[0])
+	fmt.Println("root sends left:", f.Trees[0].Sets[0].Has(0), f.Trees[0].Sets[0].Has(1), f.Trees[0].Sets[0].Has(2), f.Trees[0].Sets[0].Has(3))
+	rows, err := data.ReadCSV(strings.NewReader("fruit\nkiwi\nbanana\nmango\n"), "new.csv", data.CSVOptions{NoTarget: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	p, err := f.PredictData(rows, forest.PredictOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("predictions: %.2f\n", p.Values)
+	// Output:
+	// categories: [apple banana cherry kiwi]
+	// root sends left: true true false false
+	// predictions: [5.00 1.00 1.00]
 }

@@ -144,7 +144,7 @@ func (s *treeSHAP) recurse(node, parent, depth int, pzero, pone float64, pfeatur
 	}
 	left := int(t.Left[node])
 	hot, cold := left, left+1
-	if c := s.codes[f]; !(c <= t.Bin[node] || (c == s.miss[f] && t.MissingLeft[node])) {
+	if !t.goesLeft(int32(node), s.codes[f], s.miss[f]) {
 		hot, cold = cold, hot
 	}
 	w := s.weight[node]

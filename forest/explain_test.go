@@ -25,7 +25,11 @@ func bruteCondExp(t *Tree, node int, codes, miss []uint8, set uint, d int) []flo
 	l := int(t.Left[node])
 	if set&(1<<f) != 0 {
 		c := codes[f]
-		if c <= t.Bin[node] || (c == miss[f] && t.MissingLeft[node]) {
+		left := c <= t.Bin[node] || (c == miss[f] && t.MissingLeft[node])
+		if t.Category != nil && t.Category[node] >= 0 {
+			left = t.Sets[t.Category[node]][c/64]>>(c%64)&1 == 1
+		}
+		if left {
 			return bruteCondExp(t, l, codes, miss, set, d)
 		}
 		return bruteCondExp(t, l+1, codes, miss, set, d)
@@ -121,20 +125,46 @@ func TestSHAPMatchesBruteForce(t *testing.T) {
 		name    string
 		classes int
 		opt     Options
+		cat     bool // feature 0 categorical
 	}{
-		{"regression", 0, Options{Trees: 4, MaxDepth: 6, Seed: 3}},
-		{"regression-deep", 0, Options{Trees: 2, Seed: 5, MaxFeatures: "2"}},
-		{"classification", 3, Options{Task: Classification, Trees: 4, MaxDepth: 5, Seed: 1}},
+		{"regression", 0, Options{Trees: 4, MaxDepth: 6, Seed: 3}, false},
+		{"regression-deep", 0, Options{Trees: 2, Seed: 5, MaxFeatures: "2"}, false},
+		{"classification", 3, Options{Task: Classification, Trees: 4, MaxDepth: 5, Seed: 1}, false},
+		{"categorical regression", 0, Options{Trees: 4, MaxDepth: 6, Seed: 3}, true},
+		{"categorical classification", 3, Options{Task: Classification, Trees: 4, MaxDepth: 5, Seed: 1}, true},
+	}
+	categorical := func(d *data.Dataset) *data.Dataset {
+		d.Categories = make([][]string, d.Cols)
+		d.Categories[0] = []string{"a", "b", "c", "d", "e", "f"}
+		for i := 0; i < d.Rows; i++ {
+			if v := &d.X[i*d.Cols]; !math.IsNaN(*v) {
+				*v = float64(int(math.Abs(*v)*1000) % 6)
+			}
+		}
+		return d
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			const p = 5
 			ds := shapData(300, p, tc.classes, 11)
+			if tc.cat {
+				ds = categorical(ds)
+			}
 			f, err := Fit(ds, tc.opt)
 			if err != nil {
 				t.Fatal(err)
 			}
 			test := shapData(25, p, tc.classes, 12)
+			if tc.cat {
+				test = categorical(test)
+				sets := 0
+				for k := range f.Trees {
+					sets += len(f.Trees[k].Sets)
+				}
+				if sets == 0 {
+					t.Fatal("no categorical split")
+				}
+			}
 			ex, err := f.SHAP(test.X, test.Rows)
 			if err != nil {
 				t.Fatal(err)

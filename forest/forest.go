@@ -71,6 +71,7 @@ func Fit(d *data.Dataset, opt Options) (*Forest, error) {
 	b.entropy = opt.Task == Classification && opt.Criterion == Entropy
 	b.stride = 2 + b.d
 	b.edges = f.Binner.Edges
+	b.cat = catFeatures(f.Binner)
 	b.prep = pr
 	b.xb = pr.Codes
 	b.cwords = (p + 63) / 64

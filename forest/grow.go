@@ -136,6 +136,14 @@ type builder struct {
 	// split searches or its own): constant in a node means constant in
 	// every descendant, so they are skipped without a scan.
 	konst []uint64
+	// cat tells which features are categorical (nil: none); the split
+	// search of a categorical feature (scanCategorical) orders its codes
+	// in catCodes by the keys in catKeys, and the tree's category sets
+	// collect in sets.
+	cat      []bool
+	catCodes []uint8
+	catKeys  []float64
+	sets     []CategorySet
 }
 
 // scratch holds per-node buffers of stride int64s.
@@ -149,6 +157,7 @@ type bnode struct {
 	feature     int32
 	bin         uint8
 	missingLeft bool
+	set         int32 // index in builder.sets of a categorical split, else -1
 	left, right int32
 	n           int32
 	w           int64
@@ -162,8 +171,9 @@ type split struct {
 	bin         int
 	missingLeft bool
 	score       float64
-	gain        float64 // score minus the node's own proxy
-	left        []int64 // stride statistics of the left side
+	gain        float64     // score minus the node's own proxy
+	left        []int64     // stride statistics of the left side
+	set         CategorySet // the codes that go left, when feature is categorical
 }
 
 func newWorker(b *builder) *builder {
@@ -199,6 +209,9 @@ func newWorker(b *builder) *builder {
 		w.cclass, w.ctot = make([]int, b.d), make([]int64, b.stride)
 	}
 	w.konst = make([]uint64, 0, 64*b.cwords)
+	if b.cat != nil {
+		w.catCodes, w.catKeys, w.sets = make([]uint8, 0, 256), make([]float64, 256), nil
+	}
 	w.arena = make([]int64, 0, 128*b.stride)
 	w.scr = scratch{make([]int64, b.stride), make([]int64, b.stride), make([]int64, b.stride), make([]int64, b.stride), make([]int64, 3*b.stride)}
 	return &w
@@ -277,6 +290,7 @@ func (b *builder) buildTree(t int, tr *Tree) {
 	b.nodes = b.nodes[:0]
 	b.values = b.values[:0]
 	b.rows = b.rows[:0]
+	b.sets = b.sets[:0]
 	tot := make([]int64, b.stride)
 	if w := b.prep.W; w == nil {
 		for i, c := range b.counts {
@@ -1271,6 +1285,8 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 		j := int(kj & 0xFFFF)
 		var ok bool
 		switch {
+		case b.isCat(j):
+			ok = b.scanCategorical(j, lo, hi, buf, key, hist, tot, &best)
 		case b.random:
 			ok = b.scanRandom(j, lo, hi, key, tot, &best)
 		case hist != nil:
@@ -1293,7 +1309,7 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 			best.ok = false
 		}
 	}
-	if best.ok && !b.hasMissing(hist, lo, hi, buf, best.feature) {
+	if best.ok && !b.isCat(best.feature) && !b.hasMissing(hist, lo, hi, buf, best.feature) {
 		// No missing value seen: send them to the heavier side.
 		best.missingLeft = 2*best.left[1] >= tot[1]
 	}
@@ -1420,7 +1436,7 @@ func (b *builder) leafNode(depth int, st []int64) bool {
 // sorted-list buffer that holds the node's rows, or -1 when none does.
 func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, buf int, tot []int64) int32 {
 	id := int32(len(b.nodes))
-	b.nodes = append(b.nodes, bnode{feature: -1, left: -1, right: -1, n: int32(tot[0]), w: tot[1]})
+	b.nodes = append(b.nodes, bnode{feature: -1, set: -1, left: -1, right: -1, n: int32(tot[0]), w: tot[1]})
 	b.values = b.prep.LeafValue(b.values, tot)
 	if b.leafNode(depth, tot) {
 		b.putHist(hist)
@@ -1450,6 +1466,14 @@ func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, buf int, tot
 		return id
 	}
 	j, bin, ml, mc := sp.feature, uint8(sp.bin), sp.missingLeft, b.miss[sp.feature]
+	set := sp.set
+	if b.isCat(j) {
+		bin, ml = 0, set.Has(mc)
+		b.nodes[id].set = int32(len(b.sets))
+		b.sets = append(b.sets, set)
+	} else {
+		set = numericSet(bin, ml, mc)
+	}
 	mark := len(b.arena)
 	b.arena = append(b.arena, sp.left...)
 	b.arena = append(b.arena, tot...)
@@ -1463,7 +1487,7 @@ func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, buf int, tot
 	if leaves {
 		mid = lo + int(ltot[0]) // both children are leaves: their rows are not needed
 	} else {
-		mid = b.partition(lo, hi, buf, j, bin, ml, mc)
+		mid = b.partition(lo, hi, buf, j, &set)
 	}
 	cbuf := buf
 	if buf >= 0 && !leaves {
@@ -1505,16 +1529,16 @@ func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, buf int, tot
 	return id
 }
 
-// partition moves the rows of [lo,hi) going left first and returns the
-// boundary. For sorted nodes (buf >= 0) it moves every feature's list from
-// buffer buf to the other buffer, stably (rows itself is no longer used there).
-func (b *builder) partition(lo, hi, buf, j int, bin uint8, ml bool, mc uint8) int {
+// partition moves the rows of [lo,hi) going left (their code of feature j
+// in set) first and returns the boundary. For sorted nodes (buf >= 0) it
+// moves every feature's list from buffer buf to the other buffer, stably
+// (rows itself is no longer used there).
+func (b *builder) partition(lo, hi, buf, j int, set *CategorySet) int {
 	if buf < 0 && b.local {
 		col, rows := b.loc[j*b.lsize:(j+1)*b.lsize], b.lrows[lo-b.lbase:hi-b.lbase]
 		i, k := 0, len(rows)-1
 		for i <= k {
-			c := col[rows[i]]
-			if c <= bin || (c == mc && ml) {
+			if set.Has(col[rows[i]]) {
 				i++
 			} else {
 				rows[i], rows[k] = rows[k], rows[i]
@@ -1528,7 +1552,7 @@ func (b *builder) partition(lo, hi, buf, j int, bin uint8, ml bool, mc uint8) in
 		col, rows, right := b.xc[j*b.n:(j+1)*b.n], b.rows, b.rtmp[:0]
 		w := lo
 		for _, r := range rows[lo:hi] {
-			if c := col[r]; c <= bin || (c == mc && ml) {
+			if set.Has(col[r]) {
 				rows[w] = r
 				w++
 			} else {
@@ -1542,8 +1566,7 @@ func (b *builder) partition(lo, hi, buf, j int, bin uint8, ml bool, mc uint8) in
 		rows, p, xb := b.rows, b.p, b.xb
 		i, k := lo, hi-1
 		for i <= k {
-			c := xb[int(rows[i])*p+j]
-			if c <= bin || (c == mc && ml) {
+			if set.Has(xb[int(rows[i])*p+j]) {
 				i++
 			} else {
 				rows[i], rows[k] = rows[k], rows[i]
@@ -1558,10 +1581,7 @@ func (b *builder) partition(lo, hi, buf, j int, bin uint8, ml bool, mc uint8) in
 	off := j*b.scap + lo - b.sbase
 	for i, e := range b.ent[buf][off : off+n] {
 		c := b.scode[buf][off+i]
-		var l uint8
-		if c <= bin || (c == mc && ml) {
-			l = 1
-		}
+		l := uint8(set[c>>6] >> (c & 63) & 1)
 		mark[e] = l
 		nl += int(l)
 	}
@@ -1616,7 +1636,18 @@ func (b *builder) emit(tr *Tree) {
 			continue
 		}
 		tr.Bin[out] = src.bin
-		tr.Threshold[out] = b.edges[src.feature][src.bin]
+		if src.set < 0 {
+			tr.Threshold[out] = b.edges[src.feature][src.bin]
+		} else {
+			if tr.Category == nil {
+				tr.Category = make([]int32, nn)
+				for i := range tr.Category {
+					tr.Category[i] = -1
+				}
+			}
+			tr.Category[out] = int32(len(tr.Sets))
+			tr.Sets = append(tr.Sets, b.sets[src.set])
+		}
 		tr.MissingLeft[out] = src.missingLeft
 		tr.Gain[out] = src.gain
 		tr.Left[out] = int32(len(queue))

@@ -94,6 +94,12 @@ type modelHeader struct {
 	OOBRows     int          `json:"oob_rows"`
 	// Version 2: the leaf samples' sizes, when the forest keeps them.
 	LeafSamples *modelLeafSamples `json:"leaf_samples,omitempty"`
+	// Version 2: each feature's category dictionary (null for a numeric
+	// feature), when a feature is categorical.
+	Categories [][]string `json:"categories,omitempty"`
+	// Version 2: each tree's number of category sets, when a feature is
+	// categorical.
+	CategorySets []int64 `json:"category_sets,omitempty"`
 }
 
 // modelLeafSamples are the sizes of the leaf samples section (LeafSamples):
@@ -223,6 +229,9 @@ func (f *Forest) checkSave() error {
 // version returns the format version f needs: 2 when it uses an
 // addition of version 2, else 1 (see modelVersion).
 func (f *Forest) version() int {
+	if f.Binner != nil && f.Binner.HasCategorical() {
+		return 2
+	}
 	if f.Options.Splitter == Random || f.Options.KeepLeafSamples || f.LeafSamples != nil || f.Options.ClassWeight != "" || f.Options.MinWeightFractionLeaf != 0 {
 		return 2
 	}
@@ -276,6 +285,13 @@ func (f *Forest) header() modelHeader {
 	}
 	if f.Binner != nil {
 		h.BinEdges = f.Binner.Edges
+		if f.Binner.HasCategorical() {
+			h.Categories = f.Binner.Categories
+			h.CategorySets = make([]int64, len(f.Trees))
+			for t := range f.Trees {
+				h.CategorySets[t] = int64(len(f.Trees[t].Sets))
+			}
+		}
 	}
 	for t := range f.Trees {
 		h.NodeCounts[t] = int64(len(f.Trees[t].Feature))
@@ -314,6 +330,7 @@ func writeArray[T any](e *encoder, xs []T, size int, put func([]byte, T)) {
 
 func putInt32(b []byte, x int32)     { binary.LittleEndian.PutUint32(b, uint32(x)) }
 func putInt64(b []byte, x int64)     { binary.LittleEndian.PutUint64(b, uint64(x)) }
+func putUint64(b []byte, x uint64)   { binary.LittleEndian.PutUint64(b, x) }
 func putFloat64(b []byte, x float64) { binary.LittleEndian.PutUint64(b, math.Float64bits(x)) }
 func putUint8(b []byte, x uint8)     { b[0] = x }
 func putBool(b []byte, x bool) {
@@ -351,6 +368,13 @@ func (f *Forest) encode(w io.Writer) error {
 		writeArray(e, tr.Samples, 4, putInt32)
 		writeArray(e, tr.Weight, 8, putInt64)
 		writeArray(e, tr.Gain, 8, putFloat64)
+	}
+	if f.Binner.HasCategorical() {
+		for t := range f.Trees {
+			for _, s := range f.Trees[t].Sets {
+				writeArray(e, s[:], 8, putUint64)
+			}
+		}
 	}
 	if ls := f.LeafSamples; ls != nil {
 		writeArray(e, ls.Y, 8, putFloat64)
@@ -490,6 +514,7 @@ func readArray[T any](d *decoder, n int, size int, get func([]byte) T, what stri
 
 func getInt32(b []byte) int32     { return int32(binary.LittleEndian.Uint32(b)) }
 func getInt64(b []byte) int64     { return int64(binary.LittleEndian.Uint64(b)) }
+func getUint64(b []byte) uint64   { return binary.LittleEndian.Uint64(b) }
 func getFloat64(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) }
 func getUint8(b []byte) uint8     { return b[0] }
 
@@ -570,6 +595,19 @@ func decode(r io.Reader, size int64) (*Forest, error) {
 			return nil, invalid("the trees take more than %d bytes", int64(maxTreeBytes))
 		}
 	}
+	if h.CategorySets != nil {
+		if len(h.CategorySets) != len(h.NodeCounts) {
+			return nil, invalid("header: category_sets has %d entries for %d trees", len(h.CategorySets), len(h.NodeCounts))
+		}
+		for t, k := range h.CategorySets {
+			if k < 0 || k > h.NodeCounts[t] {
+				return nil, invalid("header: category_sets: tree %d has %d sets for %d nodes", t, k, h.NodeCounts[t])
+			}
+			if body += 32 * k; body > maxTreeBytes {
+				return nil, invalid("the trees take more than %d bytes", int64(maxTreeBytes))
+			}
+		}
+	}
 	if ls := h.LeafSamples; ls != nil {
 		if ls.TrainRows < 1 || ls.TrainRows > maxLeafSampleRows || len(ls.Counts) != len(h.NodeCounts) {
 			return nil, invalid("header: leaf_samples has %d training rows and %d counts for %d trees, want 1..%d rows and a count per tree", ls.TrainRows, len(ls.Counts), len(h.NodeCounts), maxLeafSampleRows)
@@ -628,6 +666,21 @@ func decode(r io.Reader, size int64) (*Forest, error) {
 			return nil, err
 		}
 		f.Trees = append(f.Trees, tr)
+	}
+	for t, k := range h.CategorySets {
+		d.tree = t
+		words, err := readArray(d, 4*int(k), 8, getUint64, "category sets")
+		if err != nil {
+			return nil, err
+		}
+		tr := &f.Trees[t]
+		if k > 0 {
+			tr.Sets = make([]CategorySet, k)
+			for i := range tr.Sets {
+				copy(tr.Sets[i][:], words[4*i:])
+			}
+		}
+		tr.Category = f.categoryIndex(tr)
 	}
 	if ls := h.LeafSamples; ls != nil {
 		d.tree = -1
@@ -694,6 +747,10 @@ func (h *modelHeader) forest(version int) (*Forest, error) {
 		return nil, invalid("header: unknown splitter %q", h.Options.Splitter)
 	case version < 2 && (h.Options.ClassWeight != "" || h.Options.MinWeightFractionLeaf != 0):
 		return nil, invalid("header: class_weight and min_weight_fraction_leaf need format version 2, the file is version %d", version)
+	case version < 2 && (h.Categories != nil || h.CategorySets != nil):
+		return nil, invalid("header: categorical features need format version 2, the file is version %d", version)
+	case (h.Categories != nil) != (h.CategorySets != nil):
+		return nil, invalid("header: categories and category_sets come together")
 	case version < 2 && (h.Options.KeepLeafSamples || h.LeafSamples != nil):
 		return nil, invalid("header: leaf samples need format version 2, the file is version %d", version)
 	case h.Options.KeepLeafSamples != (h.LeafSamples != nil):
@@ -730,7 +787,7 @@ func (h *modelHeader) forest(version int) (*Forest, error) {
 		Target:      h.Target,
 		NumFeatures: h.NumFeatures,
 		Classes:     h.Classes,
-		Binner:      &Binner{Edges: h.BinEdges},
+		Binner:      &Binner{Edges: h.BinEdges, Categories: h.Categories},
 		OOBScore:    h.OOBScore.v,
 		OOBRows:     h.OOBRows,
 	}
@@ -785,6 +842,31 @@ func (f *Forest) validateMeta(nt int) error {
 		return invalid("no bin edges")
 	case len(f.Binner.Edges) != f.NumFeatures:
 		return invalid("bin edges for %d features, want %d", len(f.Binner.Edges), f.NumFeatures)
+	}
+	if c := f.Binner.Categories; c != nil && len(c) != f.NumFeatures {
+		return invalid("category dictionaries for %d features, want %d", len(c), f.NumFeatures)
+	}
+	for j, dict := range f.Binner.Categories {
+		if dict == nil {
+			continue
+		}
+		if len(dict) > MaxCategories {
+			return invalid("feature %d has %d categories, want at most %d", j, len(dict), MaxCategories)
+		}
+		for k, name := range dict {
+			switch {
+			case !utf8.ValidString(name):
+				return invalid("feature %d category %d (%q) is not valid UTF-8", j, k, name)
+			case k > 0 && name <= dict[k-1]:
+				return invalid("feature %d categories are not in increasing order: %q after %q", j, name, dict[k-1])
+			}
+		}
+		if e := f.Binner.Edges[j]; !slices.Equal(e, categoryEdges(len(dict))) {
+			return invalid("feature %d is categorical with %d categories but its bin edges are %v", j, len(dict), e)
+		}
+	}
+	if f.Binner.Categories != nil && !f.Binner.HasCategorical() {
+		return invalid("category dictionaries without a categorical feature")
 	}
 	for j, e := range f.Binner.Edges {
 		if len(e) > maxEdges {
@@ -864,6 +946,12 @@ func (f *Forest) checkTree(t, maxDepth int) error {
 				return invalid("tree %d node %d: left child is %d, want %d (children must follow in breadth-first order)", t, i, l, next)
 			}
 			next += 2
+			if f.Binner.IsCategorical(int(feat)) {
+				if err := f.checkCategorySplit(t, i); err != nil {
+					return err
+				}
+				break
+			}
 			edges := f.Binner.Edges[feat]
 			b := int(tr.Bin[i])
 			if b >= len(edges) {
@@ -889,6 +977,57 @@ func (f *Forest) checkTree(t, maxDepth int) error {
 	}
 	if next != n {
 		return invalid("tree %d: %d nodes but the splits have children 1..%d", t, n, next-1)
+	}
+	want := f.categoryIndex(tr)
+	switch {
+	case want == nil && (tr.Category != nil || len(tr.Sets) > 0):
+		return invalid("tree %d: %d category sets but no categorical split", t, len(tr.Sets))
+	case want != nil && !slices.Equal(tr.Category, want):
+		return invalid("tree %d: the category set indices do not number the categorical splits in node order", t)
+	case want != nil && int(slices.Max(want))+1 != len(tr.Sets):
+		return invalid("tree %d: %d category sets for %d categorical splits", t, len(tr.Sets), slices.Max(want)+1)
+	}
+	return nil
+}
+
+// categoryIndex returns what tr.Category must be: the number, in node
+// order, of each node that splits a categorical feature, -1 for the other
+// nodes; nil when there is no such node.
+func (f *Forest) categoryIndex(tr *Tree) []int32 {
+	var idx []int32
+	k := int32(0)
+	for i, feat := range tr.Feature {
+		if feat < 0 || !f.Binner.IsCategorical(int(feat)) {
+			continue
+		}
+		if idx == nil {
+			idx = make([]int32, len(tr.Feature))
+			for q := range idx {
+				idx[q] = -1
+			}
+		}
+		idx[i] = k
+		k++
+	}
+	return idx
+}
+
+// checkCategorySplit checks node i of tree t, a split of a categorical
+// feature: Bin 0, Threshold 0, and MissingLeft telling whether its set
+// (when it has one) holds the missing code.
+func (f *Forest) checkCategorySplit(t, i int) error {
+	tr := &f.Trees[t]
+	switch {
+	case tr.Bin[i] != 0:
+		return invalid("tree %d node %d: categorical split with bin %d, want 0", t, i, tr.Bin[i])
+	case math.Float64bits(tr.Threshold[i]) != 0:
+		return invalid("tree %d node %d: categorical split with threshold %v, want 0", t, i, tr.Threshold[i])
+	}
+	if i < len(tr.Category) && tr.Category[i] >= 0 && int(tr.Category[i]) < len(tr.Sets) {
+		set := tr.Sets[tr.Category[i]]
+		if set.Has(f.Binner.MissingCode(int(tr.Feature[i]))) != tr.MissingLeft[i] {
+			return invalid("tree %d node %d: missing_left is %v but the category set says otherwise", t, i, tr.MissingLeft[i])
+		}
 	}
 	return nil
 }

@@ -33,6 +33,11 @@ type ctree struct {
 	nodes []cnode
 	vals  []float64 // Outputs() values per node, in the compiled (depth-first) order
 	depth int
+	// set is, for a tree with categorical splits, the index in sets of
+	// each compiled node's category set (-1: a numeric split or a leaf);
+	// nil for the other trees.
+	set  []int32
+	sets []CategorySet
 }
 
 // compiled is the predictor built from a forest's trees.
@@ -98,8 +103,20 @@ func compile(f *Forest) (*compiled, error) {
 				nd.missing = f.Binner.MissingCode(int(j))
 			}
 			ct.nodes = append(ct.nodes, nd)
+			if tr.Category != nil {
+				for len(ct.set) < len(ct.nodes) {
+					ct.set = append(ct.set, -1)
+				}
+				ct.set[at] = tr.Category[i]
+			}
 			// The right child is pushed first so the left one is placed next.
 			stack = append(stack, item{tr.Left[i] + 1, at}, item{tr.Left[i], -1})
+		}
+		if tr.Category != nil {
+			for len(ct.set) < len(ct.nodes) {
+				ct.set = append(ct.set, -1)
+			}
+			ct.sets = tr.Sets
 		}
 		c.trees[t] = ct
 	}
@@ -118,6 +135,31 @@ const group = 16
 func leaves(ct *ctree, codes []uint8, stride, n int, leaf []int32) {
 	nodes := ct.nodes
 	i := 0
+	if ct.set != nil {
+		// A tree with categorical splits: one row at a time, each node
+		// testing its set or its bin.
+		for ; i < n; i++ {
+			row := codes[i*stride : (i+1)*stride]
+			k := int32(0)
+			for range ct.depth {
+				nd := nodes[k]
+				c := row[nd.feature]
+				var left bool
+				if s := ct.set[k]; s >= 0 {
+					left = ct.sets[s].Has(c)
+				} else {
+					left = c <= nd.bin || c == nd.missing
+				}
+				if left {
+					k++
+				} else {
+					k = nd.right
+				}
+			}
+			leaf[i] = k
+		}
+		return
+	}
 	if useAVX512 && len(nodes) > 0 && len(codes) >= n*stride+3 {
 		var offs, out [16]int32
 		var out48 [48]int32

@@ -110,8 +110,12 @@ func (f *Forest) PredictData(d *data.Dataset, opt PredictOptions) (*Predictions,
 
 // FeatureMatrix returns the row-major matrix (d.Rows × NumFeatures) of the
 // forest's features, taken from d's columns by name; when the forest has
-// no feature names, d must have NumFeatures columns and FeatureMatrix
-// returns d.X itself. Errors name the data set and the missing column.
+// no feature names, d must have NumFeatures columns, and FeatureMatrix
+// returns d.X itself when no feature is categorical. The values of a
+// categorical feature are mapped onto the forest's dictionary (from d's
+// dictionary, or from numbers keyed by data.NumberKey), a category it
+// lacks to data.Unseen. Errors name the data set and the column: a
+// missing one, or a categorical one for a numeric feature.
 func (f *Forest) FeatureMatrix(d *data.Dataset) ([]float64, error) {
 	if d == nil {
 		return nil, errors.New("forest: nil data set")
@@ -120,23 +124,34 @@ func (f *Forest) FeatureMatrix(d *data.Dataset) ([]float64, error) {
 	if name == "" {
 		name = "the data"
 	}
+	idx := make([]int, f.NumFeatures)
 	if len(f.Features) == 0 {
 		if d.Cols != f.NumFeatures {
 			return nil, fmt.Errorf("forest: %s has %d columns, the model wants %d", name, d.Cols, f.NumFeatures)
 		}
-		return d.X, nil
-	}
-	col := make(map[string]int, len(d.FeatureNames))
-	for j, n := range d.FeatureNames {
-		col[n] = j
-	}
-	idx := make([]int, len(f.Features))
-	for k, n := range f.Features {
-		j, ok := col[n]
-		if !ok {
-			return nil, fmt.Errorf("forest: %s: column %q, which the model needs, is missing", name, n)
+		for k := range idx {
+			idx[k] = k
 		}
-		idx[k] = j
+	} else {
+		col := make(map[string]int, len(d.FeatureNames))
+		for j, n := range d.FeatureNames {
+			col[n] = j
+		}
+		for k, n := range f.Features {
+			j, ok := col[n]
+			if !ok {
+				return nil, fmt.Errorf("forest: %s: column %q, which the model needs, is missing", name, n)
+			}
+			idx[k] = j
+		}
+	}
+	for k, j := range idx {
+		if d.IsCategorical(j) && !f.Binner.IsCategorical(k) {
+			return nil, fmt.Errorf("forest: %s: column %q holds categories (values that are not numbers) but the model's feature is numeric", name, f.FeatureName(k))
+		}
+	}
+	if len(f.Features) == 0 && !f.Binner.HasCategorical() && !d.HasCategories() {
+		return d.X, nil
 	}
 	p := len(idx)
 	x := make([]float64, d.Rows*p)
@@ -145,6 +160,18 @@ func (f *Forest) FeatureMatrix(d *data.Dataset) ([]float64, error) {
 		for k, j := range idx {
 			x[i*p+k] = row[j]
 		}
+	}
+	for k, j := range idx {
+		if !f.Binner.IsCategorical(k) {
+			continue
+		}
+		// Recode column k of x as d's column j onto the forest's dictionary.
+		col := &data.Dataset{Rows: d.Rows, Cols: p, X: x}
+		if d.IsCategorical(j) {
+			col.Categories = make([][]string, p)
+			col.Categories[k] = d.Categories[j]
+		}
+		col.Recode(k, f.Binner.Categories[k])
 	}
 	return x, nil
 }

@@ -65,7 +65,11 @@ func prepare(d *data.Dataset, opt Options) (*prepared, error) {
 		}
 		pr.Outputs = 1
 	}
-	binner, err := newBinner(d.X, n, p, opt.Bins, opt.Threads, pr.W)
+	cats, err := categories(d)
+	if err != nil {
+		return nil, err
+	}
+	binner, err := newBinner(d.X, n, p, opt.Bins, opt.Threads, pr.W, cats)
 	if err != nil {
 		return nil, err
 	}
@@ -105,4 +109,36 @@ func prepare(d *data.Dataset, opt Options) (*prepared, error) {
 		return nil
 	}
 	return pr, nil
+}
+
+// categories returns the category dictionaries of d's features for the
+// Binner (nil when none is categorical), after checking them and the
+// values of the categorical columns (data.Dataset.CheckCategories): a
+// training set holds no Unseen value, and at most MaxCategories
+// categories a feature.
+func categories(d *data.Dataset) ([][]string, error) {
+	if !d.HasCategories() {
+		return nil, nil
+	}
+	if err := d.CheckCategories(); err != nil {
+		return nil, fmt.Errorf("forest: %w", err)
+	}
+	for j, dict := range d.Categories {
+		if dict == nil {
+			continue
+		}
+		name := fmt.Sprintf("%d", j)
+		if j < len(d.FeatureNames) {
+			name = fmt.Sprintf("%q", d.FeatureNames[j])
+		}
+		if len(dict) > MaxCategories {
+			return nil, fmt.Errorf("forest: feature %s has %d categories, more than the %d a categorical feature may have (a CSV column with a value that is not a number is categorical)", name, len(dict), MaxCategories)
+		}
+		for i := 0; i < d.Rows; i++ {
+			if d.X[i*d.Cols+j] == data.Unseen {
+				return nil, fmt.Errorf("forest: row %d, feature %s: a category outside the feature's dictionary (data.Unseen) cannot be trained on", i+1, name)
+			}
+		}
+	}
+	return d.Categories, nil
 }

@@ -3,6 +3,7 @@ package forest
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -16,6 +17,9 @@ func (r *TrainResult) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "data\t%s (%d train rows, %d test rows, %d features)\n", r.Data, r.TrainRows, r.TestRows, r.Features)
 	fmt.Fprintf(tw, "device\t%s (%s)\n", r.Device, r.Engine)
+	if len(r.Categorical) > 0 {
+		fmt.Fprintf(tw, "categorical\t%s\n", strings.Join(r.Categorical, ", "))
+	}
 	fmt.Fprintf(tw, "forest\t%s, %d trees, %d nodes, deepest leaf %d\n", r.Task, r.Trees, r.Nodes, r.MaxDepth)
 	if g := r.GraphStats; g != nil {
 		fmt.Fprintf(tw, "fit\t%.3f s + %.3f s compiling graphs (%d trees per batch, peak histogram %d bytes)\n", r.FitSeconds, g.CompileSeconds, g.TreesPerBatch, g.PeakHistogramBytes)

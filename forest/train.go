@@ -106,6 +106,8 @@ type TrainResult struct {
 	TestR2  *float64 `json:"test_r2,omitempty"`
 	// TestAccuracy is the classification accuracy on the test set.
 	TestAccuracy *float64 `json:"test_accuracy,omitempty"`
+	// Categorical names the categorical features, when any.
+	Categorical []string `json:"categorical,omitempty"`
 	// OOBScore is the out-of-bag R² or accuracy, when computed.
 	OOBScore *float64 `json:"oob_score,omitempty"`
 	// Nodes is the number of nodes of all trees.
@@ -200,6 +202,21 @@ func Train(train, test *data.Dataset, opt Options, cfg TrainConfig) (*TrainResul
 	}
 	if !math.IsNaN(f.OOBScore) {
 		r.OOBScore = ptr(f.OOBScore)
+	}
+	for j := range f.NumFeatures {
+		if f.Binner.IsCategorical(j) {
+			r.Categorical = append(r.Categorical, f.FeatureName(j))
+		}
+	}
+	if test != nil && (f.Binner.HasCategorical() || test.HasCategories()) {
+		// The test set's categories, onto the forest's dictionaries.
+		x, err := f.FeatureMatrix(test)
+		if err != nil {
+			return nil, err
+		}
+		aligned := *test
+		aligned.X, aligned.Cols, aligned.Categories, aligned.FeatureNames = x, f.NumFeatures, nil, f.Features
+		test = &aligned
 	}
 	if test != nil {
 		if err := r.evaluate(test, repeats); err != nil {

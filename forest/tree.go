@@ -24,6 +24,15 @@ type Tree struct {
 	Weight []int64
 	// Gain is the split's weighted impurity decrease (0 at leaves), used for importances.
 	Gain []float64
+	// Category is, for each node that splits a categorical feature, the
+	// index of its category set in Sets, and -1 for the other nodes; it
+	// is nil when no node does. The k-th such node, in node order, has
+	// set k. Such a node has Bin 0, Threshold 0 (its set decides), and MissingLeft telling
+	// whether its set holds the missing code.
+	Category []int32
+	// Sets are the category sets of the categorical splits: the codes
+	// (Binner.Code) whose rows go left.
+	Sets []CategorySet
 }
 
 // NumNodes returns the number of nodes.
@@ -62,8 +71,7 @@ func (t *Tree) leafCodes(row []uint8, miss []uint8) int {
 		if f < 0 {
 			return int(i)
 		}
-		c := row[f]
-		if c <= t.Bin[i] || (c == miss[f] && t.MissingLeft[i]) {
+		if t.goesLeft(i, row[f], miss[f]) {
 			i = t.Left[i]
 		} else {
 			i = t.Left[i] + 1

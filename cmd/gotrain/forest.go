@@ -51,6 +51,7 @@ then forest.Train with the learner of the device's engine).`,
 	f.StringVar(&fl.data.Train, "train", "", "training CSV file (header row required)")
 	f.StringVar(&fl.data.Test, "test", "", "test CSV file with the same columns")
 	f.StringVar(&fl.data.Target, "target", "", "target column name (default: the last column)")
+	f.StringSliceVar(&fl.data.Categorical, "categorical", nil, "feature columns of --train to treat as categories even when they hold numbers, comma-separated (a column with a value that is not a number is categorical anyway); CPU only")
 	f.StringVar(&fl.data.Weight, "weight-column", "", "column of --train holding sample weights (>= 0), not a feature; dropped from --test when there (test scores are unweighted)")
 	f.StringVar((*string)(&fl.data.Task), "task", "", "regression or classification (default: from --dataset, else regression)")
 	f.StringVar((*string)(&fl.opt.Criterion), "criterion", "", "squared_error (regression), gini or entropy (classification)")

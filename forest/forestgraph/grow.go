@@ -114,6 +114,9 @@ func Fit(backend backends.Backend, d *data.Dataset, opt forest.Options, gopt Gro
 	if backend == nil {
 		return nil, nil, errors.New("forestgraph: fit: nil backend")
 	}
+	if d != nil && d.HasCategories() {
+		return nil, nil, errors.New("forestgraph: fit: categorical features are refused on graph engines: a categorical split orders each node's categories by their target statistics, a sort per node and feature that the graph learner's fixed-shape histogram scan does not do; use the native learner (--device cpu)")
+	}
 	pr, err := core.Prepare[forest.Options, *forest.Forest](d, opt)
 	if err != nil {
 		return nil, nil, err

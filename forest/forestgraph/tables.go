@@ -77,6 +77,9 @@ func newNodeTable(f *forest.Forest) (*nodeTable, error) {
 	if len(f.Trees) == 0 {
 		return nil, fmt.Errorf("forestgraph: the forest has no trees")
 	}
+	if f.Binner.HasCategorical() {
+		return nil, fmt.Errorf("forestgraph: the forest has categorical features, whose splits test sets of categories that the graph predictor's threshold tables cannot hold; predict on the CPU (--device cpu)")
+	}
 	if f.NumFeatures < 1 || len(f.Binner.Edges) != f.NumFeatures {
 		return nil, fmt.Errorf("forestgraph: the forest has %d features and %d binned features", f.NumFeatures, len(f.Binner.Edges))
 	}

@@ -1,0 +1,476 @@
+package forest
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/bits"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gotrain/gotrain/data"
+	"math/rand/v2"
+)
+
+// inRule is the categorical rule of catData: the categories whose rows
+// have the high target (or class 1), scattered through the codes so that
+// no single threshold on the codes separates them.
+var inRule = map[int]bool{1: true, 4: true, 6: true, 9: true, 11: true}
+
+// catData returns n rows of a categorical feature of 12 categories
+// ("c00".."c11", column 0, with a few missing values when nans) and a
+// numeric noise feature, the target 10 (class 1) for the categories of
+// inRule and 0 (class 0) otherwise, plus noise for regression. Missing
+// values of the category have target 5 (class 2 when classes > 2).
+// With classes > 2, category c%3 of the other categories decides class
+// 2 + c%3 % (classes-2)... kept simple: categories 0, 3 and 8 have class 2.
+func catData(n int, seed uint64, classes int, nans bool) *data.Dataset {
+	r := rand.New(rand.NewPCG(seed, 0))
+	d := &data.Dataset{Rows: n, Cols: 2, X: make([]float64, 2*n), Y: make([]float64, n),
+		FeatureNames: []string{"cat", "noise"}, TargetName: "y"}
+	d.Categories = [][]string{make([]string, 12), nil}
+	for c := range 12 {
+		d.Categories[0][c] = fmt.Sprintf("c%02d", c)
+	}
+	for i := range n {
+		c := r.IntN(12)
+		d.X[2*i], d.X[2*i+1] = float64(c), r.Float64()
+		y := 0.0
+		switch {
+		case nans && i%17 == 0:
+			d.X[2*i] = math.NaN()
+			y = 5
+			if classes > 0 {
+				y = 1
+			}
+		case inRule[c]:
+			y = 10
+			if classes > 0 {
+				y = 1
+			}
+		case classes > 2 && (c == 0 || c == 3 || c == 8):
+			y = 2
+		}
+		if classes == 0 {
+			y += 0.1 * r.NormFloat64()
+		}
+		d.Y[i] = y
+	}
+	return d
+}
+
+// numericCodes returns d with its categorical column read as numbers (the
+// codes), as a learner without categorical support would see it.
+func numericCodes(d *data.Dataset) *data.Dataset {
+	c := d.Clone()
+	c.Categories = nil
+	return c
+}
+
+// oneHot returns d with its categorical column replaced by one 0/1 column
+// per category.
+func oneHot(d *data.Dataset) *data.Dataset {
+	k := len(d.Categories[0])
+	p := d.Cols - 1 + k
+	o := &data.Dataset{Rows: d.Rows, Cols: p, X: make([]float64, d.Rows*p), Y: d.Y}
+	for i := range d.Rows {
+		row := o.X[i*p : (i+1)*p]
+		v := d.X[i*d.Cols]
+		for c := range k {
+			row[c] = 0
+			if v == float64(c) {
+				row[c] = 1
+			}
+			if math.IsNaN(v) {
+				row[c] = math.NaN()
+			}
+		}
+		copy(row[k:], d.X[i*d.Cols+1:(i+1)*d.Cols])
+	}
+	return o
+}
+
+// r2Depth fits one unbootstrapped tree of the given depth on train and
+// returns its R² (or accuracy) on test.
+func scoreDepth(t *testing.T, train, test *data.Dataset, task Task, depth int) float64 {
+	t.Helper()
+	f := fitOrFail(t, train, Options{Task: task, Trees: 1, NoBootstrap: true, MaxDepth: depth, MaxFeatures: "all", Seed: 1})
+	x, err := f.FeatureMatrix(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := f.Score(x, test.Rows, test.Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestCategoricalRuleNeedsLessDepth: a rule on a set of categories is one
+// categorical split, where a threshold on the codes or one-hot columns
+// need a deeper tree.
+func TestCategoricalRuleNeedsLessDepth(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		task    Task
+		classes int
+	}{
+		{"regression", Regression, 0},
+		{"binary gini", Classification, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			train, test := catData(2000, 1, c.classes, false), catData(500, 2, c.classes, false)
+			if s := scoreDepth(t, train, test, c.task, 1); s < 0.99 {
+				t.Errorf("categorical, depth 1: score %.4f, want >= 0.99", s)
+			}
+			if s := scoreDepth(t, numericCodes(train), numericCodes(test), c.task, 1); s > 0.8 {
+				t.Errorf("codes as numbers, depth 1: score %.4f, want < 0.8 (the rule is not one threshold)", s)
+			}
+			oh, ohTest := oneHot(train), oneHot(test)
+			if s := scoreDepth(t, oh, ohTest, c.task, 1); s > 0.8 {
+				t.Errorf("one-hot, depth 1: score %.4f, want < 0.8", s)
+			}
+			// One-hot columns isolate one category a level: five levels
+			// for the rule's five categories.
+			if s := scoreDepth(t, oh, ohTest, c.task, 4); s > 0.99 {
+				t.Errorf("one-hot, depth 4: score %.4f, want < 0.99", s)
+			}
+			if s := scoreDepth(t, oh, ohTest, c.task, 5); s < 0.99 {
+				t.Errorf("one-hot, depth 5: score %.4f, want >= 0.99", s)
+			}
+		})
+	}
+	t.Run("three classes", func(t *testing.T) {
+		// One-vs-rest orderings: class 1's categories, then class 2's.
+		train, test := catData(3000, 3, 3, false), catData(600, 4, 3, false)
+		if s := scoreDepth(t, train, test, Classification, 2); s < 0.999 {
+			t.Errorf("categorical, depth 2: accuracy %.4f, want 1", s)
+		}
+		if s := scoreDepth(t, oneHot(train), oneHot(test), Classification, 2); s > 0.8 {
+			t.Errorf("one-hot, depth 2: accuracy %.4f, want < 0.8", s)
+		}
+	})
+}
+
+// bestSubsetScore returns, by enumeration of every subset of the present
+// codes (an independent reference for the ordering rules), the best score
+// proxy(left) + proxy(right) of a categorical split of ys by codes: the
+// sum of squares over count (regression) or Gini's Σ c² / n per side.
+func bestSubsetScore(codes []int, ys []float64, classes int) float64 {
+	var present []int
+	for _, c := range codes {
+		if !slices.Contains(present, c) {
+			present = append(present, c)
+		}
+	}
+	slices.Sort(present)
+	best := math.Inf(-1)
+	for mask := 1; mask < 1<<len(present)-1; mask++ {
+		var n [2]float64
+		var s [2]float64
+		cnt := [2][]float64{make([]float64, max(classes, 1)), make([]float64, max(classes, 1))}
+		for i, c := range codes {
+			k := slices.Index(present, c)
+			side := mask >> k & 1
+			n[side]++
+			if classes == 0 {
+				s[side] += ys[i]
+			} else {
+				cnt[side][int(ys[i])]++
+			}
+		}
+		score := 0.0
+		for side := range 2 {
+			if classes == 0 {
+				score += s[side] * s[side] / n[side]
+			} else {
+				sq := 0.0
+				for _, v := range cnt[side] {
+					sq += v * v
+				}
+				score += sq / n[side]
+			}
+		}
+		best = max(best, score)
+	}
+	return best
+}
+
+// TestCategoricalSplitIsBestSubset checks the root split against every
+// subset of the categories, for regression (Fisher) and two classes
+// (Breiman), where the ordering holds the best subset.
+func TestCategoricalSplitIsBestSubset(t *testing.T) {
+	compared := 0
+	defer func() {
+		if compared < 30 {
+			t.Errorf("compared %d splits of 40, want at least 30", compared)
+		}
+	}()
+	for seed := uint64(1); seed <= 20; seed++ {
+		for _, classes := range []int{0, 2} {
+			r := rand.New(rand.NewPCG(seed, 0))
+			k := 3 + r.IntN(6)
+			n := 40 + r.IntN(40)
+			d := &data.Dataset{Rows: n, Cols: 1, X: make([]float64, n), Y: make([]float64, n)}
+			d.Categories = [][]string{make([]string, k)}
+			for c := range k {
+				d.Categories[0][c] = fmt.Sprint(c)
+			}
+			codes := make([]int, n)
+			mean := make([]float64, k)
+			for c := range mean {
+				mean[c] = r.Float64()
+			}
+			for i := range n {
+				codes[i] = r.IntN(k)
+				d.X[i] = float64(codes[i])
+				if classes == 0 {
+					d.Y[i] = float64(int(100 * (mean[codes[i]] + r.Float64())))
+				} else if r.Float64() < mean[codes[i]] {
+					d.Y[i] = 1
+				}
+			}
+			task := Regression
+			if classes > 0 {
+				task = Classification
+			}
+			f := fitOrFail(t, d, Options{Task: task, Trees: 1, NoBootstrap: true, MaxDepth: 1, MaxFeatures: "all"})
+			tr := &f.Trees[0]
+			if tr.NumNodes() != 3 || tr.Category == nil {
+				continue // no split gains (rare): nothing to compare
+			}
+			set := tr.Sets[0]
+			var got float64
+			var n2 [2]float64
+			var s2 [2]float64
+			cnt := [2][2]float64{}
+			for i, c := range codes {
+				side := 1
+				if set.Has(uint8(c)) {
+					side = 0
+				}
+				n2[side]++
+				if classes == 0 {
+					s2[side] += d.Y[i]
+				} else {
+					cnt[side][int(d.Y[i])]++
+				}
+			}
+			for side := range 2 {
+				if classes == 0 {
+					got += s2[side] * s2[side] / n2[side]
+				} else {
+					got += (cnt[side][0]*cnt[side][0] + cnt[side][1]*cnt[side][1]) / n2[side]
+				}
+			}
+			compared++
+			want := bestSubsetScore(codes, d.Y, classes)
+			if math.Abs(got-want) > 1e-9*math.Abs(want) {
+				t.Errorf("seed %d classes %d: the split scores %v, the best subset %v", seed, classes, got, want)
+			}
+		}
+	}
+}
+
+// TestCategoricalUnseenAndMissing: missing values are a category of
+// their own; a category the training data lacks (and one absent from a
+// node) goes to the side with more weight.
+func TestCategoricalUnseenAndMissing(t *testing.T) {
+	train := catData(3000, 5, 0, true)
+	f := fitOrFail(t, train, Options{Trees: 1, NoBootstrap: true, MaxDepth: 2, MaxFeatures: "all"})
+	tr := &f.Trees[0]
+	if tr.Category == nil || tr.Category[0] != 0 {
+		t.Fatalf("the root does not split the categorical feature: %+v", tr)
+	}
+	// Rows of the rule's categories, of the others, missing, and of an
+	// unseen category (read from a file with its own dictionary).
+	csv := "cat,noise\nc01,0.5\nc00,0.5\nNA,0.5\nzzz,0.5\n"
+	d, err := data.ReadCSV(strings.NewReader(csv), "p.csv", data.CSVOptions{NoTarget: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.PredictData(d, PredictOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := p.Values
+	if math.Abs(v[0]-10) > 0.1 || math.Abs(v[1]) > 0.1 || math.Abs(v[2]-5) > 0.1 {
+		t.Errorf("predictions %v, want about 10, 0, 5, ...", v)
+	}
+	// The unseen category follows the heavier side of each split: the
+	// seven categories with target 0 (and their children) outweigh the rest.
+	heavy := 0
+	if 2*tr.Weight[tr.Left[0]] < tr.Weight[0] {
+		heavy = 1
+	}
+	want := v[1]
+	if heavy == 0 && tr.Sets[0].Has(1) || heavy == 1 && !tr.Sets[0].Has(1) {
+		want = v[0]
+	}
+	if v[3] != want {
+		t.Errorf("unseen category predicted %v, want %v (the heavier side)", v[3], want)
+	}
+	if !tr.Sets[0].Has(UnseenCode) == (heavy == 0) {
+		t.Errorf("root set %x: unseen code on the light side", tr.Sets[0])
+	}
+}
+
+// TestCategoricalModelRoundTrip: a categorical forest saves as format
+// version 2 with its dictionaries and sets, loads back to the same forest
+// and predictions, and is the same whatever the thread count and the
+// split path.
+func TestCategoricalModelRoundTrip(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		d    *data.Dataset
+		opt  Options
+	}{
+		{"regression", catData(1500, 7, 0, true), Options{Trees: 5, Seed: 3, OOB: true}},
+		{"gini 3 classes", catData(1500, 8, 3, true), Options{Task: Classification, Trees: 5, Seed: 4, OOB: true}},
+		{"entropy", catData(1500, 9, 2, true), Options{Task: Classification, Criterion: Entropy, Trees: 4, Seed: 5}},
+		{"random splitter", catData(1500, 10, 0, true), Options{Trees: 5, Seed: 6, Splitter: Random}},
+		{"weighted min leaf", withWeights(catData(1500, 11, 3, true)), Options{Task: Classification, Trees: 4, Seed: 7, MinSamplesLeaf: 5}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var ref *Forest
+			for _, th := range []int{1, 2, 3} {
+				opt := c.opt
+				opt.Threads = th
+				f := fitOrFail(t, c.d, opt)
+				if ref == nil {
+					ref = f
+					continue
+				}
+				if !reflect.DeepEqual(ref.Trees, f.Trees) {
+					t.Fatalf("threads=%d grew different trees", th)
+				}
+			}
+			defer func() { pathOverride = "" }()
+			for _, path := range []string{"dense", "rows", "columns", "local", "sorted"} {
+				pathOverride = path
+				f := fitOrFail(t, c.d, c.opt)
+				pathOverride = ""
+				if !reflect.DeepEqual(ref.Trees, f.Trees) {
+					t.Fatalf("path %q grew different trees", path)
+				}
+			}
+			sets := 0
+			for i := range ref.Trees {
+				sets += len(ref.Trees[i].Sets)
+			}
+			if sets == 0 {
+				t.Fatal("no categorical split")
+			}
+			var buf bytes.Buffer
+			if err := ref.Save(&buf); err != nil {
+				t.Fatal(err)
+			}
+			raw := buf.Bytes()
+			if v := raw[len(modelMagic)]; v != 2 {
+				t.Errorf("format version %d, want 2", v)
+			}
+			g, err := Load(bytes.NewReader(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(ref.Trees, g.Trees) || !reflect.DeepEqual(ref.Binner.Categories, g.Binner.Categories) {
+				t.Error("the loaded forest differs")
+			}
+			x, _ := ref.FeatureMatrix(c.d)
+			p1, _ := ref.PredictValues(x, c.d.Rows)
+			p2, _ := g.PredictValues(x, c.d.Rows)
+			if !slices.Equal(p1, p2) {
+				t.Error("the loaded forest predicts differently")
+			}
+			// The compiled predictor agrees with walking the trees.
+			codes := ref.Binner.Transform(x, c.d.Rows, 2, nil)
+			miss := ref.missCodes()
+			d := ref.Outputs()
+			for i := range c.d.Rows {
+				sum := make([]float64, d)
+				for ti := range ref.Trees {
+					tr := &ref.Trees[ti]
+					l := tr.leafCodes(codes[2*i:2*i+2], miss)
+					for q := range d {
+						sum[q] += tr.Value[l*d+q]
+					}
+				}
+				for q := range d {
+					if got := p1[i*d+q]; math.Abs(got-sum[q]/float64(len(ref.Trees))) > 1e-12 {
+						t.Fatalf("row %d: predictor %v, tree walk %v", i, got, sum[q]/float64(len(ref.Trees)))
+					}
+				}
+			}
+			var again bytes.Buffer
+			if err := g.Save(&again); err != nil || !bytes.Equal(raw, again.Bytes()) {
+				t.Errorf("saving the loaded forest gives other bytes (err %v)", err)
+			}
+		})
+	}
+}
+
+// withWeights gives d integer sample weights 1..3.
+func withWeights(d *data.Dataset) *data.Dataset {
+	d.Weights = make([]float64, d.Rows)
+	for i := range d.Weights {
+		d.Weights[i] = float64(1 + bits.OnesCount(uint(i))%3)
+	}
+	return d
+}
+
+// TestCategoricalModelErrors: damaged categorical parts of a model file
+// are refused with a clear error.
+func TestCategoricalModelErrors(t *testing.T) {
+	f := fitOrFail(t, catData(500, 12, 0, false), Options{Trees: 2, Seed: 1})
+	for _, c := range []struct {
+		name   string
+		mutate func(f *Forest)
+		want   string
+	}{
+		{"unsorted dictionary", func(f *Forest) { f.Binner.Categories[0][0], f.Binner.Categories[0][1] = "c01", "c00" }, "not in increasing order"},
+		{"edges", func(f *Forest) { f.Binner.Edges[0] = f.Binner.Edges[0][1:] }, "bin edges"},
+		{"set missing", func(f *Forest) { f.Trees[0].Sets = nil }, "category sets"},
+		{"threshold", func(f *Forest) { f.Trees[0].Threshold[0] = 1 }, "want 0"},
+		{"missing left", func(f *Forest) { f.Trees[0].MissingLeft[0] = !f.Trees[0].MissingLeft[0] }, "missing_left"},
+		{"index", func(f *Forest) { f.Trees[0].Category[0] = 1 }, "node order"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := *f
+			g.Binner = &Binner{Edges: slices.Clone(f.Binner.Edges), Categories: [][]string{slices.Clone(f.Binner.Categories[0]), nil}}
+			g.Trees = slices.Clone(f.Trees)
+			tr := g.Trees[0]
+			tr.Sets, tr.Category = slices.Clone(tr.Sets), slices.Clone(tr.Category)
+			tr.Threshold, tr.MissingLeft = slices.Clone(tr.Threshold), slices.Clone(tr.MissingLeft)
+			g.Trees[0] = tr
+			c.mutate(&g)
+			err := g.Save(&bytes.Buffer{})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Save = %v, want an error with %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestCategoricalTrainErrors: bad categorical training data is refused.
+func TestCategoricalTrainErrors(t *testing.T) {
+	d := catData(100, 1, 0, false)
+	d.X[0] = data.Unseen
+	if _, err := Fit(d, Options{Trees: 1}); err == nil || !strings.Contains(err.Error(), `row 1, feature "cat"`) {
+		t.Errorf("Unseen in training: %v", err)
+	}
+	d = catData(100, 1, 0, false)
+	d.Categories[0] = make([]string, 300)
+	for c := range d.Categories[0] {
+		d.Categories[0][c] = fmt.Sprintf("%03d", c)
+	}
+	if _, err := Fit(d, Options{Trees: 1}); err == nil || !strings.Contains(err.Error(), "300 categories") {
+		t.Errorf("300 categories: %v", err)
+	}
+	d = catData(100, 1, 0, false)
+	d.X[2] = 12.5
+	if _, err := Fit(d, Options{Trees: 1}); err == nil || !strings.Contains(err.Error(), "row 2") {
+		t.Errorf("a value outside the dictionary: %v", err)
+	}
+}
