@@ -537,7 +537,10 @@ func TestColumnarErrors(t *testing.T) {
 			}
 		}
 		rec := nestedRecord(t, cols)
-		for _, f := range []struct{ name string; b []byte }{
+		for _, f := range []struct {
+			name string
+			b    []byte
+		}{
 			{"e.parquet", writeParquet(t, rec)},
 			{"e.arrow", writeArrow(t, rec, false, 2)},
 		} {
