@@ -2,6 +2,7 @@ package forest
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 
 	"github.com/gotrain/gotrain/forest/internal/core"
@@ -19,15 +20,17 @@ import (
 //     which holds the best split of squared error);
 //   - binary classification: by the share of the second class (Breiman's
 //     ordering, which holds the best split of Gini and entropy);
-//   - more classes: once by the share of each class present in the node,
-//     keeping the best cut of all these orderings (one-vs-rest orderings;
-//     the best subset is not guaranteed, as no polynomial rule finds it).
+//   - more classes: once by the share of each of the node's maxOrderings
+//     heaviest classes, keeping the best cut of these one-vs-rest
+//     orderings (the best subset is not guaranteed, as no polynomial rule
+//     finds it); a node of two classes needs one ordering.
 //
 // Missing values (the missing code) are a category of their own when the
 // node has any. Ties of the ordering go to the lower code. Cuts are scored
 // like numeric boundaries (proxy of both sides, MinSamplesLeaf and
 // MinWeightFractionLeaf on both sides); among equal scores the lowest
-// feature wins, then the first ordering, then the shortest left side.
+// feature wins, then the ordering of the lower class, then the shortest
+// left side.
 // The categories that the node's rows do not hold (and UnseenCode, a
 // category absent from the training data) go to the side with more weight,
 // left on a tie: the learned default.
@@ -75,47 +78,137 @@ func (b *builder) isCat(j int) bool { return b.cat != nil && b.cat[j] }
 
 // codeStats fills h (all zero; NumBins+1 entries of stride) with the
 // statistics of each code of feature j over the node's rows[lo:hi], read
-// where the node's rows are: the sorted lists (buf >= 0), the local block,
-// or the codes.
-func (b *builder) codeStats(j, lo, hi, buf int, h []int64) {
+// from the local block or the codes (not the sorted lists), and returns
+// the bitmap of the codes present.
+func (b *builder) codeStats(j, lo, hi int, h []int64) (present CategorySet) {
 	stride := b.stride
-	add := func(c uint8, w, y int64) {
-		e := int(c) * stride
-		h[e]++
-		h[e+1] += w
-		if b.cls != nil {
-			h[e+2+int(y)] += w
+	cls := b.cls != nil
+	if b.local {
+		col := b.loc[j*b.lsize : (j+1)*b.lsize]
+		mask := int64(-1)
+		if b.packed { // see builder.locW
+			mask = 1<<32 - 1
+		}
+		for _, i := range b.lrows[lo-b.lbase : hi-b.lbase] {
+			c := col[i]
+			present.add(c)
+			e := h[int(c)*stride : int(c+1)*stride]
+			w := b.locW[i] & mask
+			e[0]++
+			e[1] += w
+			if cls {
+				e[2+b.locY[i]] += w
+			} else {
+				e[2] += b.locY[i]
+			}
+		}
+		return present
+	}
+	xb, p := b.feature(j, hi-lo)
+	for _, r := range b.rows[lo:hi] {
+		c := xb[int(r)*p]
+		present.add(c)
+		e := h[int(c)*stride : int(c+1)*stride]
+		w := b.rw[r]
+		e[0]++
+		e[1] += w
+		if cls {
+			e[2+b.cls[r]] += w
 		} else {
-			h[e+2] += y
+			e[2] += b.wy[r]
 		}
 	}
+	return present
+}
+
+// gatherCats sets b.catCodes to the codes of categorical feature j present
+// among the node's rows[lo:hi], in increasing order, and b.catStats to
+// their statistics (stride each, in the same order); it returns the
+// bitmap of those codes. It reads the node's dense histogram (hist), its
+// sorted lists (buf >= 0), whose runs of one code give each code's
+// statistics, or else its rows through b.fh.
+func (b *builder) gatherCats(j, lo, hi, buf int, hist []int64) (present CategorySet) {
+	stride, nbj := b.stride, b.nb[j]
+	codes, st := b.catCodes[:0], b.catStats[:0]
 	switch {
 	case buf >= 0:
 		off := j*b.scap + lo - b.sbase
-		codes := b.scode[buf][off : off+hi-lo]
+		sc := b.scode[buf][off : off+hi-lo]
+		lw, lwy := b.lw, b.lwy
+		at := -stride
 		for i, e := range b.ent[buf][off : off+hi-lo] {
-			add(codes[i], b.lw[e], b.lwy[e])
-		}
-	case b.local:
-		col := b.loc[j*b.lsize : (j+1)*b.lsize]
-		for _, i := range b.lrows[lo-b.lbase : hi-b.lbase] {
-			w := b.locW[i]
-			if b.packed { // see builder.locW
-				w &= 1<<32 - 1
+			c := sc[i]
+			if len(codes) == 0 || codes[len(codes)-1] != c {
+				codes = append(codes, c)
+				present.add(c)
+				at += stride
+				st = append(st, make([]int64, stride)...)
 			}
-			add(col[i], w, b.locY[i])
+			w := lw[e]
+			st[at]++
+			st[at+1] += w
+			if b.cls != nil {
+				st[at+2+int(lwy[e])] += w
+			} else {
+				st[at+2] += lwy[e]
+			}
 		}
 	default:
-		xb, p := b.feature(j, hi-lo)
-		for _, r := range b.rows[lo:hi] {
-			y := int64(0)
-			if b.cls != nil {
-				y = int64(b.cls[r])
-			} else {
-				y = b.wy[r]
-			}
-			add(xb[int(r)*p], b.rw[r], y)
+		h := b.fh[:(nbj+1)*stride] // all zero between calls
+		if hist != nil {
+			h = hist[b.off[j]*stride : (b.off[j]+nbj+1)*stride]
+			present = presentInHist(h, nbj, stride)
+		} else {
+			present = b.codeStats(j, lo, hi, h)
 		}
+		for w, word := range present {
+			for word != 0 {
+				c := w<<6 | bits.TrailingZeros64(word)
+				word &= word - 1
+				codes = append(codes, uint8(c))
+				e := h[c*stride : (c+1)*stride]
+				st = append(st, e...)
+				if hist == nil {
+					clear(e)
+				}
+			}
+		}
+	}
+	b.catCodes, b.catStats = codes, st
+	return present
+}
+
+// catOrder sorts b.catPerm (indices into b.catCodes) by increasing key
+// (the mean target, or the share of class q), ties by code.
+func (b *builder) catOrder(q int) {
+	stride := b.stride
+	keys, perm, st := b.catKeys[:len(b.catCodes)], b.catPerm[:len(b.catCodes)], b.catStats
+	for i := range keys {
+		e := st[i*stride:]
+		if b.cls == nil {
+			keys[i] = float64(e[2]) / float64(e[1])
+		} else {
+			keys[i] = float64(e[2+q]) / float64(e[1])
+		}
+		perm[i] = uint8(i)
+	}
+	// Insertion sort: few categories are present in most nodes. The
+	// codes increase with the index, so ties by index are ties by code.
+	less := func(x, y uint8) bool { return keys[x] < keys[y] || keys[x] == keys[y] && x < y }
+	if len(perm) > 48 {
+		slices.SortFunc(perm, func(x, y uint8) int {
+			return cmp.Or(cmp.Compare(keys[x], keys[y]), cmp.Compare(x, y))
+		})
+		return
+	}
+	for i := 1; i < len(perm); i++ {
+		v := perm[i]
+		k := i
+		for k > 0 && less(v, perm[k-1]) {
+			perm[k] = perm[k-1]
+			k--
+		}
+		perm[k] = v
 	}
 }
 
@@ -124,85 +217,110 @@ func (b *builder) codeStats(j, lo, hi, buf int, h []int64) {
 // buf: its sorted lists, or -1). It returns false when the node's rows
 // hold one code.
 func (b *builder) scanCategorical(j, lo, hi, buf int, key uint64, hist, tot []int64, best *split) bool {
-	stride, nbj := b.stride, b.nb[j]
-	var h []int64
-	if hist != nil {
-		h = hist[b.off[j]*stride : (b.off[j]+nbj+1)*stride]
-	} else {
-		h = b.fh[:(nbj+1)*stride] // all zero between calls
-		defer clear(h)
-		b.codeStats(j, lo, hi, buf, h)
-	}
-	var present CategorySet
-	codes := b.catCodes[:0]
-	for c := 0; c <= nbj; c++ {
-		if h[c*stride] > 0 {
-			codes = append(codes, uint8(c))
-			present.add(uint8(c))
-		}
-	}
-	if len(codes) < 2 {
+	present := b.gatherCats(j, lo, hi, buf, hist)
+	m := len(b.catCodes)
+	if m < 2 {
 		return false
 	}
-	keys := b.catKeys
-	order := func(q int) {
-		for _, c := range codes {
-			e := h[int(c)*stride:]
-			if b.cls == nil {
-				keys[c] = float64(e[2]) / float64(e[1])
-			} else {
-				keys[c] = float64(e[2+q]) / float64(e[1])
+	if b.cls != nil { // the node's classes
+		cq := b.catClasses[:0]
+		for q := 0; q < b.d; q++ {
+			if tot[2+q] != 0 {
+				cq = append(cq, 2+q)
 			}
 		}
-		slices.SortFunc(codes, func(x, y uint8) int {
-			return cmp.Or(cmp.Compare(keys[x], keys[y]), cmp.Compare(x, y))
-		})
+		b.catClasses = cq
 	}
 	if b.random {
 		q := 0
 		if b.cls != nil {
-			for k, v := range tot[2:stride] {
+			for k, v := range tot[2:b.stride] {
 				if v > tot[2+q] {
 					q = k
 				}
 			}
 		}
-		order(q)
-		cut := rng.Below(core.ThresholdDraw(b.seed, b.tree, key, j), len(codes)-1)
-		b.scanCuts(j, 0, codes, cut, h, tot, &present, best)
+		b.catOrder(q)
+		cut := rng.Below(core.ThresholdDraw(b.seed, b.tree, key, j), m-1)
+		b.scanCuts(j, 0, cut, tot, &present, best)
 		return true
 	}
 	switch {
 	case b.cls == nil:
-		order(0)
-		b.scanCuts(j, 0, codes, -1, h, tot, &present, best)
+		b.catOrder(0)
+		b.scanCuts(j, 0, -1, tot, &present, best)
 	case b.d == 2:
-		order(1)
-		b.scanCuts(j, 0, codes, -1, h, tot, &present, best)
+		b.catOrder(1)
+		b.scanCuts(j, 0, -1, tot, &present, best)
 	default:
-		for q := 0; q < b.d; q++ {
-			if tot[2+q] == 0 {
-				continue
-			}
-			order(q)
-			b.scanCuts(j, q, codes, -1, h, tot, &present, best)
+		// Each of the node's classes' ordering, but with two classes
+		// the second ordering is the first reversed, whose cuts tie at
+		// best (and lose the tie).
+		orderings := b.catOrderings(tot)
+		for _, x := range orderings {
+			b.catOrder(x - 2)
+			b.scanCuts(j, x-2, -1, tot, &present, best)
 		}
 	}
 	return true
 }
 
-// scanCuts evaluates the cuts of the ordered codes (ordering number q):
-// the first k codes left, for k = 1..len(codes)-1, or only k = only+1
-// when only >= 0.
-func (b *builder) scanCuts(j, q int, codes []uint8, only int, h, tot []int64, present *CategorySet, best *split) {
+// maxOrderings bounds the orderings of a multiclass categorical split.
+const maxOrderings = 3
+
+// catOrderings returns the classes (entries 2+q) whose shares order the
+// categories of a node of more than two classes: its maxOrderings
+// heaviest classes (ties to the lower class), in that order; for a node
+// of two classes the first, as the second ordering is the first reversed,
+// whose cuts tie at best (and lose the tie).
+func (b *builder) catOrderings(tot []int64) []int {
+	cq := b.catClasses
+	if len(cq) <= 2 {
+		return cq[:1]
+	}
+	o := append(b.catOrder3[:0], cq...)
+	slices.SortStableFunc(o, func(x, y int) int { return cmp.Compare(tot[y], tot[x]) })
+	return o[:min(len(o), maxOrderings)]
+}
+
+// scanCuts evaluates the cuts of the present codes in the order of
+// b.catPerm (ordering number q): the first k+1 codes left, for k = 0..m-2,
+// or only k = only when only >= 0.
+func (b *builder) scanCuts(j, q, only int, tot []int64, present *CategorySet, best *split) {
 	stride := b.stride
+	perm, st := b.catPerm[:len(b.catCodes)], b.catStats
 	left, cand := b.scr.left, b.scr.cand
 	clear(left)
 	minLeaf := int64(b.minLeaf)
-	for k, c := range codes[:len(codes)-1] {
-		e := h[int(c)*stride : int(c+1)*stride]
-		for i := range left {
-			left[i] += e[i]
+	bestK := -1
+	// Gini keeps Σ L² and Σ R² exact as categories move left (as
+	// scanPresentGini does): the same integers, so the same scores, as
+	// proxy computes from scratch.
+	gini := b.cls != nil && !b.entropy
+	var sqL, sqR int64
+	cq := b.catClasses // the node's classes (entries 2+q)
+	if gini {
+		copy(cand, tot) // the right side
+		for _, x := range cq {
+			sqR += tot[x] * tot[x]
+		}
+	}
+	for k, i := range perm[:len(perm)-1] {
+		e := st[int(i)*stride : int(i+1)*stride]
+		if gini {
+			for _, x := range cq {
+				v := e[x]
+				sqL += v * (2*left[x] + v)
+				sqR += v * (v - 2*cand[x])
+				left[x] += v
+				cand[x] -= v
+			}
+			left[0], left[1] = left[0]+e[0], left[1]+e[1]
+			cand[0], cand[1] = cand[0]-e[0], cand[1]-e[1]
+		} else {
+			for x := range left {
+				left[x] += e[x]
+			}
 		}
 		if only >= 0 && k != only {
 			continue
@@ -211,31 +329,40 @@ func (b *builder) scanCuts(j, q int, codes []uint8, only int, h, tot []int64, pr
 			continue
 		}
 		var score float64
-		if b.cls == nil {
+		switch {
+		case b.cls == nil:
 			score = regressionScoreRec(left[2], left[1], tot[2], tot[1], b.rec)
-		} else {
-			for i := range cand {
-				cand[i] = tot[i] - left[i]
+		case gini:
+			score = float64(sqL)/float64(left[1]) + float64(sqR)/float64(cand[1])
+		default:
+			for x := range cand {
+				cand[x] = tot[x] - left[x]
 			}
 			score = b.proxy(left) + b.proxy(cand)
 		}
-		tie := q<<8 | k
-		if !better(best, score, j, tie, false) {
+		if best.ok && score < best.score {
 			continue
 		}
-		best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, tie, false
-		copy(best.left, left)
-		var s CategorySet
-		for _, c := range codes[:k+1] {
-			s.add(c)
+		tie := q<<8 | k
+		if better(best, score, j, tie, false) {
+			best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, tie, false
+			copy(best.left, left)
+			bestK = k
 		}
-		if 2*left[1] >= tot[1] { // the learned default: absent codes follow the heavier side
-			for w := range s {
-				s[w] |= ^present[w]
-			}
-		}
-		best.set = s
 	}
+	if bestK < 0 {
+		return
+	}
+	var s CategorySet
+	for _, i := range perm[:bestK+1] {
+		s.add(b.catCodes[i])
+	}
+	if 2*best.left[1] >= tot[1] { // the learned default: absent codes follow the heavier side
+		for w := range s {
+			s[w] |= ^present[w]
+		}
+	}
+	best.set = s
 }
 
 // catFeatures returns which features the binner has categorical, nil when

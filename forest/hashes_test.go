@@ -114,6 +114,12 @@ func hashCases() []hashCase {
 		{"digits/random-sqrt", emb("digits"), Options{Task: cls, Trees: 10, Seed: 8, Splitter: Random}},
 		{"diabetes/keep-leaf-samples", emb("diabetes"), Options{Task: reg, Trees: 5, Seed: 4, KeepLeafSamples: true}},
 		{"sparse3000x400/random-gini-nans", func(*testing.T) *data.Dataset { return sparseWide(3000, 400, 6, true) }, Options{Task: cls, Trees: 4, Seed: 5, Splitter: Random}},
+		// Categorical features, recorded when they were added (format
+		// version 2).
+		{"categorical/regression-nans", func(*testing.T) *data.Dataset { return catData(2000, 21, 0, true) }, Options{Task: reg, Trees: 10, Seed: 1, OOB: true}},
+		{"categorical/gini3-nans", func(*testing.T) *data.Dataset { return catData(2000, 22, 3, true) }, Options{Task: cls, Trees: 10, Seed: 2}},
+		{"categorical/random-leaf3", func(*testing.T) *data.Dataset { return catData(2000, 23, 0, true) }, Options{Task: reg, Trees: 10, Seed: 3, Splitter: Random, MinSamplesLeaf: 3}},
+		{"digits/categorical16-gini", func(t *testing.T) *data.Dataset { return categoricalPixels(loadEmbedded(t, "digits"), 16) }, Options{Task: cls, Trees: 10, Seed: 4}},
 	}
 }
 
@@ -193,4 +199,17 @@ func TestModelHashes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// categoricalPixels makes the first cols pixels of digits categorical,
+// their intensities 0..16 the categories.
+func categoricalPixels(d *data.Dataset, cols int) *data.Dataset {
+	d.Categories = make([][]string, d.Cols)
+	for j := range cols {
+		d.Categories[j] = make([]string, 17)
+		for q := range 17 {
+			d.Categories[j][q] = fmt.Sprintf("%02d", q)
+		}
+	}
+	return d
 }
