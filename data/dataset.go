@@ -1,6 +1,7 @@
 package data
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -40,6 +41,53 @@ type Dataset struct {
 	// when no column is categorical, else it has Cols entries, nil for
 	// the numeric columns.
 	Categories [][]string
+	// Source, when not nil, reads the feature columns of a data set whose
+	// X is not in memory (X is nil): a learner that bins one column at a
+	// time (forest.Fit) reads them from it, and Materialize reads them all
+	// into X. Categories is then filled as the columns are read.
+	Source ColumnSource
+}
+
+// ColumnSource reads the feature columns of a data set one at a time.
+type ColumnSource interface {
+	// ReadColumn reads feature column j into dst (grown to Rows values
+	// when too small) and returns the values: numbers with NaN for
+	// missing values, or for a categorical column the indices into its
+	// dictionary dict (sorted bytewise; nil for a numeric column).
+	ReadColumn(j int, dst []float64) (vals []float64, dict []string, err error)
+}
+
+// Materialize reads the columns of a data set that has a Source into X
+// (and Categories), and drops the Source; it does nothing when d has
+// none.
+func (d *Dataset) Materialize() error {
+	if d.Source == nil {
+		return nil
+	}
+	x := make([]float64, d.Rows*d.Cols)
+	var col []float64
+	var cats [][]string
+	for j := 0; j < d.Cols; j++ {
+		vals, dict, err := d.Source.ReadColumn(j, col)
+		if err != nil {
+			return err
+		}
+		if len(vals) != d.Rows {
+			return fmt.Errorf("data: %s: column %d has %d values, want %d", d.Name, j+1, len(vals), d.Rows)
+		}
+		for i, v := range vals {
+			x[i*d.Cols+j] = v
+		}
+		if dict != nil {
+			if cats == nil {
+				cats = make([][]string, d.Cols)
+			}
+			cats[j] = dict
+		}
+		col = vals
+	}
+	d.X, d.Categories, d.Source = x, cats, nil
+	return nil
 }
 
 // Row returns the features of row i as a slice of X, without copying.

@@ -118,46 +118,13 @@ func newBinner(x []float64, rows, cols, maxBins, threads int, w []int64, cats []
 	bn := &Binner{Edges: make([][]float64, cols), Categories: cats}
 	errs := make([]error, cols)
 	parallelBlocks(cols, threads, 1, func(lo, hi int) {
-		vals := make([]float64, 0, rows)
-		var wts []int64
-		var set distinctSet
+		var cb columnBinner
 		for j := lo; j < hi; j++ {
 			if bn.IsCategorical(j) {
 				bn.Edges[j] = categoryEdges(len(cats[j]))
 				continue
 			}
-			vals, wts = vals[:0], wts[:0]
-			set.reset()
-			total := 0
-			for i := 0; i < rows; i++ {
-				v := x[i*cols+j]
-				if math.IsInf(v, 0) {
-					errs[j] = fmt.Errorf("forest: row %d, feature %d: infinite value", i, j)
-					break
-				}
-				if math.IsNaN(v) {
-					continue
-				}
-				if w == nil {
-					vals = append(vals, v)
-					set.add(v, 1)
-					total++
-				} else if w[i] > 0 {
-					vals, wts = append(vals, v), append(wts, w[i])
-					set.add(v, int(w[i]))
-					total += int(w[i])
-				}
-			}
-			switch {
-			case set.few():
-				// Few distinct values: their counts give the edges
-				// without sorting every value.
-				bn.Edges[j] = set.edges(total, maxBins-1)
-			case w == nil:
-				bn.Edges[j] = quantileEdges(vals, maxBins-1)
-			default:
-				bn.Edges[j] = weightedQuantileEdges(vals, wts, total, maxBins-1)
-			}
+			bn.Edges[j], errs[j] = cb.edges(x[j:], cols, rows, j, w, maxBins)
 		}
 	})
 	for _, err := range errs {
@@ -167,6 +134,52 @@ func newBinner(x []float64, rows, cols, maxBins, threads int, w []int64, cats []
 	}
 	bn.prepare()
 	return bn, nil
+}
+
+// columnBinner computes the edges of one feature at a time, reusing its
+// buffers.
+type columnBinner struct {
+	vals []float64
+	wts  []int64
+	set  distinctSet
+}
+
+// edges returns the bin edges of feature j, whose value in row i is
+// x[i*stride] (rows rows), each row weighing w[i] when w is not nil.
+func (cb *columnBinner) edges(x []float64, stride, rows, j int, w []int64, maxBins int) ([]float64, error) {
+	vals, wts := cb.vals[:0], cb.wts[:0]
+	defer func() { cb.vals, cb.wts = vals, wts }()
+	set := &cb.set
+	set.reset()
+	total := 0
+	for i := 0; i < rows; i++ {
+		v := x[i*stride]
+		if math.IsInf(v, 0) {
+			return nil, fmt.Errorf("forest: row %d, feature %d: infinite value", i, j)
+		}
+		if math.IsNaN(v) {
+			continue
+		}
+		if w == nil {
+			vals = append(vals, v)
+			set.add(v, 1)
+			total++
+		} else if w[i] > 0 {
+			vals, wts = append(vals, v), append(wts, w[i])
+			set.add(v, int(w[i]))
+			total += int(w[i])
+		}
+	}
+	switch {
+	case set.few():
+		// Few distinct values: their counts give the edges without
+		// sorting every value.
+		return set.edges(total, maxBins-1), nil
+	case w == nil:
+		return quantileEdges(vals, maxBins-1), nil
+	default:
+		return weightedQuantileEdges(vals, wts, total, maxBins-1), nil
+	}
 }
 
 // distinctSet counts the distinct values of a feature while there are at

@@ -36,7 +36,7 @@ func prepare(d *data.Dataset, opt Options) (*prepared, error) {
 		return nil, fmt.Errorf("forest: %d rows is too many", n)
 	case p >= 1<<16-1:
 		return nil, fmt.Errorf("forest: %d features is too many (at most %d)", p, 1<<16-2)
-	case len(d.X) != n*p:
+	case len(d.X) != n*p && !(d.X == nil && d.Source != nil):
 		return nil, fmt.Errorf("forest: X has %d values, want rows*cols = %d", len(d.X), n*p)
 	case len(d.Y) != n:
 		return nil, fmt.Errorf("forest: Y has %d values, want %d", len(d.Y), n)
@@ -65,16 +65,16 @@ func prepare(d *data.Dataset, opt Options) (*prepared, error) {
 		}
 		pr.Outputs = 1
 	}
-	cats, err := categories(d)
-	if err != nil {
-		return nil, err
+	var binner *Binner
+	if d.X == nil {
+		binner, pr.Codes, err = binColumns(d, opt.Bins, pr.W)
+	} else {
+		binner, pr.Codes, err = binMatrix(d, opt, pr.W)
 	}
-	binner, err := newBinner(d.X, n, p, opt.Bins, opt.Threads, pr.W, cats)
 	if err != nil {
 		return nil, err
 	}
 	pr.Edges = binner.Edges
-	pr.Codes = binner.transform(d.X, n, p, nil, opt.Threads)
 	pr.NumBins = make([]int, p)
 	pr.Offsets = make([]int, p)
 	pr.MissCode = make([]uint8, p)
@@ -109,6 +109,94 @@ func prepare(d *data.Dataset, opt Options) (*prepared, error) {
 		return nil
 	}
 	return pr, nil
+}
+
+// binMatrix bins the features of d, held in d.X: their edges, then the
+// codes of every row.
+func binMatrix(d *data.Dataset, opt Options, w []int64) (*Binner, []uint8, error) {
+	cats, err := categories(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	binner, err := newBinner(d.X, d.Rows, d.Cols, opt.Bins, opt.Threads, w, cats)
+	if err != nil {
+		return nil, nil, err
+	}
+	return binner, binner.transform(d.X, d.Rows, d.Cols, nil, opt.Threads), nil
+}
+
+// binColumns bins the features of d read from d.Source one column at a
+// time, into the same Binner and codes as binMatrix gives for the same
+// data in d.X: memory holds the codes and one column of values (twice,
+// for the quantiles' sort), never the whole feature matrix. It fills
+// d.Categories as it reads the categorical columns.
+func binColumns(d *data.Dataset, maxBins int, w []int64) (*Binner, []uint8, error) {
+	if maxBins < 2 || maxBins > 256 {
+		return nil, nil, fmt.Errorf("forest: bins = %d, want 2..256", maxBins)
+	}
+	n, p := d.Rows, d.Cols
+	bn := &Binner{Edges: make([][]float64, p)}
+	codes := make([]uint8, n*p)
+	var cb columnBinner
+	var col []float64
+	for j := 0; j < p; j++ {
+		vals, dict, err := d.Source.ReadColumn(j, col)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(vals) != n {
+			return nil, nil, fmt.Errorf("forest: %s: feature column %d has %d values, want %d", d.Name, j+1, len(vals), n)
+		}
+		col = vals
+		if dict != nil {
+			if bn.Categories == nil {
+				bn.Categories = make([][]string, p)
+				d.Categories = make([][]string, p)
+			}
+			bn.Categories[j], d.Categories[j] = dict, dict
+			if err := checkCategoryColumn(d, j, vals, dict); err != nil {
+				return nil, nil, err
+			}
+			bn.Edges[j] = categoryEdges(len(dict))
+		} else if bn.Edges[j], err = cb.edges(vals, 1, n, j, w, maxBins); err != nil {
+			return nil, nil, err
+		}
+		if bn.keys == nil {
+			bn.keys = make([][]uint64, p)
+		}
+		bn.keys[j] = make([]uint64, len(bn.Edges[j])) // Code's search keys (Binner.prepare)
+		for i, e := range bn.Edges[j] {
+			bn.keys[j][i] = orderKey(e)
+		}
+		var last float64 = math.NaN()
+		var code uint8
+		for i, v := range vals {
+			if v != last { // also true for NaN, which Code handles
+				last, code = v, bn.Code(j, v)
+			}
+			codes[i*p+j] = code
+		}
+	}
+	return bn, codes, nil
+}
+
+// checkCategoryColumn checks the values of categorical feature j (read
+// from a Source) against its dictionary dict, as categories does for a
+// data set in memory.
+func checkCategoryColumn(d *data.Dataset, j int, vals []float64, dict []string) error {
+	name := fmt.Sprintf("%d", j)
+	if j < len(d.FeatureNames) {
+		name = fmt.Sprintf("%q", d.FeatureNames[j])
+	}
+	if len(dict) > MaxCategories {
+		return fmt.Errorf("forest: feature %s has %d categories, more than the %d a categorical feature may have (a column with a value that is not a number is categorical)", name, len(dict), MaxCategories)
+	}
+	for i, v := range vals {
+		if !math.IsNaN(v) && !(v >= 0 && v < float64(len(dict)) && v == math.Trunc(v)) {
+			return fmt.Errorf("forest: row %d, feature %s: %v is not a category index (0..%d) or NaN", i+1, name, v, len(dict)-1)
+		}
+	}
+	return nil
 }
 
 // categories returns the category dictionaries of d's features for the

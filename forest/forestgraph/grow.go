@@ -102,24 +102,30 @@ type GrowReport struct {
 	DerivedNodes int
 }
 
+// errCategorical is Fit's refusal of categorical features.
+var errCategorical = errors.New("forestgraph: fit: categorical features are refused on graph engines: a categorical split orders each node's categories by their target statistics, a sort per node and feature that the graph learner's fixed-shape histogram scan does not do; use the native learner (--device cpu)")
+
 // Fit grows a forest as GoMLX graphs on backend: bootstrap counts, then,
 // level by level, the histograms of every frontier node of a batch of trees,
 // their split search and the rows' moves to the children. The forest equals
 // forest.Fit(d, opt) node for node (see the package documentation for the
 // guarantee). The entropy criterion runs only on simplego, whose Log is Go's
 // math.Log; on other backends it is refused (their Log may differ in the
-// last bit).
+// last bit). Categorical features are refused.
 func Fit(backend backends.Backend, d *data.Dataset, opt forest.Options, gopt GrowOptions) (*forest.Forest, *GrowReport, error) {
 	start := time.Now()
 	if backend == nil {
 		return nil, nil, errors.New("forestgraph: fit: nil backend")
 	}
 	if d != nil && d.HasCategories() {
-		return nil, nil, errors.New("forestgraph: fit: categorical features are refused on graph engines: a categorical split orders each node's categories by their target statistics, a sort per node and feature that the graph learner's fixed-shape histogram scan does not do; use the native learner (--device cpu)")
+		return nil, nil, errCategorical
 	}
 	pr, err := core.Prepare[forest.Options, *forest.Forest](d, opt)
 	if err != nil {
 		return nil, nil, err
+	}
+	if d.HasCategories() { // found while reading the columns (data.Dataset.Source)
+		return nil, nil, errCategorical
 	}
 	if pr.Options.Task == forest.Classification && pr.Options.Criterion == forest.Entropy && !exactLog(backend) {
 		return nil, nil, fmt.Errorf("forestgraph: fit: the entropy criterion needs a backend whose Log is Go's math.Log (simplego, device go); %s's is not known to give the same bits: use gini, or the native learner", backend.Name())
