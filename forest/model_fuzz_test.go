@@ -28,6 +28,14 @@ func FuzzLoad(f *testing.F) {
 		}
 		f.Add(append(slices.Clone(good), good...))
 	}
+	// A categorical forest (format 2: dictionaries and category sets).
+	cat := saveBytes(f, fitOrFail(f, catData(200, 5, 3, true), Options{Task: Classification, Trees: 2, MaxDepth: 3, Seed: 1}))
+	f.Add(cat)
+	for _, at := range []int{len(cat) - 40, len(cat) - 100, len(cat) / 2} {
+		c := slices.Clone(cat)
+		c[at] ^= 0x41
+		f.Add(c)
+	}
 	f.Add([]byte(modelMagic))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
