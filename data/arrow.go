@@ -49,11 +49,23 @@ func openArrow(path string, opts CSVOptions) (*table, error) {
 	}
 	var magic [len(arrowFileMagic)]byte
 	_, err = io.ReadFull(f, magic[:])
-	f.Close()
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		f.Close()
 		return nil, fmt.Errorf("data: %w", err)
 	}
-	src := &arrowSource{path: path, size: size, limit: limit, stream: string(magic[:]) != arrowFileMagic}
+	stream := string(magic[:]) != arrowFileMagic
+	if _, err = f.Seek(0, io.SeekStart); err == nil {
+		err = checkArrowSchema(f, size, stream)
+	}
+	f.Close()
+	var nested *nestedColumnError
+	switch {
+	case errors.As(err, &nested):
+		return nil, fmt.Errorf("data: %s: %w", path, err)
+	case err != nil:
+		return nil, fmt.Errorf("data: %s: not a readable Arrow IPC file: %v", path, err)
+	}
+	src := &arrowSource{path: path, size: size, limit: limit, stream: stream}
 	var rows int64
 	var sc *arrow.Schema
 	err = src.batches(func(s *arrow.Schema) { sc = s }, func(rec arrow.RecordBatch) bool {

@@ -208,7 +208,8 @@ type parquetSource struct {
 const parquetBatch = 4096
 
 func (s *parquetSource) scan(j int, c *columnSink) error {
-	defs := make([]int16, parquetBatch)
+	batch := min(parquetBatch, len(c.dst))
+	defs := make([]int16, batch)
 	kind := s.kinds[j]
 	for g := 0; g < s.r.NumRowGroups() && !c.full(); g++ {
 		rg := s.r.RowGroup(g)
@@ -224,7 +225,7 @@ func (s *parquetSource) scan(j int, c *columnSink) error {
 		chunk := chunkReader{path: s.path, c: c, g: g, want: want, maxDef: maxDef, defs: defs}
 		switch cr := cr.(type) {
 		case *file.BooleanColumnChunkReader:
-			err = readChunk(&chunk, make([]bool, parquetBatch), cr.ReadBatch, func(v bool) error {
+			err = readChunk(&chunk, make([]bool, batch), cr.ReadBatch, func(v bool) error {
 				if v {
 					return c.number(1)
 				}
@@ -238,7 +239,7 @@ func (s *parquetSource) scan(j int, c *columnSink) error {
 			case pqDecimal:
 				put = func(v int32) error { return c.decimal(decimalText(strconv.FormatInt(int64(v), 10), kind.scale)) }
 			}
-			err = readChunk(&chunk, make([]int32, parquetBatch), cr.ReadBatch, put)
+			err = readChunk(&chunk, make([]int32, batch), cr.ReadBatch, put)
 		case *file.Int64ColumnChunkReader:
 			put := func(v int64) error { return c.number(float64(v)) }
 			switch kind.conv {
@@ -247,19 +248,19 @@ func (s *parquetSource) scan(j int, c *columnSink) error {
 			case pqDecimal:
 				put = func(v int64) error { return c.decimal(decimalText(strconv.FormatInt(v, 10), kind.scale)) }
 			}
-			err = readChunk(&chunk, make([]int64, parquetBatch), cr.ReadBatch, put)
+			err = readChunk(&chunk, make([]int64, batch), cr.ReadBatch, put)
 		case *file.Float32ColumnChunkReader:
-			err = readChunk(&chunk, make([]float32, parquetBatch), cr.ReadBatch, func(v float32) error { return c.number(float32Value(v)) })
+			err = readChunk(&chunk, make([]float32, batch), cr.ReadBatch, func(v float32) error { return c.number(float32Value(v)) })
 		case *file.Float64ColumnChunkReader:
-			err = readChunk(&chunk, make([]float64, parquetBatch), cr.ReadBatch, c.number)
+			err = readChunk(&chunk, make([]float64, batch), cr.ReadBatch, c.number)
 		case *file.ByteArrayColumnChunkReader:
 			put := func(v parquet.ByteArray) error { return c.bytes(v) }
 			if kind.conv == pqDecimal {
 				put = func(v parquet.ByteArray) error { return c.decimal(bigDecimalText(v, kind.scale)) }
 			}
-			err = readChunk(&chunk, make([]parquet.ByteArray, parquetBatch), cr.ReadBatch, put)
+			err = readChunk(&chunk, make([]parquet.ByteArray, batch), cr.ReadBatch, put)
 		case *file.FixedLenByteArrayColumnChunkReader:
-			err = readChunk(&chunk, make([]parquet.FixedLenByteArray, parquetBatch), cr.ReadBatch, func(v parquet.FixedLenByteArray) error {
+			err = readChunk(&chunk, make([]parquet.FixedLenByteArray, batch), cr.ReadBatch, func(v parquet.FixedLenByteArray) error {
 				return c.decimal(bigDecimalText(v, kind.scale))
 			})
 		default:
