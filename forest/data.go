@@ -28,15 +28,16 @@ type DataSpec struct {
 	// Download fetches MNIST into DataDir when its files are missing
 	// (data.DownloadMNIST: the canonical mirrors, checksums verified).
 	Download bool
-	// Train is a training CSV file with a header row (data.LoadCSV).
+	// Train is a training file: CSV with a header row, Parquet or Arrow
+	// IPC, told apart by their content (data.LoadFile).
 	Train string
-	// Test is a test CSV file with the training data's feature columns, in
-	// the same order; its class labels are re-indexed onto the training
-	// ones. Not with mnist.
+	// Test is a test file (CSV, Parquet or Arrow) with the training
+	// data's feature columns, in the same order; its class labels are
+	// re-indexed onto the training ones. Not with mnist.
 	Test string
 	// Target is the target column of Train; "" means the last column.
 	Target string
-	// Task decides how CSV targets are read (text labels become classes
+	// Task decides how targets are read (text labels become classes
 	// for classification); "" means DefaultTask.
 	Task Task
 	// Holdout is the fraction of the rows held out as the test set when
@@ -46,15 +47,15 @@ type DataSpec struct {
 	Holdout float64
 	// Weight names the training file's column of sample weights
 	// (data.CSVOptions.Weight); a test file's column of that name, when
-	// it has one, is dropped (test scores are unweighted). CSV files only.
+	// it has one, is dropped (test scores are unweighted). Data files only.
 	Weight string
 	// Categorical names feature columns of Train (and Test) to read as
 	// categories even when their values are numbers
 	// (data.CSVOptions.Categorical); a column with a value that is not a
 	// number is categorical without being named.
 	Categorical []string
-	// MaxBytes caps each file read (a CSV file, an MNIST file
-	// decompressed): a larger one is an error naming it and this option,
+	// MaxBytes caps each file read (a CSV, Parquet or Arrow file, an MNIST
+	// file decompressed): a larger one is an error naming it and this option,
 	// wrapping data.ErrTooLarge. 0 means data.DefaultMaxBytes (1 GiB).
 	MaxBytes int64
 }
@@ -145,7 +146,7 @@ func LoadData(ctx context.Context, s DataSpec) (*Split, error) {
 	default:
 		trainOpt := csvOpt
 		trainOpt.Weight = s.Weight
-		sp.Train, err = data.LoadCSV(s.Train, trainOpt)
+		sp.Train, err = data.LoadFile(s.Train, trainOpt)
 		sp.Name = s.Train
 	}
 	if err != nil {
@@ -153,7 +154,7 @@ func LoadData(ctx context.Context, s DataSpec) (*Split, error) {
 	}
 	if s.Test != "" {
 		csvOpt.Target = sp.Train.TargetName
-		if sp.Test, err = data.LoadCSV(s.Test, csvOpt); err != nil {
+		if sp.Test, err = data.LoadFile(s.Test, csvOpt); err != nil {
 			return nil, readlimit.Rename(fmt.Errorf("forest: %w", err), "DataSpec.MaxBytes")
 		}
 		if s.Weight != "" {

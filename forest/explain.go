@@ -265,14 +265,14 @@ func (f *Forest) ExplainData(d *data.Dataset) (*Explanation, error) {
 }
 
 // ExplainFile loads the model file model and explains the rows of the
-// CSV file dataFile (read with data.LoadCSV, at most maxBytes; 0 means
+// data file dataFile (CSV, Parquet or Arrow: data.LoadFile, at most maxBytes; 0 means
 // data's default cap): what `gotrain forest explain` does before writing.
 func ExplainFile(model, dataFile string, maxBytes int64) (*Explanation, error) {
 	f, err := LoadFile(model)
 	if err != nil {
 		return nil, err
 	}
-	d, err := data.LoadCSV(dataFile, data.CSVOptions{NoTarget: true, MaxBytes: maxBytes})
+	d, err := data.LoadFile(dataFile, data.CSVOptions{NoTarget: true, MaxBytes: maxBytes})
 	if err != nil {
 		return nil, err
 	}

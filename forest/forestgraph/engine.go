@@ -181,8 +181,8 @@ func TrainOn(ctx context.Context, e Engine, spec forest.DataSpec, opt forest.Opt
 }
 
 // PredictFile does what `gotrain forest predict` does on e: it reads the
-// forest in model (forest.LoadFile) and the rows of the CSV file data
-// (data.LoadCSV, its header naming the feature columns, at most maxBytes:
+// forest in model (forest.LoadFile) and the rows of the data file data
+// (data.LoadFile: CSV, Parquet or Arrow; its columns naming the features, at most maxBytes:
 // 0 is data's default cap), predicts them (PredictOn) and returns the
 // report naming both files. opt.Proba needs a classification forest.
 func PredictFile(e Engine, model, dataFile string, maxBytes int64, opt PredictOptions) (*PredictReport, error) {
@@ -193,7 +193,7 @@ func PredictFile(e Engine, model, dataFile string, maxBytes int64, opt PredictOp
 	if opt.Proba && f.Options.Task != forest.Classification {
 		return nil, fmt.Errorf("forestgraph: Proba needs a classification model; %s is %s", model, f.Options.Task)
 	}
-	d, err := data.LoadCSV(dataFile, data.CSVOptions{NoTarget: true, MaxBytes: maxBytes})
+	d, err := data.LoadFile(dataFile, data.CSVOptions{NoTarget: true, MaxBytes: maxBytes})
 	if err != nil {
 		return nil, err
 	}
