@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gotrain/gotrain/data"
@@ -249,13 +250,18 @@ func (p *Predictions) writeCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// WriteFile writes the predictions as WriteCSV does to the named file,
+// WriteFile writes the predictions as WriteCSV does to the named file, or
+// as WriteParquet does when its name ends in ".parquet" (in any case),
 // atomically (internal/atomicfile): a temporary file in the same folder,
 // synced and renamed over path, so that path never holds half-written
 // predictions; on error an existing file is unchanged. A FIFO or character
 // device is written through; a folder or other special file is refused.
 func (p *Predictions) WriteFile(path string) error {
-	if err := atomicfile.Write(path, p.writeCSV); err != nil {
+	write := p.writeCSV
+	if strings.HasSuffix(strings.ToLower(path), ".parquet") {
+		write = p.writeParquet
+	}
+	if err := atomicfile.Write(path, write); err != nil {
 		return fmt.Errorf("forest: writing predictions to %s: %w", path, err)
 	}
 	return nil
