@@ -2,7 +2,8 @@
 // them, and extracts RF features from them on the CPU.
 //
 // Synthesis: [Synthesize] returns one record that [SynthOptions] describes
-// (PSK/QAM, FSK/GFSK, FM, AM, OFDM, tone or chirp, with white Gaussian
+// (the 24 RadioML 2018.01A classes: ASK, PSK, APSK, QAM, OQPSK, GMSK, the
+// AM family and FM; and FSK/GFSK, OFDM, tone or chirp; with white Gaussian
 // noise, multipath and IQ imbalance), deterministically for a seed; a
 // [Synthesizer] generates many without allocating. [SynthSpec] takes the
 // options the way the command line gives them (modulation, length in

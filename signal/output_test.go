@@ -286,7 +286,8 @@ func TestSynthHelpers(t *testing.T) {
 			t.Errorf("SamplesFor(%v, %v): no error", c[0], c[1])
 		}
 	}
-	if got, want := ModulationNames(), "bpsk, qpsk, 8psk, 16qam, 64qam, 2fsk, 4fsk, gfsk, fm, am, ofdm, tone, chirp, ook, 4ask, 8ask, 16psk, 32psk, 32qam, 128qam, 256qam"; got != want {
+	if got, want := ModulationNames(), "bpsk, qpsk, 8psk, 16qam, 64qam, 2fsk, 4fsk, gfsk, fm, am, ofdm, tone, chirp, ook, 4ask, 8ask, 16psk, 32psk, 32qam, 128qam, 256qam, "+
+		"16apsk, 32apsk, 64apsk, 128apsk, am-ssb-wc, am-ssb-sc, am-dsb-wc, am-dsb-sc, gmsk, oqpsk"; got != want {
 		t.Errorf("ModulationNames() = %q, want %q", got, want)
 	}
 	for _, c := range []struct {

@@ -31,13 +31,15 @@ func RRCTaps(beta float64, sps, span int) []float64 {
 }
 
 // constellation returns the unit-average-energy symbol alphabet of a
-// linear modulation: BPSK ±1; QPSK exp(i(π/4 + kπ/2)); 8PSK exp(ikπ/4);
-// square 16QAM and 64QAM with odd-integer levels scaled to unit energy.
+// linear modulation (and OQPSK, whose alphabet is QPSK's): BPSK ±1; QPSK
+// exp(i(π/4 + kπ/2)); 8PSK exp(ikπ/4); square 16QAM and 64QAM with
+// odd-integer levels scaled to unit energy; the others as docs/SIGNAL.md
+// describes them.
 func constellation(m Modulation) []complex128 {
 	switch m {
 	case BPSK:
 		return []complex128{1, -1}
-	case QPSK:
+	case QPSK, OQPSK:
 		c := make([]complex128, 4)
 		for k := range c {
 			c[k] = cis(math.Pi/4 + float64(k)*math.Pi/2)
@@ -68,6 +70,10 @@ func constellation(m Modulation) []complex128 {
 			c[k] = complex(float64(2*k-n+1), 0)
 		}
 		return unitEnergy(c)
+	case APSK16, APSK32, APSK64:
+		return unitEnergy(apsk(apskRings[m]))
+	case APSK128:
+		return unitEnergy(apsk128())
 	case PSK16, PSK32:
 		n := 16
 		if m == PSK32 {
@@ -80,6 +86,70 @@ func constellation(m Modulation) []complex128 {
 		return c
 	}
 	return nil
+}
+
+// apskRing is one ring of an APSK constellation: n points at radius gamma
+// (relative to the innermost ring) and angles phase + 2πk/n.
+type apskRing struct {
+	n            int
+	gamma, phase float64
+}
+
+// apskRings holds the DVB-S2 (ETSI EN 302 307-1) and DVB-S2X (EN 302 307-2)
+// rings used for 16APSK (4+12, code rate 3/4), 32APSK (4+12+16, rate 3/4)
+// and 64APSK (8+16+20+20, rate 4/5); docs/SIGNAL.md gives the sources.
+var apskRings = map[Modulation][]apskRing{
+	APSK16: {{4, 1, math.Pi / 4}, {12, 2.85, math.Pi / 12}},
+	APSK32: {{4, 1, math.Pi / 4}, {12, 2.84, math.Pi / 12}, {16, 5.27, 0}},
+	APSK64: {{8, 1, math.Pi / 8}, {16, 2.2, math.Pi / 16}, {20, 3.6, math.Pi / 20}, {20, 5.2, math.Pi / 20}},
+}
+
+// apsk returns the points of the rings, innermost first.
+func apsk(rings []apskRing) []complex128 {
+	var c []complex128
+	for _, r := range rings {
+		for k := range r.n {
+			c = append(c, complex(r.gamma, 0)*cis(r.phase+2*math.Pi*float64(k)/float64(r.n)))
+		}
+	}
+	return c
+}
+
+// DVB-S2X 128APSK (code rate 135/180): six rings of 16, 16, 16, 16, 16 and
+// 48 points whose angles are not evenly spaced. apsk128Gamma are the radii
+// relative to the innermost ring; apsk128Quadrant the angles of each
+// ring's points in the first quadrant, as fractions num/den of π. The
+// other quadrants mirror them: θ, π − θ, π + θ, −θ.
+var (
+	apsk128Gamma    = [6]float64{1, 1.715, 2.118, 2.681, 2.75, 3.819}
+	apsk128Quadrant = [6][][2]int{
+		{{83, 1260}, {103, 560}, {243, 560}, {177, 560}},
+		{{121, 2520}, {113, 560}, {1139, 2520}, {167, 560}},
+		{{23, 280}, {169, 1008}, {117, 280}, {239, 720}},
+		{{61, 720}, {139, 840}, {349, 840}, {281, 840}},
+		{{19, 720}, {563, 2520}, {341, 720}, {199, 720}},
+		{{11, 105}, {37, 1680}, {11, 168}, {61, 420}, {383, 1680}, {929, 5040},
+			{1993, 5040}, {43, 90}, {73, 168}, {1789, 5040}, {49, 180}, {53, 168}},
+	}
+)
+
+// apsk128 returns the 128APSK points, ring by ring.
+func apsk128() []complex128 {
+	c := make([]complex128, 0, 128)
+	for r, q := range apsk128Quadrant {
+		g := complex(apsk128Gamma[r], 0)
+		for _, mirror := range [4]func(float64) float64{
+			func(t float64) float64 { return t },
+			func(t float64) float64 { return math.Pi - t },
+			func(t float64) float64 { return math.Pi + t },
+			func(t float64) float64 { return -t },
+		} {
+			for _, f := range q {
+				c = append(c, g*cis(mirror(math.Pi*float64(f[0])/float64(f[1]))))
+			}
+		}
+	}
+	return c
 }
 
 // squareGrid returns the points of a side x side grid of odd coordinates
@@ -237,9 +307,13 @@ func floorDiv(a, b int) int {
 	return q
 }
 
-// fsk writes continuous-phase FSK (levels ±1 or ±1, ±3) or GFSK (binary,
+// GMSKBT is the bandwidth-time product of GMSK's Gaussian filter (GSM's).
+const GMSKBT = 0.3
+
+// fsk writes continuous-phase FSK (levels ±1 or ±1, ±3), GFSK (binary,
 // Gaussian frequency pulse of bandwidth-time product BT spanning four
-// symbols): the instantaneous frequency is level·ModIndex·SymbolRate/2.
+// symbols) or GMSK (GFSK with BT = GMSKBT and h = 0.5): the instantaneous
+// frequency is level·h·SymbolRate/2, h = ModIndex but for GMSK.
 func (s *Synthesizer) fsk(out []complex128, o SynthOptions) {
 	sps := int(math.Round(o.SampleRate / o.SymbolRate))
 	levels := []float64{-1, 1}
@@ -247,8 +321,12 @@ func (s *Synthesizer) fsk(out []complex128, o SynthOptions) {
 		levels = []float64{-3, -1, 1, 3}
 	}
 	var g []float64
-	if o.Mod == GFSK {
+	h := o.ModIndex
+	switch o.Mod {
+	case GFSK:
 		g = gaussianPulse(o.BT, sps, 4)
+	case GMSK:
+		g, h = gaussianPulse(GMSKBT, sps, 4), 0.5
 	}
 	lead := len(g) / 2
 	n := len(out)
@@ -258,7 +336,7 @@ func (s *Synthesizer) fsk(out []complex128, o SynthOptions) {
 		s.sym[i] = complex(levels[r.intn(len(levels))], 0)
 	}
 	nrz := func(k int) float64 { return real(s.sym[k/sps]) }
-	dev := 2 * math.Pi * o.ModIndex * o.SymbolRate / 2 / o.SampleRate
+	dev := 2 * math.Pi * h * o.SymbolRate / 2 / o.SampleRate
 	var phase float64
 	for i := range out {
 		var f float64

@@ -12,9 +12,11 @@ import (
 // Modulation names a waveform that [Synthesizer] generates.
 type Modulation string
 
-// The modulations. PSK, QAM, ASK and OOK are root-raised-cosine shaped
-// constellations; FSK and GFSK are continuous-phase; FM and AM carry a
-// single tone; OFDM carries QPSK on its active subcarriers.
+// The modulations. PSK, QAM, APSK, ASK and OOK are root-raised-cosine
+// shaped constellations, and OQPSK is RRC-shaped QPSK whose Q rail is half
+// a symbol late; FSK, GFSK and GMSK are continuous-phase; FM and the AM
+// family (AM is AM-DSB-WC) carry a single tone; OFDM carries QPSK on its
+// active subcarriers.
 const (
 	BPSK  Modulation = "bpsk"
 	QPSK  Modulation = "qpsk"
@@ -38,12 +40,25 @@ const (
 	QAM32  Modulation = "32qam"
 	QAM128 Modulation = "128qam"
 	QAM256 Modulation = "256qam"
+	// The rest of the RadioML 2018.01A classes (docs/SIGNAL.md): DVB-S2 and
+	// DVB-S2X APSK, analog AM with and without carrier, GMSK and OQPSK.
+	APSK16  Modulation = "16apsk"
+	APSK32  Modulation = "32apsk"
+	APSK64  Modulation = "64apsk"
+	APSK128 Modulation = "128apsk"
+	AMSSBWC Modulation = "am-ssb-wc"
+	AMSSBSC Modulation = "am-ssb-sc"
+	AMDSBWC Modulation = "am-dsb-wc"
+	AMDSBSC Modulation = "am-dsb-sc"
+	GMSK    Modulation = "gmsk"
+	OQPSK   Modulation = "oqpsk"
 )
 
 // Modulations lists every modulation in a stable order (new ones are
 // appended: data sets derive each record's stream from the position).
 var Modulations = []Modulation{BPSK, QPSK, PSK8, QAM16, QAM64, FSK2, FSK4, GFSK, FM, AM, OFDM, Tone, Chirp,
-	OOK, ASK4, ASK8, PSK16, PSK32, QAM32, QAM128, QAM256}
+	OOK, ASK4, ASK8, PSK16, PSK32, QAM32, QAM128, QAM256,
+	APSK16, APSK32, APSK64, APSK128, AMSSBWC, AMSSBSC, AMDSBWC, AMDSBSC, GMSK, OQPSK}
 
 // ParseModulation returns the modulation with the given name (case-insensitive).
 func ParseModulation(s string) (Modulation, error) {
@@ -68,13 +83,14 @@ func ModulationNames() string {
 // Digital reports whether m is a digital modulation, with a symbol rate
 // (SynthOptions.SymbolRate) and so an Es/N0.
 func (m Modulation) Digital() bool {
-	return m.linear() || m == FSK2 || m == FSK4 || m == GFSK
+	return m.linear() || m == FSK2 || m == FSK4 || m == GFSK || m == GMSK || m == OQPSK
 }
 
 // linear reports whether m is a root-raised-cosine shaped constellation.
 func (m Modulation) linear() bool {
 	switch m {
-	case BPSK, QPSK, PSK8, QAM16, QAM64, OOK, ASK4, ASK8, PSK16, PSK32, QAM32, QAM128, QAM256:
+	case BPSK, QPSK, PSK8, QAM16, QAM64, OOK, ASK4, ASK8, PSK16, PSK32, QAM32, QAM128, QAM256,
+		APSK16, APSK32, APSK64, APSK128:
 		return true
 	}
 	return false
@@ -116,11 +132,13 @@ type SynthOptions struct {
 
 	// ModIndex is the FSK/GFSK modulation index h (default 1 for 2FSK and
 	// 4FSK, 0.5 for GFSK; the tone spacing is h·SymbolRate) or the AM depth
-	// (default 0.5).
+	// of AM, AM-DSB-WC and AM-SSB-WC (default 0.5). GMSK ignores it: its h
+	// is 0.5.
 	ModIndex float64 `json:"mod_index,omitempty"`
-	// BT is the GFSK Gaussian filter's bandwidth-time product (default 0.5).
+	// BT is the GFSK Gaussian filter's bandwidth-time product (default
+	// 0.5). GMSK ignores it: its BT is 0.3.
 	BT float64 `json:"bt,omitempty"`
-	// ModFreq is the FM and AM message tone in Hz (default 1000).
+	// ModFreq is the message tone of FM and the AM family in Hz (default 1000).
 	ModFreq float64 `json:"mod_freq,omitempty"`
 	// Deviation is the FM peak deviation in Hz (default 10000).
 	Deviation float64 `json:"deviation,omitempty"`
@@ -170,6 +188,10 @@ func (o SynthOptions) withDefaults() (SynthOptions, error) {
 			return o, fmt.Errorf("signal: SymbolRate %v: want the sample rate %v divided by a whole number of samples per symbol from 1 to %d",
 				o.SymbolRate, o.SampleRate, MaxSamplesPerSymbol)
 		}
+		if o.Mod == OQPSK && int(sps)%2 != 0 {
+			return o, fmt.Errorf("signal: SymbolRate %v: OQPSK delays Q by half a symbol, so it needs an even number of samples per symbol, not %v",
+				o.SymbolRate, sps)
+		}
 	} else if o.EsN0 {
 		return o, fmt.Errorf("signal: Es/N0 needs a digital modulation, not %s", o.Mod)
 	}
@@ -189,7 +211,7 @@ func (o SynthOptions) withDefaults() (SynthOptions, error) {
 		switch o.Mod {
 		case GFSK:
 			o.ModIndex = 0.5
-		case AM:
+		case AM, AMDSBWC, AMSSBWC:
 			o.ModIndex = 0.5
 		default:
 			o.ModIndex = 1
@@ -498,7 +520,16 @@ func (s *Synthesizer) modulate(out []complex128, o SynthOptions, pre int) error 
 		for i, v := range tmp {
 			out[i] = complex128(v)
 		}
-	case o.Mod == FSK2 || o.Mod == FSK4 || o.Mod == GFSK:
+	case o.Mod == OQPSK:
+		// QPSK shaped as usual, its Q rail delayed by half a symbol:
+		// tmp[j] is the QPSK signal at sample j − pre − half.
+		half := int(math.Round(o.SampleRate/o.SymbolRate)) / 2
+		tmp := make([]complex64, len(out)+half)
+		s.shapeLinear(tmp, o, -pre-half)
+		for i := range out {
+			out[i] = complex(float64(real(tmp[i+half])), float64(imag(tmp[i])))
+		}
+	case o.Mod == FSK2 || o.Mod == FSK4 || o.Mod == GFSK || o.Mod == GMSK:
 		s.fsk(out, o)
 	case o.Mod == FM:
 		beta := o.Deviation / o.ModFreq
@@ -510,6 +541,24 @@ func (s *Synthesizer) modulate(out []complex128, o SynthOptions, pre int) error 
 		for i := range out {
 			t := float64(i-pre) / fs
 			out[i] = complex(1+o.ModIndex*math.Cos(2*math.Pi*o.ModFreq*t), 0)
+		}
+	case o.Mod == AMDSBWC || o.Mod == AMDSBSC || o.Mod == AMSSBWC || o.Mod == AMSSBSC:
+		// The message m(t) = cos(2π·fm·t), as AM's; its Hilbert transform
+		// is sin(2π·fm·t). DSB carries m, SSB (upper) m + i·H{m}; WC adds
+		// the carrier 1 and scales the message by the depth.
+		carrier, depth := 0.0, 1.0
+		if o.Mod == AMDSBWC || o.Mod == AMSSBWC {
+			carrier, depth = 1, o.ModIndex
+		}
+		ssb := o.Mod == AMSSBWC || o.Mod == AMSSBSC
+		for i := range out {
+			t := float64(i-pre) / fs
+			sn, cs := math.Sincos(2 * math.Pi * o.ModFreq * t)
+			var hil float64
+			if ssb {
+				hil = sn
+			}
+			out[i] = complex(carrier+depth*cs, depth*hil)
 		}
 	case o.Mod == OFDM:
 		return s.ofdm(out, o)

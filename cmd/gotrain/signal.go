@@ -29,7 +29,7 @@ func signalCPU(cmd *cobra.Command, g *globals) error {
 func addSynthFlags(cmd *cobra.Command, s *signal.SynthSpec) {
 	f := cmd.Flags()
 	o := &s.Options
-	f.StringVar(&s.Mod, "mod", "qpsk", "modulation: bpsk, qpsk, 8psk, 16psk, 32psk, 16qam, 32qam, 64qam, 128qam, 256qam, ook, 4ask, 8ask, 2fsk, 4fsk, gfsk, fm, am, ofdm, tone, chirp")
+	f.StringVar(&s.Mod, "mod", "qpsk", "modulation: "+signal.ModulationNames())
 	f.Float64Var(&o.SampleRate, "rate", 200000, "sample rate in Hz")
 	f.Float64Var(&s.Seconds, "seconds", 1, "record length in seconds (ignored with --samples)")
 	f.IntVar(&o.Samples, "samples", 0, "record length in samples (overrides --seconds)")
@@ -42,9 +42,9 @@ func addSynthFlags(cmd *cobra.Command, s *signal.SynthSpec) {
 	f.IntVar(&o.SpanSymbols, "span", 8, "RRC span in symbols (even)")
 	f.Float64Var(&o.CarrierOffset, "offset", 0, "carrier offset in Hz (tone frequency, chirp centre)")
 	f.Float64Var(&o.Phase, "phase", 0, "carrier phase in radians")
-	f.Float64Var(&o.ModIndex, "mod-index", 0, "FSK/GFSK modulation index h (default 1, GFSK 0.5) or AM depth (default 0.5)")
-	f.Float64Var(&o.BT, "bt", 0.5, "GFSK bandwidth-time product")
-	f.Float64Var(&o.ModFreq, "mod-freq", 1000, "FM/AM message tone in Hz")
+	f.Float64Var(&o.ModIndex, "mod-index", 0, "FSK/GFSK modulation index h (default 1, GFSK 0.5) or AM depth of am, am-dsb-wc, am-ssb-wc (default 0.5)")
+	f.Float64Var(&o.BT, "bt", 0.5, "GFSK bandwidth-time product (GMSK's is 0.3)")
+	f.Float64Var(&o.ModFreq, "mod-freq", 1000, "FM/AM message tone in Hz (the am-* classes too)")
 	f.Float64Var(&o.Deviation, "deviation", 10000, "FM peak deviation in Hz")
 	f.IntVar(&o.Subcarriers, "subcarriers", 64, "OFDM FFT size (power of two)")
 	f.IntVar(&o.CyclicPrefix, "cp", 0, "OFDM cyclic prefix in samples (default subcarriers/4)")

@@ -205,8 +205,10 @@ func (o DatasetOptions) Record(m signal.Modulation, idx int, grid []float64) sig
 	case signal.FM:
 		s.Deviation = FMDevMinHz + u()*(FMDevMaxHz-FMDevMinHz)
 		s.ModFreq = ModFreqMinHz + u()*(ModFreqMaxHz-ModFreqMinHz)
-	case signal.AM:
+	case signal.AM, signal.AMDSBWC, signal.AMSSBWC:
 		s.ModIndex = AMDepthMin + u()*(AMDepthMax-AMDepthMin)
+		s.ModFreq = ModFreqMinHz + u()*(ModFreqMaxHz-ModFreqMinHz)
+	case signal.AMDSBSC, signal.AMSSBSC:
 		s.ModFreq = ModFreqMinHz + u()*(ModFreqMaxHz-ModFreqMinHz)
 	}
 	return s
@@ -463,7 +465,7 @@ func nuisanceText(o DatasetOptions) map[string]string {
 		"carrier_offset": fmt.Sprintf("uniform [-%g, %g] Hz", o.MaxOffsetHz, o.MaxOffsetHz),
 		"symbol_rate":    fmt.Sprintf("sample_rate / sps, sps uniform over %v (digital modes)", o.SPS),
 		"fm":             fmt.Sprintf("deviation uniform [%g, %g] Hz, tone uniform [%g, %g] Hz", FMDevMinHz, FMDevMaxHz, ModFreqMinHz, ModFreqMaxHz),
-		"am":             fmt.Sprintf("depth uniform [%g, %g], tone uniform [%g, %g] Hz", AMDepthMin, AMDepthMax, ModFreqMinHz, ModFreqMaxHz),
+		"am":             fmt.Sprintf("depth uniform [%g, %g] (am, am-dsb-wc, am-ssb-wc), tone uniform [%g, %g] Hz (every am class)", AMDepthMin, AMDepthMax, ModFreqMinHz, ModFreqMaxHz),
 		"snr":            "full-band SNR; stepped: grid[index mod len(grid)], else uniform",
 	}
 }
