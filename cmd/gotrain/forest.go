@@ -48,8 +48,8 @@ then forest.Train with the learner of the device's engine).`,
 	f.StringVar(&fl.data.Dataset, "dataset", "", "data set: diabetes (regression) or digits (classification), both embedded, or mnist (IDX files from --data-dir)")
 	f.StringVar(&fl.data.DataDir, "data-dir", "", `folder with the MNIST IDX files, for --dataset mnist (default: data.MNISTDir(""), that is $`+data.DataDirEnv+`/mnist, else $XDG_DATA_HOME/gotrain/mnist, else ~/.local/share/gotrain/mnist)`)
 	f.BoolVar(&fl.data.Download, "download", false, "download MNIST into --data-dir from its canonical mirrors (checksums verified) when its files are not there")
-	f.StringVar(&fl.data.Train, "train", "", "training CSV file (header row required)")
-	f.StringVar(&fl.data.Test, "test", "", "test CSV file with the same columns")
+	f.StringVar(&fl.data.Train, "train", "", "training data file: CSV with a header row, Parquet or Arrow IPC")
+	f.StringVar(&fl.data.Test, "test", "", "test data file (CSV, Parquet or Arrow IPC) with the same columns")
 	f.StringVar(&fl.data.Target, "target", "", "target column name (default: the last column)")
 	f.StringSliceVar(&fl.data.Categorical, "categorical", nil, "feature columns of --train to treat as categories even when they hold numbers, comma-separated (a column with a value that is not a number is categorical anyway); CPU only")
 	f.StringVar(&fl.data.Weight, "weight-column", "", "column of --train holding sample weights (>= 0), not a feature; dropped from --test when there (test scores are unweighted)")
@@ -173,8 +173,8 @@ WriteFile.`,
 		},
 	}
 	cmd.Flags().StringVar(&modelFile, "model", "", "model file written by forest train --save")
-	cmd.Flags().StringVar(&dataFile, "data", "", "CSV file with the model's feature columns")
-	cmd.Flags().StringVar(&outFile, "out", "", "write predictions to this CSV file, atomically (default: stdout)")
+	cmd.Flags().StringVar(&dataFile, "data", "", "data file (CSV, Parquet or Arrow IPC) with the model's feature columns")
+	cmd.Flags().StringVar(&outFile, "out", "", "write predictions to this CSV file (Parquet when it ends in .parquet), atomically (default: stdout)")
 	cmd.Flags().BoolVar(&proba, "proba", false, "write class probabilities, one column per class")
 	cmd.Flags().StringVar(&quantiles, "quantiles", "", "write these quantiles of each row's predicted distribution, one column each (for example 0.05,0.5,0.95; a regression model trained with --keep-leaf-samples; CPU only)")
 	cmd.Flags().IntVar(&batchRows, "batch-rows", forestgraph.DefaultBatchRows, "rows per graph execution on graph devices (bounds device memory)")
@@ -247,7 +247,7 @@ Explanation.WriteCSV or WriteFile.`,
 		},
 	}
 	cmd.Flags().StringVar(&modelFile, "model", "", "model file written by forest train --save")
-	cmd.Flags().StringVar(&dataFile, "data", "", "CSV file with the model's feature columns")
+	cmd.Flags().StringVar(&dataFile, "data", "", "data file (CSV, Parquet or Arrow IPC) with the model's feature columns")
 	cmd.Flags().StringVar(&outFile, "out", "", "write the values to this CSV file, atomically (default: stdout)")
 	return cmd
 }
