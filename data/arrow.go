@@ -42,22 +42,22 @@ const arrowStreamStart = "\xff\xff\xff\xff"
 
 // openArrow opens the Arrow IPC file at path as a table. It reads the file
 // through once, to count its rows.
-func openArrow(path string, opts CSVOptions) (*table, error) {
+func openArrow(path string, opts CSVOptions) (t *table, err error) {
+	defer recoverMalformed(&err, path, "Arrow")
 	f, size, limit, err := openRegular(path, opts, "Arrow")
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
 	var magic [len(arrowFileMagic)]byte
 	_, err = io.ReadFull(f, magic[:])
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		f.Close()
 		return nil, fmt.Errorf("data: %w", err)
 	}
 	stream := string(magic[:]) != arrowFileMagic
 	if _, err = f.Seek(0, io.SeekStart); err == nil {
 		err = checkArrowSchema(f, size, stream)
 	}
-	f.Close()
 	var nested *nestedColumnError
 	switch {
 	case errors.As(err, &nested):
@@ -93,7 +93,7 @@ func openArrow(path string, opts CSVOptions) (*table, error) {
 		}
 		text[j] = txt
 	}
-	return newTable(path, names, text, rows, limit, opts, src)
+	return newTable(path, "Arrow", names, text, rows, limit, opts, src)
 }
 
 // arrowKindOf tells whether values of type dt are text, or returns an

@@ -54,7 +54,8 @@ func LoadParquet(path string, opts CSVOptions) (d *Dataset, err error) {
 const parquetMagic = "PAR1"
 
 // openParquet opens the Parquet file at path as a table, which the caller
-// reads and then closes with closer.
+// reads (table.feature, target, weights: one column at a time) and then
+// closes with closer.
 func openParquet(path string, opts CSVOptions) (t *table, closer func(), err error) {
 	f, size, limit, err := openRegular(path, opts, "Parquet")
 	if err != nil {
@@ -65,6 +66,7 @@ func openParquet(path string, opts CSVOptions) (t *table, closer func(), err err
 			f.Close()
 		}
 	}()
+	defer recoverMalformed(&err, path, "Parquet") // before the deferred Close
 	if size < 2*int64(len(parquetMagic)) {
 		return nil, nil, fmt.Errorf("data: %s: not a Parquet file: only %d bytes", path, size)
 	}
@@ -107,7 +109,7 @@ func openParquet(path string, opts CSVOptions) (t *table, closer func(), err err
 		}
 		rows += n
 	}
-	t, err = newTable(path, names, text, rows, limit, opts, src)
+	t, err = newTable(path, "Parquet", names, text, rows, limit, opts, src)
 	if err != nil {
 		return nil, nil, err
 	}

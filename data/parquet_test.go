@@ -677,3 +677,25 @@ func TestLoadFileSniffs(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// panicSource is a columnSource whose library panics.
+type panicSource struct{}
+
+func (panicSource) scan(int, *columnSink) error { panic("index out of range [7] with length 3") }
+
+// TestTableRecoversPanics checks that reading a column turns a panic of
+// the format library into an error naming the file, for a caller that
+// reads columns itself (table.feature) as well as for LoadParquet.
+func TestTableRecoversPanics(t *testing.T) {
+	tb, err := newTable("bad.parquet", "Parquet", []string{"a", "y"}, []bool{false, false}, 3, 1<<20, CSVOptions{}, panicSource{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, err = tb.feature(0, nil)
+	if err == nil || err.Error() != "data: bad.parquet: malformed Parquet file: index out of range [7] with length 3" {
+		t.Errorf("feature: err = %v", err)
+	}
+	if _, err := tb.dataset(); err == nil || !strings.HasPrefix(err.Error(), "data: bad.parquet: malformed Parquet file") {
+		t.Errorf("dataset: err = %v", err)
+	}
+}

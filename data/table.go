@@ -29,6 +29,7 @@ import (
 // the whole feature matrix.
 type table struct {
 	name   string   // the file, for errors
+	format string   // "Parquet" or "Arrow", for errors
 	header []string // column names, trimmed
 	text   []bool   // text[j]: column j holds text (categorical as a feature)
 	rows   int      // the rows to read: the file's, at most MaxRows
@@ -44,13 +45,13 @@ type columnSource interface {
 	scan(j int, c *columnSink) error
 }
 
-// newTable checks the column names (trimmed: none empty, no two alike),
+// newTable checks the column names (of a file of the named format) (trimmed: none empty, no two alike),
 // picks the columns' roles from opts and bounds the table's size: rows is
 // the row count the file declares, cut to opts.MaxRows. limit is the byte
 // cap: the table may hold no more values (rows × columns) than a CSV file
 // of limit bytes could, limit/2.
-func newTable(name string, names []string, text []bool, rows int64, limit int64, opts CSVOptions, src columnSource) (*table, error) {
-	t := &table{name: name, text: text, opts: opts, src: src}
+func newTable(name, format string, names []string, text []bool, rows int64, limit int64, opts CSVOptions, src columnSource) (*table, error) {
+	t := &table{name: name, format: format, text: text, opts: opts, src: src}
 	if len(names) == 0 {
 		return nil, fmt.Errorf("data: %s: no columns", name)
 	}
@@ -138,18 +139,20 @@ func (t *table) weights(dst []float64) ([]float64, error) {
 }
 
 // read feeds column j to a sink of the given role writing into dst.
-func (t *table) read(j int, role sinkRole, dst []float64) (*columnSink, error) {
+// A panic of the format library, reading a damaged file, is an error.
+func (t *table) read(j int, role sinkRole, dst []float64) (c *columnSink, err error) {
+	defer recoverMalformed(&err, t.name, t.format)
 	if cap(dst) < t.rows {
 		dst = make([]float64, t.rows)
 	}
-	c := &columnSink{t: t, j: j, role: role, dst: dst[:t.rows]}
-	if err := t.src.scan(j, c); err != nil {
+	sink := &columnSink{t: t, j: j, role: role, dst: dst[:t.rows]}
+	if err := t.src.scan(j, sink); err != nil {
 		return nil, err
 	}
-	if c.n < t.rows {
-		return nil, fmt.Errorf("data: %s: column %q (%d) holds %d values, but the file has %d rows", t.name, t.header[j], j+1, c.n, t.rows)
+	if sink.n < t.rows {
+		return nil, fmt.Errorf("data: %s: column %q (%d) holds %d values, but the file has %d rows", t.name, t.header[j], j+1, sink.n, t.rows)
 	}
-	return c, nil
+	return sink, nil
 }
 
 // dataset reads the whole table: the features column by column into the
