@@ -260,10 +260,13 @@ func (c *columnSink) null() error {
 func (c *columnSink) number(v float64) error {
 	switch c.role {
 	case sinkNumber:
-		if math.IsInf(v, 0) {
+		switch {
+		case math.IsNaN(v):
+			return c.put(math.NaN()) // missing, whatever its payload, as ReadCSV stores it
+		case math.IsInf(v, 0):
 			return c.errorf("%s is not a finite number", quoteValue(formatNumber(v)))
 		}
-		return c.put(v) // NaN is missing
+		return c.put(v)
 	case sinkTarget:
 		switch {
 		case math.IsNaN(v):
