@@ -22,6 +22,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/gotrain/gotrain/internal/readlimit"
 )
 
 // testColumn is a column of a test table: its Arrow type and its values,
@@ -647,8 +649,10 @@ func TestColumnarLimits(t *testing.T) {
 	}
 	p := writeTemp(t, dir, "many.parquet", b)
 	_, err := LoadFile(p, CSVOptions{MaxBytes: int64(len(b))})
-	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "5000 rows of 2 columns are more values") {
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "many.parquet (5000 rows × 2 columns, at 2 bytes a value as in CSV) is larger than the") {
 		t.Errorf("many values: err = %v", err)
+	} else if r := readlimit.Rename(err, "--max-input-mib").Error(); !strings.HasSuffix(r, "limit; raise it with --max-input-mib") {
+		t.Errorf("many values, renamed: %s", r)
 	}
 	if d, err := LoadFile(p, CSVOptions{MaxBytes: 20000}); err != nil || d.Rows != 5000 {
 		t.Errorf("many values within the cap: %v", err)

@@ -82,9 +82,14 @@ func newTable(name, format string, names []string, text []bool, rows int64, limi
 	if rows == 0 {
 		return nil, fmt.Errorf("data: %s: no data rows", name)
 	}
-	if maxValues := limit / 2; rows > maxValues/int64(len(names)) {
-		return nil, fmt.Errorf("data: %s: %d rows of %d columns are more values than a CSV file within the %s limit could hold (%d); raise it with CSVOptions.MaxBytes: %w",
-			name, rows, len(names), readlimit.Bytes(limit), maxValues, ErrTooLarge)
+	if rows > limit/2/int64(len(names)) {
+		// The error names the option that raises the cap, as a file too
+		// large does, so that callers may rename it (readlimit.Rename).
+		return nil, fmt.Errorf("data: %w", &readlimit.Error{
+			Name:   fmt.Sprintf("%s (%d rows × %d columns, at 2 bytes a value as in CSV)", name, rows, len(names)),
+			Limit:  limit,
+			Option: "CSVOptions.MaxBytes",
+		})
 	}
 	t.rows = int(rows)
 	return t, nil
