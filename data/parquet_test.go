@@ -705,3 +705,45 @@ func TestTableRecoversPanics(t *testing.T) {
 		t.Errorf("dataset: err = %v", err)
 	}
 }
+
+// TestTableIsColumnSource reads a Parquet and an Arrow file as a
+// Dataset.Source and requires Materialize to give LoadFile's X.
+func TestTableIsColumnSource(t *testing.T) {
+	cols := mixedColumns(50)
+	rec := record(t, cols)
+	defer rec.Release()
+	dir := t.TempDir()
+	opts := CSVOptions{Target: "label", Classification: true}
+	for _, p := range []string{
+		writeTemp(t, dir, "s.parquet", writeParquet(t, rec, parquet.WithMaxRowGroupLength(7))),
+		writeTemp(t, dir, "s.arrow", writeArrow(t, rec, false, 9)),
+	} {
+		want, err := LoadFile(p, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tb *table
+		if strings.HasSuffix(p, ".parquet") {
+			var closer func()
+			tb, closer, err = openParquet(p, opts)
+			if err == nil {
+				defer closer()
+			}
+		} else {
+			tb, err = openArrow(p, opts)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := &Dataset{Rows: want.Rows, Cols: want.Cols, Source: tb}
+		if err := d.Materialize(); err != nil {
+			t.Fatal(err)
+		}
+		if ok, why := sameFloats(d.X, want.X); !ok {
+			t.Errorf("%s: X %s", p, why)
+		}
+		if fmt.Sprint(d.Categories) != fmt.Sprint(want.Categories) {
+			t.Errorf("%s: Categories %q, want %q", p, d.Categories, want.Categories)
+		}
+	}
+}

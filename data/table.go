@@ -116,6 +116,17 @@ func (t *table) feature(k int, dst []float64) (vals []float64, dict []string, ca
 	return c.dst, sortDictionary(c.cat.seen, c.dst, t.rows, 1, 0), true, nil
 }
 
+// ReadColumn reads feature column j as feature does, making a table a
+// Dataset.Source: a caller may open a file (openParquet, openArrow), read
+// its target and weights, and leave X to a learner that bins one column
+// at a time.
+func (t *table) ReadColumn(j int, dst []float64) (vals []float64, dict []string, err error) {
+	vals, dict, _, err = t.feature(j, dst)
+	return vals, dict, err
+}
+
+var _ ColumnSource = (*table)(nil)
+
 // target reads the target column into dst, grown to t.rows values: class
 // values and Classes (encodeLabels) with CSVOptions.Classification, else
 // numbers.
