@@ -747,3 +747,50 @@ func TestTableIsColumnSource(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenFile opens Parquet and Arrow files without their features
+// (Dataset.Source) and requires the target, weights and names LoadFile
+// gives, X nil, and Materialize to give LoadFile's X; a CSV file is
+// loaded whole.
+func TestOpenFile(t *testing.T) {
+	cols := mixedColumns(40)
+	rec := record(t, cols)
+	defer rec.Release()
+	dir := t.TempDir()
+	opts := CSVOptions{Target: "label", Classification: true}
+	for _, p := range []string{
+		writeTemp(t, dir, "o.parquet", writeParquet(t, rec, parquet.WithMaxRowGroupLength(7))),
+		writeTemp(t, dir, "o.arrow", writeArrow(t, rec, false, 9)),
+	} {
+		want, err := LoadFile(p, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := OpenFile(p, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.X != nil || d.Source == nil {
+			t.Fatalf("%s: X has %d values, Source %v: want no X and a Source", p, len(d.X), d.Source)
+		}
+		if fmt.Sprint(d.FeatureNames, d.TargetName, d.Classes, d.Rows, d.Cols) != fmt.Sprint(want.FeatureNames, want.TargetName, want.Classes, want.Rows, want.Cols) {
+			t.Errorf("%s: names, classes or shape differ: %v %q %q", p, d.FeatureNames, d.TargetName, d.Classes)
+		}
+		if ok, why := sameFloats(d.Y, want.Y); !ok {
+			t.Errorf("%s: Y %s", p, why)
+		}
+		if err := d.Materialize(); err != nil {
+			t.Fatal(err)
+		}
+		if ok, why := sameFloats(d.X, want.X); !ok {
+			t.Errorf("%s: X %s", p, why)
+		}
+		if fmt.Sprint(d.Categories) != fmt.Sprint(want.Categories) {
+			t.Errorf("%s: Categories %q, want %q", p, d.Categories, want.Categories)
+		}
+	}
+	csv := writeTemp(t, dir, "o.csv", []byte("a,b\n1,2\n3,4\n"))
+	if d, err := OpenFile(csv, CSVOptions{}); err != nil || d.Source != nil || len(d.X) != 2 {
+		t.Errorf("CSV: %+v, %v; want it loaded whole", d, err)
+	}
+}

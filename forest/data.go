@@ -29,7 +29,9 @@ type DataSpec struct {
 	// (data.DownloadMNIST: the canonical mirrors, checksums verified).
 	Download bool
 	// Train is a training file: CSV with a header row, Parquet or Arrow
-	// IPC, told apart by their content (data.LoadFile).
+	// IPC, told apart by their content (data.LoadFile). A Parquet or
+	// Arrow file without a hold-out split is opened without its features
+	// (data.OpenFile): Fit reads them one column at a time.
 	Train string
 	// Test is a test file (CSV, Parquet or Arrow) with the training
 	// data's feature columns, in the same order; its class labels are
@@ -146,7 +148,7 @@ func LoadData(ctx context.Context, s DataSpec) (*Split, error) {
 	default:
 		trainOpt := csvOpt
 		trainOpt.Weight = s.Weight
-		sp.Train, err = data.LoadFile(s.Train, trainOpt)
+		sp.Train, err = data.OpenFile(s.Train, trainOpt)
 		sp.Name = s.Train
 	}
 	if err != nil {
@@ -171,6 +173,9 @@ func LoadData(ctx context.Context, s DataSpec) (*Split, error) {
 		return sp, nil
 	}
 	if holdout > 0 {
+		if err := sp.Train.Materialize(); err != nil { // Subset needs X
+			return nil, readlimit.Rename(fmt.Errorf("forest: %w", err), "DataSpec.MaxBytes")
+		}
 		tr, te := data.TrainTestSplit(sp.Train.Rows, holdout, holdoutSeed)
 		sp.Train, sp.Test = sp.Train.Subset(tr), sp.Train.Subset(te)
 	}

@@ -2,6 +2,7 @@ package forest
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"fmt"
 	"os"
@@ -127,13 +128,20 @@ func TestParquetFitMatchesCSV(t *testing.T) {
 	}
 	for k, tt := range tests {
 		csvPath, pqPath := writeTableFiles(t, dir, fmt.Sprint("t", k), tt.names, tt.x, tt.text)
-		var models [2][]byte
-		for m, p := range []string{csvPath, pqPath} {
-			d, err := data.LoadFile(p, tt.opts)
+		var models [3][]byte
+		for m, p := range []string{csvPath, pqPath, pqPath} {
+			load := data.LoadFile
+			if m == 2 { // the features read one column at a time by Fit
+				load = data.OpenFile
+			}
+			d, err := load(p, tt.opts)
 			if err != nil {
 				t.Fatalf("%s: %v", tt.name, err)
 			}
-			if tt.text != nil && !d.HasCategories() {
+			if m == 2 && (d.X != nil || d.Source == nil) {
+				t.Fatalf("%s: OpenFile read the features", tt.name)
+			}
+			if tt.text != nil && m < 2 && !d.HasCategories() {
 				t.Fatalf("%s: %s: no categorical feature", tt.name, p)
 			}
 			f, err := Fit(d, tt.fit)
@@ -148,6 +156,35 @@ func TestParquetFitMatchesCSV(t *testing.T) {
 		}
 		if !bytes.Equal(models[0], models[1]) {
 			t.Errorf("%s: the models fitted on CSV and on Parquet differ (%d and %d bytes)", tt.name, len(models[0]), len(models[1]))
+		}
+		if !bytes.Equal(models[0], models[2]) {
+			t.Errorf("%s: the model fitted from Parquet columns read one at a time differs from CSV's", tt.name)
+		}
+		// The command's path: LoadData opens a Parquet file without a
+		// hold-out lazily, and with one reads it whole.
+		for _, holdout := range []float64{NoHoldout, 0.25} {
+			var fits [2][]byte
+			for m, p := range []string{csvPath, pqPath} {
+				sp, err := LoadData(context.Background(), DataSpec{Train: p, Target: tt.opts.Target, Task: tt.fit.Task, Holdout: holdout})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if lazy := sp.Train.Source != nil; lazy != (m == 1 && holdout < 0) {
+					t.Errorf("%s: %s holdout %v: lazily opened %v", tt.name, p, holdout, lazy)
+				}
+				r, err := Train(sp.Train, sp.Test, tt.fit, TrainConfig{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var buf bytes.Buffer
+				if err := r.Forest.Save(&buf); err != nil {
+					t.Fatal(err)
+				}
+				fits[m] = buf.Bytes()
+			}
+			if !bytes.Equal(fits[0], fits[1]) {
+				t.Errorf("%s holdout %v: LoadData+Train gives other models from CSV and Parquet", tt.name, holdout)
+			}
 		}
 	}
 }

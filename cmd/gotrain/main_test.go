@@ -199,7 +199,7 @@ func TestForestClassificationProba(t *testing.T) {
 func TestForestTrainErrors(t *testing.T) {
 	dir := t.TempDir()
 	csv := dir + "/t.csv"
-	os.WriteFile(csv, []byte("a,b,y\n1,2,3\n4,x,6\n"), 0o644)
+	os.WriteFile(csv, []byte("a,b,y\n1,2,3\n4,-inf,6\n"), 0o644)
 	tests := []struct {
 		args []string
 		want string
