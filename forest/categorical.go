@@ -80,7 +80,7 @@ func (b *builder) isCat(j int) bool { return b.cat != nil && b.cat[j] }
 // statistics of each code of feature j over the node's rows[lo:hi], read
 // from the local block or the codes (not the sorted lists), and returns
 // the bitmap of the codes present.
-func (b *builder) codeStats(j, lo, hi int, h []int64) (present CategorySet) {
+func (b *builder) codeStats(j, lo, hi int, h []int64) CategorySet {
 	stride := b.stride
 	cls := b.cls != nil
 	if b.local {
@@ -91,7 +91,6 @@ func (b *builder) codeStats(j, lo, hi int, h []int64) (present CategorySet) {
 		}
 		for _, i := range b.lrows[lo-b.lbase : hi-b.lbase] {
 			c := col[i]
-			present.add(c)
 			e := h[int(c)*stride : int(c+1)*stride]
 			w := b.locW[i] & mask
 			e[0]++
@@ -102,12 +101,11 @@ func (b *builder) codeStats(j, lo, hi int, h []int64) (present CategorySet) {
 				e[2] += b.locY[i]
 			}
 		}
-		return present
+		return presentInHist(h, b.nb[j], stride)
 	}
 	xb, p := b.feature(j, hi-lo)
 	for _, r := range b.rows[lo:hi] {
 		c := xb[int(r)*p]
-		present.add(c)
 		e := h[int(c)*stride : int(c+1)*stride]
 		w := b.rw[r]
 		e[0]++
@@ -118,7 +116,7 @@ func (b *builder) codeStats(j, lo, hi int, h []int64) (present CategorySet) {
 			e[2] += b.wy[r]
 		}
 	}
-	return present
+	return presentInHist(h, b.nb[j], stride)
 }
 
 // gatherCats sets b.catCodes to the codes of categorical feature j present
@@ -151,6 +149,48 @@ func (b *builder) gatherCats(j, lo, hi, buf int, hist []int64) (present Category
 				st[at+2+int(lwy[e])] += w
 			} else {
 				st[at+2] += lwy[e]
+			}
+		}
+	case b.cstride > 0:
+		// A Gini node on the rows path with its classes compacted
+		// (compactClasses): one packed update a row, as scanLocalGini.
+		cs := b.cstride
+		h := b.fh[:(nbj+1)*cs] // all zero between calls
+		cm := &b.cmap
+		if b.local {
+			col := b.loc[j*b.lsize : (j+1)*b.lsize]
+			lv := b.locW
+			for _, i := range b.lrows[lo-b.lbase : hi-b.lbase] {
+				v := lv[i]
+				e := int(col[i]) * cs
+				h[e] = 1
+				h[e+cm[v>>56&(maxPacked-1)]] += v & (1<<56 - 1)
+			}
+		} else {
+			xb, p := b.feature(j, hi-lo)
+			for _, r := range b.rows[lo:hi] {
+				e := int(xb[int(r)*p]) * cs
+				h[e] = 1
+				h[e+cm[b.cls[r]]] += 1<<32 | b.rw[r]
+			}
+		}
+		present = presentInHist(h, nbj, cs)
+		for w, word := range present {
+			for word != 0 {
+				c := w<<6 | bits.TrailingZeros64(word)
+				word &= word - 1
+				codes = append(codes, uint8(c))
+				at := len(st)
+				st = append(st, make([]int64, stride)...)
+				e := h[c*cs : (c+1)*cs]
+				for k := 2; k < cs; k++ {
+					v := e[k]
+					cnt, wt := v>>32, v&(1<<32-1)
+					st[at] += cnt
+					st[at+1] += wt
+					st[at+2+b.cclass[k-2]] = wt
+				}
+				clear(e)
 			}
 		}
 	default:
