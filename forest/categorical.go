@@ -128,6 +128,10 @@ func (b *builder) codeStats(j, lo, hi int, h []int64) CategorySet {
 func (b *builder) gatherCats(j, lo, hi, buf int, hist []int64) (present CategorySet) {
 	stride, nbj := b.stride, b.nb[j]
 	codes, st := b.catCodes[:0], b.catStats[:0]
+	if buf < 0 && hist == nil && b.oneCode(j, lo, hi) {
+		b.catCodes = codes // constant in the node: no statistics needed
+		return present
+	}
 	switch {
 	case buf >= 0:
 		off := j*b.scap + lo - b.sbase
@@ -218,6 +222,32 @@ func (b *builder) gatherCats(j, lo, hi, buf int, hist []int64) (present Category
 	return present
 }
 
+// oneCode reports whether the node's rows[lo:hi] (on the rows path) all
+// hold one code of feature j: found by comparing codes, before any
+// histogram is made, as scanLocalGini does.
+func (b *builder) oneCode(j, lo, hi int) bool {
+	if b.local {
+		col := b.loc[j*b.lsize : (j+1)*b.lsize]
+		rows := b.lrows[lo-b.lbase : hi-b.lbase]
+		c0 := col[rows[0]]
+		for _, i := range rows[1:] {
+			if col[i] != c0 {
+				return false
+			}
+		}
+		return true
+	}
+	xb, p := b.feature(j, hi-lo)
+	rows := b.rows[lo:hi]
+	c0 := xb[int(rows[0])*p]
+	for _, r := range rows[1:] {
+		if xb[int(r)*p] != c0 {
+			return false
+		}
+	}
+	return true
+}
+
 // catOrder sorts b.catPerm (indices into b.catCodes) by increasing key
 // (the mean target, or the share of class q), ties by code.
 func (b *builder) catOrder(q int) {
@@ -306,7 +336,7 @@ func (b *builder) scanCategorical(j, lo, hi, buf int, key uint64, hist, tot []in
 }
 
 // maxOrderings bounds the orderings of a multiclass categorical split.
-const maxOrderings = 3
+const maxOrderings = 2
 
 // catOrderings returns the classes (entries 2+q) whose shares order the
 // categories of a node of more than two classes: its maxOrderings
