@@ -25,6 +25,11 @@ func LoadFile(path string, opts CSVOptions) (*Dataset, error) {
 // open or that is not regular, which LoadCSV reports on) for the file at
 // path, by its first bytes.
 func sniffFormat(path string) string {
+	// Stat before opening: opening a FIFO to peek would consume its
+	// writer's stream (or end it), which LoadCSV must read from the start.
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return ""
