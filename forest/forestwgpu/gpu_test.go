@@ -232,3 +232,63 @@ func TestFitMatchesNative(t *testing.T) {
 		})
 	}
 }
+
+// TestPredictMatchesNative: the traversal kernel and the host's sums give
+// forest.Forest.PredictValues's and Predict's bits, for rows with missing
+// values and values outside the training range, in one batch of rows and
+// in several.
+func TestPredictMatchesNative(t *testing.T) {
+	d := device(t)
+	for _, c := range []growCase{
+		{name: "synthetic-reg", ds: synthetic(300, 7, false, 3), opt: forest.Options{Task: forest.Regression, Trees: 5, Seed: 3}},
+		{name: "synthetic-cls", ds: synthetic(300, 7, true, 4), opt: forest.Options{Task: forest.Classification, Trees: 5, Seed: 4}},
+		{name: "digits", ds: embedded(t, "digits"), opt: forest.Options{Task: forest.Classification, Trees: 4, Seed: 2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := forest.Fit(c.ds, c.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := append([]float64(nil), c.ds.X...)
+			r := rand.New(rand.NewPCG(1, 2))
+			for i := range x {
+				if r.IntN(10) == 0 {
+					x[i] = x[i]*3 + 100*r.NormFloat64() // outside the range, or not
+				}
+			}
+			rows := c.ds.Rows
+			want, err := f.PredictValues(x, rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantP, err := f.Predict(x, rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := NewPredictor(d, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			for _, rowsMax := range []int{p.rowsMax, 37} {
+				p.rowsMax = rowsMax
+				got, err := p.PredictValues(x, rows)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range want {
+					if !sameFloat(got[i], want[i]) {
+						t.Fatalf("rows %d a batch: value %d = %v, want %v", rowsMax, i, got[i], want[i])
+					}
+				}
+				gotP, err := p.Predict(x, rows)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(gotP, wantP) {
+					t.Fatalf("rows %d a batch: Predict differs", rowsMax)
+				}
+			}
+		})
+	}
+}
