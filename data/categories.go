@@ -1,10 +1,12 @@
 package data
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Categorical columns.
@@ -33,6 +35,37 @@ func CategoryKey(s string) string {
 		return NumberKey(v)
 	}
 	return s
+}
+
+// MaxDetectedCategories bounds the distinct values of a CSV column that is
+// categorical only because a value is not a number (CSVOptions.Categorical
+// does not name it): more, and the reader reports that value, most likely a
+// typo in a numeric column, instead of making hundreds of categories.
+const MaxDetectedCategories = 254
+
+// categoryOf returns the category that the trimmed field s of a
+// categorical column names (CategoryKey), or missing for a missing value
+// (isMissing, or any spelling of NaN). A field that reads as an infinite
+// number is refused as in a numeric column, whatever the column's kind,
+// so that the kind a column ends up with does not depend on the order of
+// its rows; so is text that is not valid UTF-8 (model files store
+// dictionaries as UTF-8). problem is then what is wrong with the value.
+func categoryOf(s string) (key string, missing bool, problem string) {
+	if isMissing(s) {
+		return "", true, ""
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	switch {
+	case (err == nil || errors.Is(err, strconv.ErrRange)) && math.IsInf(v, 0):
+		return "", false, quoteValue(s) + " is not a finite number"
+	case err == nil && math.IsNaN(v):
+		return "", true, ""
+	case err == nil:
+		return NumberKey(v), false, ""
+	case !utf8.ValidString(s):
+		return "", false, quoteValue(s) + " is not valid UTF-8 text"
+	}
+	return s, false, ""
 }
 
 // NumberKey is the category key of the number v: its shortest form.
@@ -66,8 +99,11 @@ func (d *Dataset) CheckCategories() error {
 	if d.Categories == nil {
 		return nil
 	}
+	if d.X == nil && d.Source != nil {
+		return fmt.Errorf("data: %s: the features are read a column at a time (Source); Materialize first", d.label())
+	}
 	if len(d.Categories) != d.Cols {
-		return fmt.Errorf("data: %s: %d category dictionaries for %d columns", d.Name, len(d.Categories), d.Cols)
+		return fmt.Errorf("data: %s: %d category dictionaries for %d columns", d.label(), len(d.Categories), d.Cols)
 	}
 	for j, dict := range d.Categories {
 		if dict == nil {
@@ -75,7 +111,7 @@ func (d *Dataset) CheckCategories() error {
 		}
 		for k := 1; k < len(dict); k++ {
 			if dict[k] <= dict[k-1] {
-				return fmt.Errorf("data: %s: column %s: categories %q and %q are not in increasing bytewise order", d.Name, d.columnName(j), dict[k-1], dict[k])
+				return fmt.Errorf("data: %s: column %s: categories %q and %q are not in increasing bytewise order", d.label(), d.columnName(j), dict[k-1], dict[k])
 			}
 		}
 		for i := 0; i < d.Rows; i++ {
@@ -87,6 +123,14 @@ func (d *Dataset) CheckCategories() error {
 		}
 	}
 	return nil
+}
+
+// label names d in errors: its Name, or "the data set".
+func (d *Dataset) label() string {
+	if d.Name == "" {
+		return "the data set"
+	}
+	return d.Name
 }
 
 // columnName quotes feature column j's name, or gives its number.
@@ -127,10 +171,10 @@ func (d *Dataset) Recode(j int, dict []string) {
 		switch {
 		case math.IsNaN(*v):
 		case from != nil:
-			if *v >= 0 && int(*v) < len(remap) {
+			if *v >= 0 && *v < float64(len(remap)) && *v == math.Trunc(*v) {
 				*v = remap[int(*v)]
 			} else {
-				*v = Unseen
+				*v = Unseen // Unseen itself, or a value that is no index
 			}
 		default:
 			if c, ok := index[NumberKey(*v)]; ok {

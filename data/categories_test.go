@@ -1,6 +1,7 @@
 package data
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -104,5 +105,62 @@ func TestSubsetKeepsCategories(t *testing.T) {
 	v, ok := d.TakeColumn("c")
 	if !ok || !slices.Equal(v, []float64{0, 1}) || len(d.Categories) != 1 || d.Categories[0] != nil {
 		t.Errorf("TakeColumn: %v %v, categories %q", v, ok, d.Categories)
+	}
+}
+
+// TestReadCSVCategoricalOrderFree: whether a column is categorical or an
+// error does not depend on the order of its rows: infinities are refused
+// and every spelling of NaN is missing, before and after the value that
+// makes the column categorical; a column found categorical with too many
+// values is an error naming that value; text that is not UTF-8 is refused.
+func TestReadCSVCategoricalOrderFree(t *testing.T) {
+	for _, c := range []struct{ name, text, want string }{
+		{"inf after", "x,y\na,1\ninf,2\n", `line 3, column "x" (1): "inf" is not a finite number`},
+		{"inf before", "x,y\ninf,1\na,2\n", `line 2, column "x" (1): "inf" is not a finite number`},
+		{"overflow after", "x,y\na,1\n1e999,2\n", `"1e999" is not a finite number`},
+		{"latin-1", "x,y\ncaf\xe9,1\n", `is not valid UTF-8 text`},
+		{"latin-1 declared", "x,y\n1,1\ncaf\xe9,1\n", `line 3, column "x" (1)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ReadCSV(strings.NewReader(c.text), "o.csv", CSVOptions{})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("err = %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+	for _, text := range []string{"x,y\nNAN,1\na,2\nNAN,3\n", "x,y\na,1\nNAN,2\nnan,3\n"} {
+		d, err := ReadCSV(strings.NewReader(text), "o.csv", CSVOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(d.Categories[0], []string{"a"}) {
+			t.Errorf("%q: dictionary %q, want [a] (NAN is missing)", text, d.Categories[0])
+		}
+	}
+	var b strings.Builder
+	b.WriteString("x,y\n")
+	for i := range 300 {
+		fmt.Fprintf(&b, "%d,1\n", i)
+		if i == 150 {
+			b.WriteString("12;5,1\n")
+		}
+	}
+	_, err := ReadCSV(strings.NewReader(b.String()), "o.csv", CSVOptions{})
+	if err == nil || !strings.Contains(err.Error(), `o.csv line 153, column "x" (1): "12;5" is not a number, which makes the column categorical, but it then holds 301 distinct values`) {
+		t.Errorf("err = %v, want the first text value and its line", err)
+	}
+	if _, err := ReadCSV(strings.NewReader(b.String()), "o.csv", CSVOptions{Categorical: []string{"x"}}); err != nil {
+		t.Errorf("a named column has no such limit: %v", err)
+	}
+}
+
+// TestRecodeBadValues: values that are no category index become Unseen.
+func TestRecodeBadValues(t *testing.T) {
+	d := &Dataset{Rows: 4, Cols: 1, X: []float64{math.Inf(1), 1e300, 2.5, -1}, Categories: [][]string{{"a", "b", "c"}}}
+	d.Recode(0, []string{"a", "b", "c"})
+	for i, v := range d.X {
+		if v != Unseen {
+			t.Errorf("row %d: %v, want Unseen", i, v)
+		}
 	}
 }

@@ -154,6 +154,9 @@ func ReadCSV(r io.Reader, name string, opts CSVOptions) (*Dataset, error) {
 		d.Classes = encodeLabels(p.labels, p.y)
 	}
 	for k, c := range p.cats {
+		if c != nil && c.why != "" && len(c.seen) > MaxDetectedCategories {
+			return nil, fmt.Errorf("%s, but it then holds %d distinct values, more than the %d a column found categorical may have: correct the value, or name the column with CSVOptions.Categorical (--categorical)", c.why, len(c.seen), MaxDetectedCategories)
+		}
 		if c != nil {
 			if d.Categories == nil {
 				d.Categories = make([][]string, d.Cols)
@@ -272,6 +275,9 @@ type csvParser struct {
 type catColumn struct {
 	id   map[string]int
 	seen []string
+	// why, for a column found categorical (not named so), is where: the
+	// first value that is not a number, as an error prefix naming it.
+	why string
 }
 
 // code returns the first-seen id of category key s, adding it when new.
@@ -288,8 +294,8 @@ func (c *catColumn) code(s string) float64 {
 
 // toCategorical makes numeric feature k categorical after rows rows, its
 // numbers keyed by NumberKey.
-func (p *csvParser) toCategorical(k int) {
-	c := &catColumn{id: map[string]int{}}
+func (p *csvParser) toCategorical(k int, why string) {
+	c := &catColumn{id: map[string]int{}, why: why}
 	nfeat := len(p.features)
 	for i := 0; i < p.rows; i++ {
 		if v := &p.x[i*nfeat+k]; !math.IsNaN(*v) {
@@ -435,12 +441,25 @@ func (p *csvParser) readRows(opts CSVOptions) error {
 				continue
 			}
 			if c := p.cats[k]; c != nil {
-				row[k] = c.code(CategoryKey(s))
+				key, missing, problem := categoryOf(s)
+				switch {
+				case problem != "":
+					return p.fieldErr(j, "%s", problem)
+				case missing:
+					row[k] = math.NaN()
+				default:
+					row[k] = c.code(key)
+				}
 				continue
 			}
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil && !errors.Is(err, strconv.ErrRange) {
-				p.toCategorical(k) // a value that is not a number: the column holds categories
+				// A value that is not a number: the column holds categories.
+				if _, _, problem := categoryOf(s); problem != "" {
+					return p.fieldErr(j, "%s", problem)
+				}
+				line, _ := p.cr.FieldPos(j)
+				p.toCategorical(k, fmt.Sprintf("data: %s line %d, column %q (%d): %s is not a number, which makes the column categorical", p.name, line, p.header[j], j+1, quoteValue(s)))
 				row[k] = p.cats[k].code(s)
 				continue
 			}

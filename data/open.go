@@ -1,7 +1,9 @@
 package data
 
 import (
+	"fmt"
 	"path/filepath"
+	"slices"
 )
 
 // OpenFile opens the data file at path as [LoadFile] reads it, except that
@@ -22,6 +24,7 @@ func OpenFile(path string, opts CSVOptions) (*Dataset, error) {
 		return nil, err
 	}
 	defer closer()
+	src.header, src.rows = t.header, t.rows
 	nfeat := len(t.roles.features)
 	d := &Dataset{
 		Name:         filepath.Base(path),
@@ -53,6 +56,10 @@ type fileColumns struct {
 	path   string
 	opts   CSVOptions
 	format string // "parquet" or "arrow"
+	// What OpenFile saw, which each read checks: the file must not have
+	// been replaced since.
+	header []string
+	rows   int
 }
 
 // open opens the file as a table; closer closes it.
@@ -72,5 +79,8 @@ func (s *fileColumns) ReadColumn(j int, dst []float64) (vals []float64, dict []s
 		return nil, nil, err
 	}
 	defer closer()
+	if t.rows != s.rows || !slices.Equal(t.header, s.header) {
+		return nil, nil, fmt.Errorf("data: %s changed while its columns were being read (its columns or rows differ from when it was opened)", s.path)
+	}
 	return t.ReadColumn(j, dst)
 }

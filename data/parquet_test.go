@@ -794,3 +794,23 @@ func TestOpenFile(t *testing.T) {
 		t.Errorf("CSV: %+v, %v; want it loaded whole", d, err)
 	}
 }
+
+// TestOpenFileReplaced: a file replaced by another table between OpenFile
+// and a column read is an error, not another table's column.
+func TestOpenFileReplaced(t *testing.T) {
+	cols := mixedColumns(20)
+	rec := record(t, cols)
+	defer rec.Release()
+	dir := t.TempDir()
+	p := writeTemp(t, dir, "r.parquet", writeParquet(t, rec))
+	d, err := OpenFile(p, CSVOptions{Target: "label", Classification: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := record(t, mixedColumns(10))
+	defer short.Release()
+	writeTemp(t, dir, "r.parquet", writeParquet(t, short))
+	if _, _, err := d.Source.ReadColumn(0, nil); err == nil || !strings.Contains(err.Error(), "changed while its columns were being read") {
+		t.Errorf("err = %v, want the file named as changed", err)
+	}
+}

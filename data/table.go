@@ -304,6 +304,9 @@ func (c *columnSink) number(v float64) error {
 	if math.IsNaN(v) {
 		return c.null()
 	}
+	if math.IsInf(v, 0) && c.role == sinkCategory {
+		return c.errorf("%s is not a finite number", quoteValue(formatNumber(v)))
+	}
 	bits := math.Float64bits(v)
 	if code, ok := c.nums[bits]; ok {
 		return c.put(code)
@@ -347,9 +350,14 @@ func (c *columnSink) newText(raw string) error {
 	var v float64
 	switch c.role {
 	case sinkNumber, sinkCategory:
-		v = math.NaN()
-		if !isMissing(s) {
-			v = c.code(CategoryKey(s))
+		key, missing, problem := categoryOf(s)
+		switch {
+		case problem != "":
+			return c.errorf("%s", problem)
+		case missing:
+			v = math.NaN()
+		default:
+			v = c.code(key)
 		}
 	case sinkLabel:
 		if isMissing(s) {

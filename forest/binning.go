@@ -48,12 +48,18 @@ func (bn *Binner) prepare() {
 	}
 	keys := make([][]uint64, len(bn.Edges))
 	for j, e := range bn.Edges {
-		keys[j] = make([]uint64, len(e))
-		for i, v := range e {
-			keys[j][i] = orderKey(v)
-		}
+		keys[j] = edgeKeys(e)
 	}
 	bn.keys = keys
+}
+
+// edgeKeys returns the orderKey of each edge.
+func edgeKeys(edges []float64) []uint64 {
+	keys := make([]uint64, len(edges))
+	for i, v := range edges {
+		keys[i] = orderKey(v)
+	}
+	return keys
 }
 
 // UnseenCode is the bin code of a categorical value that is not one of its

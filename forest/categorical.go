@@ -249,37 +249,62 @@ func (b *builder) oneCode(j, lo, hi int) bool {
 }
 
 // catOrder sorts b.catPerm (indices into b.catCodes) by increasing key
-// (the mean target, or the share of class q), ties by code.
+// (the mean target, or the share of class q: a sum over the weight),
+// compared exactly as fractions (cmpFractions), ties by code.
 func (b *builder) catOrder(q int) {
 	stride := b.stride
-	keys, perm, st := b.catKeys[:len(b.catCodes)], b.catPerm[:len(b.catCodes)], b.catStats
-	for i := range keys {
+	m := len(b.catCodes)
+	num, den, perm, st := b.catNum[:m], b.catDen[:m], b.catPerm[:m], b.catStats
+	x := 2 + q
+	if b.cls == nil {
+		x = 2
+	}
+	for i := range m {
 		e := st[i*stride:]
-		if b.cls == nil {
-			keys[i] = float64(e[2]) / float64(e[1])
-		} else {
-			keys[i] = float64(e[2+q]) / float64(e[1])
-		}
+		num[i], den[i] = e[x], e[1]
 		perm[i] = uint8(i)
 	}
-	// Insertion sort: few categories are present in most nodes. The
-	// codes increase with the index, so ties by index are ties by code.
-	less := func(x, y uint8) bool { return keys[x] < keys[y] || keys[x] == keys[y] && x < y }
-	if len(perm) > 48 {
-		slices.SortFunc(perm, func(x, y uint8) int {
-			return cmp.Or(cmp.Compare(keys[x], keys[y]), cmp.Compare(x, y))
-		})
+	// The codes increase with the index, so ties by index are ties by code.
+	order := func(i, k uint8) int {
+		return cmp.Or(cmpFractions(num[i], den[i], num[k], den[k]), cmp.Compare(i, k))
+	}
+	if m > 48 {
+		slices.SortFunc(perm, order)
 		return
 	}
-	for i := 1; i < len(perm); i++ {
+	// Insertion sort: few categories are present in most nodes.
+	for i := 1; i < m; i++ {
 		v := perm[i]
 		k := i
-		for k > 0 && less(v, perm[k-1]) {
+		for k > 0 && order(v, perm[k-1]) < 0 {
 			perm[k] = perm[k-1]
 			k--
 		}
 		perm[k] = v
 	}
+}
+
+// cmpFractions compares a/b with c/d exactly, for b, d > 0: a·d with c·b
+// in 128 bits (the sums of a node can pass 2^53, where float64 quotients
+// would round).
+func cmpFractions(a, b, c, d int64) int {
+	if (a < 0) != (c < 0) {
+		if a < 0 {
+			return -1
+		}
+		return 1
+	}
+	ua, uc := uint64(a), uint64(c)
+	if a < 0 {
+		ua, uc = -ua, -uc
+	}
+	h1, l1 := bits.Mul64(ua, uint64(d))
+	h2, l2 := bits.Mul64(uc, uint64(b))
+	r := cmp.Or(cmp.Compare(h1, h2), cmp.Compare(l1, l2))
+	if a < 0 {
+		r = -r
+	}
+	return r
 }
 
 // scanCategorical evaluates categorical feature j at the node with the
@@ -323,9 +348,7 @@ func (b *builder) scanCategorical(j, lo, hi, buf int, key uint64, hist, tot []in
 		b.catOrder(1)
 		b.scanCuts(j, 0, -1, tot, &present, best)
 	default:
-		// Each of the node's classes' ordering, but with two classes
-		// the second ordering is the first reversed, whose cuts tie at
-		// best (and lose the tie).
+		// The orderings of the node's heaviest classes (catOrderings).
 		orderings := b.catOrderings(tot)
 		for _, x := range orderings {
 			b.catOrder(x - 2)

@@ -474,3 +474,122 @@ func TestCategoricalTrainErrors(t *testing.T) {
 		t.Errorf("a value outside the dictionary: %v", err)
 	}
 }
+
+// TestFeatureMatrixSourceAndText: FeatureMatrix reads a data set opened a
+// column at a time, and refuses text in a numeric feature naming a value.
+func TestFeatureMatrixSourceAndText(t *testing.T) {
+	d := catData(100, 1, 0, true)
+	f := fitOrFail(t, d, Options{Trees: 2, Seed: 1})
+	want, err := f.FeatureMatrix(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _ := lazy(d)
+	got, err := f.FeatureMatrix(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(got, want, func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }) {
+		t.Error("the matrix of the data set read a column at a time differs")
+	}
+	in, err := data.ReadCSV(strings.NewReader("cat,noise\nc01,0.5\nc02,12;5\n"), "in.csv", data.CSVOptions{NoTarget: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.FeatureMatrix(in); err == nil || !strings.Contains(err.Error(), `in.csv: column "noise" holds categories (values that are not numbers, such as "12;5")`) {
+		t.Errorf("err = %v, want the refusal naming the text value", err)
+	}
+}
+
+// TestCmpFractions checks the exact comparison of categorical ordering
+// keys where float64 quotients would tie.
+func TestCmpFractions(t *testing.T) {
+	const big = 1 << 53
+	for _, c := range []struct {
+		a, b, c, d int64
+		want       int
+	}{
+		{big + 1, 1, big, 1, 1},    // float64(2^53+1) == 2^53
+		{-big - 1, 1, -big, 1, -1}, // negative sums: the larger magnitude is less
+		{big + 1, 3, big, 3, 1},
+		{1, 3, 2, 6, 0},
+		{0, 5, -1, 7, 1},
+		{-1, 7, 0, 5, -1},
+		{0, 5, 0, 9, 0},
+		{math.MinInt64, 1, math.MinInt64 + 1, 1, -1},
+		{math.MaxInt64, 2, math.MaxInt64 - 1, 2, 1},
+	} {
+		if got := cmpFractions(c.a, c.b, c.c, c.d); got != c.want {
+			t.Errorf("cmpFractions(%d/%d, %d/%d) = %d, want %d", c.a, c.b, c.c, c.d, got, c.want)
+		}
+		if got := cmpFractions(c.c, c.d, c.a, c.b); got != -c.want {
+			t.Errorf("cmpFractions(%d/%d, %d/%d) = %d, want %d", c.c, c.d, c.a, c.b, got, -c.want)
+		}
+	}
+}
+
+// TestCategoricalAbsentCodesFollowHeavierSide routes the training rows of
+// each tree through every categorical node: the codes no row of the node
+// holds — other categories, the missing code when training had no
+// missing value there, UnseenCode — must be on the side with more weight
+// (left on a tie), and the codes present where the rows went.
+func TestCategoricalAbsentCodesFollowHeavierSide(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		d    *data.Dataset
+		opt  Options
+	}{
+		{"regression no missing", catData(1500, 41, 0, false), Options{Trees: 3, Seed: 1, NoBootstrap: true}},
+		{"gini 3 classes missing", catData(1500, 42, 3, true), Options{Task: Classification, Trees: 3, Seed: 2, NoBootstrap: true}},
+		{"random splitter", catData(1500, 43, 0, true), Options{Trees: 3, Seed: 3, Splitter: Random, NoBootstrap: true}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := fitOrFail(t, c.d, c.opt)
+			x, err := f.FeatureMatrix(c.d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			codes := f.Binner.Transform(x, c.d.Rows, c.d.Cols, nil)
+			miss := f.missCodes()
+			checked := 0
+			for ti := range f.Trees {
+				tr := &f.Trees[ti]
+				// present[i]: the codes of the categorical feature among node i's rows.
+				present := make([]CategorySet, tr.NumNodes())
+				for r := 0; r < c.d.Rows; r++ {
+					row := codes[r*c.d.Cols : (r+1)*c.d.Cols]
+					for i := int32(0); tr.Feature[i] >= 0; {
+						f := tr.Feature[i]
+						if tr.Category != nil && tr.Category[i] >= 0 {
+							present[i].add(row[f])
+						}
+						if tr.goesLeft(i, row[f], miss[f]) {
+							i = tr.Left[i]
+						} else {
+							i = tr.Left[i] + 1
+						}
+					}
+				}
+				for i := range tr.Feature {
+					if tr.Category == nil || tr.Category[i] < 0 {
+						continue
+					}
+					set := tr.Sets[tr.Category[i]]
+					heavyLeft := 2*tr.Weight[tr.Left[i]] >= tr.Weight[i]
+					for code := 0; code < 256; code++ {
+						if present[i].Has(uint8(code)) {
+							continue
+						}
+						checked++
+						if set.Has(uint8(code)) != heavyLeft {
+							t.Fatalf("tree %d node %d: absent code %d goes left %v, the heavier side is left %v", ti, i, code, !heavyLeft, heavyLeft)
+						}
+					}
+				}
+			}
+			if checked == 0 {
+				t.Fatal("no categorical node checked")
+			}
+		})
+	}
+}

@@ -37,7 +37,9 @@
 // A [Tree] is stored in flat arrays, nodes in breadth-first order: node 0
 // is the root, an internal node i splits on Feature[i] at Threshold[i]
 // (rows with a value <= Threshold go to Left[i], the others to Left[i]+1,
-// missing values as MissingLeft[i] says), and every node i holds
+// missing values as MissingLeft[i] says) — or, for a categorical feature,
+// by the set of categories Sets[Category[i]] (the codes that go left) —
+// and every node i holds
 // [Forest.Outputs] values at Value[i*Outputs():] (the mean target, or the
 // class probabilities), which a leaf (Feature[i] < 0) predicts. docs/FOREST.md specifies the learner
 // exactly: binning, the random stream, the split rules.
@@ -50,12 +52,14 @@
 //
 //  1. the 14 magic bytes "GOTRAINFOREST\n";
 //  2. the format version, a uint32: 2 for a forest that uses an
-//     addition of version 2 (the random splitter), else 1, so that a
-//     forest that uses none is written byte for byte as before them;
-//     readers take versions 1 and 2;
+//     addition of version 2 (the random splitter, leaf samples, class
+//     weights, a least leaf weight fraction, categorical features), else
+//     1, so that a forest that uses none is written byte for byte as
+//     before them; readers take versions 1 and 2;
 //  3. the header length H, a uint64, at most 64 MiB;
 //  4. H bytes of header: one UTF-8 JSON object (described below);
-//  5. the trees, one after the other (described below);
+//  5. the trees, one after the other (described below), then the
+//     category sets and the leaf samples when the forest has them;
 //  6. a uint32 CRC-32 (Castagnoli polynomial) of every byte before it,
 //     magic included.
 //
@@ -92,6 +96,12 @@
 //	leaf_samples  version 2, with keep_leaf_samples only: train_rows (the
 //	              training rows n) and counts (the rows kept by each
 //	              tree, K_t: the in-bag rows)
+//	categories    version 2, with a categorical feature only: each
+//	              feature's dictionary, its categories in increasing
+//	              bytewise order (at most 254), null for a numeric one;
+//	              a categorical feature's bin_edges are 0.5, 1.5, ...
+//	category_sets version 2, with categories only: each tree's number
+//	              of category sets S_t
 //
 // Readers ignore header fields they do not know. Each tree of n nodes
 // (n = node_counts[t]) is stored as these arrays, each complete before the
@@ -99,9 +109,9 @@
 //
 //	feature       n × int32    split feature, -1 at leaves
 //	left          n × int32    left child (the right child is left+1), -1 at leaves
-//	bin           n × uint8    split bin: bin codes <= bin go left
+//	bin           n × uint8    split bin: bin codes <= bin go left (0 for a categorical split)
 //	missing_left  n × uint8    1 when missing values go left, else 0
-//	threshold     n × float64  split threshold, bin_edges[feature][bin]
+//	threshold     n × float64  split threshold, bin_edges[feature][bin] (0 for a categorical split)
 //	value         n·outputs × float64  node values, outputs per node
 //	samples       n × int32    distinct training rows reaching the node
 //	weight        n × int64    bootstrap-weighted rows reaching the node
@@ -110,8 +120,14 @@
 // Floats are IEEE 754 binary64 bit patterns, so a tree is 38 + 8·outputs
 // bytes per node.
 //
-// With leaf_samples (version 2), the trees are followed by the leaf
-// samples section: the n training targets (n × float64), then for each
+// With categories (version 2), the trees are followed by the category
+// sets: for each tree t, S_t sets of 4 × uint64 (bit c of word c/64: code
+// c goes left; the codes are the categories' indices, the missing code
+// len(dictionary), and 255 for a category the dictionary lacks), one per
+// node that splits a categorical feature, in node order.
+//
+// With leaf_samples (version 2), the trees (and category sets) are
+// followed by the leaf samples section: the n training targets (n × float64), then for each
 // tree t its K_t kept rows (K_t × int32, indices of training rows, grouped
 // by leaf, the leaves in node order, each group in increasing order) and
 // their weights in the tree (K_t × int64: bootstrap count times
@@ -127,7 +143,9 @@
 // arrays grow only as their bytes arrive. The options must be valid; every feature index must be in range;
 // the children of the internal nodes, taken in node order, must be exactly
 // nodes 1, 2, 3, … (so every node but the root has one parent, which comes
-// before it); every split bin must be a bin edge of its feature and its
-// threshold that edge; values, thresholds and gains must be finite, and
-// the checksum must match.
+// before it); every numeric split bin must be a bin edge of its feature
+// and its threshold that edge; a categorical split has bin 0, threshold 0,
+// a set of its own, and missing_left telling whether the set holds the
+// missing code; values, thresholds and gains must be finite, and the
+// checksum must match.
 package forest

@@ -138,15 +138,16 @@ type builder struct {
 	konst []uint64
 	// cat tells which features are categorical (nil: none); the split
 	// search of a categorical feature (scanCategorical) orders its codes
-	// in catCodes by the keys in catKeys, and the tree's category sets
+	// in catCodes by the keys catNum/catDen, and the tree's category sets
 	// collect in sets.
 	cat        []bool
-	catCodes   []uint8   // the codes present, increasing
-	catStats   []int64   // their statistics, stride each
-	catPerm    []uint8   // indices into catCodes, in the order of the keys
-	catKeys    []float64 // each present code's key
-	catClasses []int     // the node's classes, as entries 2+q
-	catOrder3  []int     // the classes whose orderings a multiclass node tries
+	catCodes   []uint8 // the codes present, increasing
+	catStats   []int64 // their statistics, stride each
+	catPerm    []uint8 // indices into catCodes, in the order of the keys
+	catNum     []int64 // each present code's key, catNum/catDen
+	catDen     []int64
+	catClasses []int // the node's classes, as entries 2+q
+	catOrder3  []int // the classes whose orderings a multiclass node tries
 	sets       []CategorySet
 }
 
@@ -215,7 +216,7 @@ func newWorker(b *builder) *builder {
 	w.konst = make([]uint64, 0, 64*b.cwords)
 	if b.cat != nil {
 		w.catCodes, w.catStats = make([]uint8, 0, 256), make([]int64, 0, 256*b.stride)
-		w.catPerm, w.catKeys, w.sets = make([]uint8, 256), make([]float64, 256), nil
+		w.catPerm, w.catNum, w.catDen, w.sets = make([]uint8, 256), make([]int64, 256), make([]int64, 256), nil
 		w.catClasses, w.catOrder3 = make([]int, 0, b.d), make([]int, 0, b.d)
 	}
 	w.arena = make([]int64, 0, 128*b.stride)

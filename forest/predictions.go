@@ -125,6 +125,13 @@ func (f *Forest) FeatureMatrix(d *data.Dataset) ([]float64, error) {
 	if name == "" {
 		name = "the data"
 	}
+	if d.X == nil && d.Source != nil { // opened a column at a time: read it whole
+		m := *d
+		if err := m.Materialize(); err != nil {
+			return nil, err
+		}
+		d = &m
+	}
 	idx := make([]int, f.NumFeatures)
 	if len(f.Features) == 0 {
 		if d.Cols != f.NumFeatures {
@@ -148,7 +155,7 @@ func (f *Forest) FeatureMatrix(d *data.Dataset) ([]float64, error) {
 	}
 	for k, j := range idx {
 		if d.IsCategorical(j) && !f.Binner.IsCategorical(k) {
-			return nil, fmt.Errorf("forest: %s: column %q holds categories (values that are not numbers) but the model's feature is numeric", name, f.FeatureName(k))
+			return nil, fmt.Errorf("forest: %s: column %q holds categories (values that are not numbers%s) but the model's feature is numeric", name, f.FeatureName(k), textExample(d.Categories[j]))
 		}
 	}
 	if len(f.Features) == 0 && !f.Binner.HasCategorical() && !d.HasCategories() {
@@ -175,6 +182,17 @@ func (f *Forest) FeatureMatrix(d *data.Dataset) ([]float64, error) {
 		col.Recode(k, f.Binner.Categories[k])
 	}
 	return x, nil
+}
+
+// textExample quotes, after ", such as ", the first category of dict that
+// is not a number; "" when there is none.
+func textExample(dict []string) string {
+	for _, c := range dict {
+		if _, err := strconv.ParseFloat(c, 64); err != nil {
+			return fmt.Sprintf(", such as %q", c)
+		}
+	}
+	return ""
 }
 
 // WriteCSV writes the predictions as CSV: one column "prediction" (the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unicode/utf8"
 
 	"github.com/gotrain/gotrain/data"
 	"github.com/gotrain/gotrain/forest/internal/core"
@@ -154,7 +155,7 @@ func binColumns(d *data.Dataset, maxBins int, w []int64) (*Binner, []uint8, erro
 				d.Categories = make([][]string, p)
 			}
 			bn.Categories[j], d.Categories[j] = dict, dict
-			if err := checkCategoryColumn(d, j, vals, dict); err != nil {
+			if err := checkCategoryColumn(d, j, vals, 1, dict); err != nil {
 				return nil, nil, err
 			}
 			bn.Edges[j] = categoryEdges(len(dict))
@@ -164,10 +165,7 @@ func binColumns(d *data.Dataset, maxBins int, w []int64) (*Binner, []uint8, erro
 		if bn.keys == nil {
 			bn.keys = make([][]uint64, p)
 		}
-		bn.keys[j] = make([]uint64, len(bn.Edges[j])) // Code's search keys (Binner.prepare)
-		for i, e := range bn.Edges[j] {
-			bn.keys[j][i] = orderKey(e)
-		}
+		bn.keys[j] = edgeKeys(bn.Edges[j]) // Code's search keys (Binner.prepare)
 		var last float64 = math.NaN()
 		var code uint8
 		for i, v := range vals {
@@ -180,53 +178,56 @@ func binColumns(d *data.Dataset, maxBins int, w []int64) (*Binner, []uint8, erro
 	return bn, codes, nil
 }
 
-// checkCategoryColumn checks the values of categorical feature j (read
-// from a Source) against its dictionary dict, as categories does for a
-// data set in memory.
-func checkCategoryColumn(d *data.Dataset, j int, vals []float64, dict []string) error {
-	name := fmt.Sprintf("%d", j)
-	if j < len(d.FeatureNames) {
-		name = fmt.Sprintf("%q", d.FeatureNames[j])
-	}
-	if len(dict) > MaxCategories {
-		return fmt.Errorf("forest: feature %s has %d categories, more than the %d a categorical feature may have (a column with a value that is not a number is categorical)", name, len(dict), MaxCategories)
-	}
-	for i, v := range vals {
-		if !math.IsNaN(v) && !(v >= 0 && v < float64(len(dict)) && v == math.Trunc(v)) {
-			return fmt.Errorf("forest: row %d, feature %s: %v is not a category index (0..%d) or NaN", i+1, name, v, len(dict)-1)
-		}
-	}
-	return nil
-}
-
 // categories returns the category dictionaries of d's features for the
-// Binner (nil when none is categorical), after checking them and the
-// values of the categorical columns (data.Dataset.CheckCategories): a
-// training set holds no Unseen value, and at most MaxCategories
-// categories a feature.
+// Binner (nil when none is categorical), after checkCategoryColumn has
+// checked each categorical column.
 func categories(d *data.Dataset) ([][]string, error) {
 	if !d.HasCategories() {
 		return nil, nil
 	}
-	if err := d.CheckCategories(); err != nil {
-		return nil, fmt.Errorf("forest: %w", err)
+	if len(d.Categories) != d.Cols {
+		return nil, fmt.Errorf("forest: %d category dictionaries for %d features", len(d.Categories), d.Cols)
 	}
 	for j, dict := range d.Categories {
-		if dict == nil {
-			continue
-		}
-		name := fmt.Sprintf("%d", j)
-		if j < len(d.FeatureNames) {
-			name = fmt.Sprintf("%q", d.FeatureNames[j])
-		}
-		if len(dict) > MaxCategories {
-			return nil, fmt.Errorf("forest: feature %s has %d categories, more than the %d a categorical feature may have (a CSV column with a value that is not a number is categorical)", name, len(dict), MaxCategories)
-		}
-		for i := 0; i < d.Rows; i++ {
-			if d.X[i*d.Cols+j] == data.Unseen {
-				return nil, fmt.Errorf("forest: row %d, feature %s: a category outside the feature's dictionary (data.Unseen) cannot be trained on", i+1, name)
+		if dict != nil {
+			if err := checkCategoryColumn(d, j, d.X[j:], d.Cols, dict); err != nil {
+				return nil, err
 			}
 		}
 	}
 	return d.Categories, nil
+}
+
+// checkCategoryColumn checks categorical feature j of a training set: its
+// dictionary dict (at most MaxCategories categories, valid UTF-8, in
+// increasing bytewise order) and its values, row i's at x[i*stride]: NaN
+// or an index into dict (data.Unseen, a category outside the dictionary,
+// cannot be trained on). Both binning paths, the matrix and the columns
+// read one at a time, check with it.
+func checkCategoryColumn(d *data.Dataset, j int, x []float64, stride int, dict []string) error {
+	name := fmt.Sprintf("%d", j+1)
+	if j < len(d.FeatureNames) {
+		name = fmt.Sprintf("%q", d.FeatureNames[j])
+	}
+	if len(dict) > MaxCategories {
+		return fmt.Errorf("forest: feature %s has %d categories, more than the %d a categorical feature may have", name, len(dict), MaxCategories)
+	}
+	for k, c := range dict {
+		switch {
+		case !utf8.ValidString(c):
+			return fmt.Errorf("forest: feature %s: category %q is not valid UTF-8", name, c)
+		case k > 0 && c <= dict[k-1]:
+			return fmt.Errorf("forest: feature %s: categories %q and %q are not in increasing bytewise order", name, dict[k-1], c)
+		}
+	}
+	for i := 0; i < d.Rows; i++ {
+		switch v := x[i*stride]; {
+		case math.IsNaN(v) || (v >= 0 && v < float64(len(dict)) && v == math.Trunc(v)):
+		case v == data.Unseen:
+			return fmt.Errorf("forest: row %d, feature %s: a category outside the feature's dictionary (data.Unseen) cannot be trained on", i+1, name)
+		default:
+			return fmt.Errorf("forest: row %d, feature %s: %v is not a category index (0..%d) or NaN", i+1, name, v, len(dict)-1)
+		}
+	}
+	return nil
 }
