@@ -128,11 +128,46 @@ func Evaluate(f *forest.Forest, d *Data) (*Eval, error) {
 	for i, v := range pred {
 		p[i] = int(v)
 	}
+	return scoreData(f.Classes, truth, p, d), nil
+}
+
+// EvaluatePredictions scores the predicted classes pred (indices into
+// classes, one per row of d) of any classifier against d's labels, as
+// [Evaluate] scores a forest's: the same accuracy, SNR bins, per-class
+// accuracies and confusion matrix. Every label of d must be one of
+// classes.
+func EvaluatePredictions(classes []string, d *Data, pred []int) (*Eval, error) {
+	if len(pred) != d.Rows {
+		return nil, fmt.Errorf("modclass: %d predictions for the %d rows of %s", len(pred), d.Rows, d.Name)
+	}
+	idx := map[string]int{}
+	for i, c := range classes {
+		idx[c] = i
+	}
+	truth := make([]int, d.Rows)
+	for i, l := range d.Labels {
+		k, ok := idx[l]
+		if !ok {
+			return nil, fmt.Errorf("modclass: %s row %d: label %q is not a class of the model (%v)", d.Name, i+1, l, classes)
+		}
+		truth[i] = k
+	}
+	for i, p := range pred {
+		if p < 0 || p >= len(classes) {
+			return nil, fmt.Errorf("modclass: prediction %d of row %d is not a class index (0 to %d)", p, i+1, len(classes)-1)
+		}
+	}
+	return scoreData(classes, truth, pred, d), nil
+}
+
+// scoreData scores predictions of d's rows, in SNR bins of the data set's
+// grid (dataset.json's step), else 1 dB wide.
+func scoreData(classes []string, truth, pred []int, d *Data) *Eval {
 	w, o := 1.0, 0.0
 	if d.Info != nil && d.Info.Options.SNRStepDB > 0 {
 		w, o = d.Info.Options.SNRStepDB, d.Info.Options.SNRMinDB
 	}
-	return score(f.Classes, truth, p, d.SNR, w, o), nil
+	return score(classes, truth, pred, d.SNR, w, o)
 }
 
 // score builds an Eval from true and predicted class indices.

@@ -30,6 +30,8 @@ type Data struct {
 	SNR    []float64
 	// Rows is the number of records.
 	Rows int
+	// iqIndex is each row's index among the rows of its label (IQPath).
+	iqIndex []int
 }
 
 // DefaultMaxCSVBytes is the cap on the feature file of [Load]: 2 GiB.
@@ -180,9 +182,11 @@ func (d *Data) Classes() []string {
 // Subset returns the rows idx of d (copied).
 func (d *Data) Subset(idx []int) *Data {
 	p := len(d.Columns)
-	s := &Data{Name: d.Name, Info: d.Info, Columns: d.Columns, Rows: len(idx)}
+	s := &Data{Name: d.Name, Info: d.Info, Columns: d.Columns, Rows: len(idx), iqIndex: make([]int, 0, len(idx))}
 	s.X = make([]float64, 0, len(idx)*p)
+	iq := d.iqIndexes()
 	for _, i := range idx {
+		s.iqIndex = append(s.iqIndex, iq[i])
 		s.X = append(s.X, d.X[i*p:(i+1)*p]...)
 		s.Labels = append(s.Labels, d.Labels[i])
 		s.SNR = append(s.SNR, d.SNR[i])

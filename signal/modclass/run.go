@@ -51,10 +51,12 @@ type Report struct {
 	Model     string `json:"model,omitempty"` // the model file written or read
 	// Features are the model's inputs; Derived defines those of them that
 	// are derived features ([DerivedDoc]).
-	Features    []string          `json:"features"`
+	// Features and Trees are absent from the JSON of another classifier's
+	// report (a forest has both).
+	Features    []string          `json:"features,omitempty"`
 	Derived     map[string]string `json:"derived,omitempty"`
-	Trees       int               `json:"trees"`
-	Seed        uint64            `json:"seed"`                   // the forest's seed
+	Trees       int               `json:"trees,omitempty"`
+	Seed        uint64            `json:"seed"`                   // the forest's seed (the classifier's)
 	FitSeconds  float64           `json:"fit_seconds,omitempty"`  // training wall time
 	OOBAccuracy *float64          `json:"oob_accuracy,omitempty"` // without test data
 	// Accuracy is over every test record, BandAcc and BandConf (the
@@ -144,8 +146,17 @@ func evaluateInto(rep *Report, f *forest.Forest, o RunOptions) error {
 	if err != nil {
 		return err
 	}
+	return rep.AddEval(e, o.Test, o)
+}
+
+// AddEval fills the report's test and accuracy fields from e, the
+// evaluation of a classifier on test (its Eval, the accuracy overall and
+// over o.BandDB, the confusion matrix over the band), and writes the PNGs
+// o names (o.ConfusionPNG, o.SNRPNG), as [Run] does for a forest: other
+// classifiers report through it in the same form.
+func (rep *Report) AddEval(e *Eval, test *Data, o RunOptions) error {
 	lo, hi := o.BandDB[0], o.BandDB[1]
-	rep.Test, rep.TestRows, rep.Eval, rep.Accuracy, rep.Band = o.Test.Name, o.Test.Rows, e, e.Accuracy, o.BandDB
+	rep.Test, rep.TestRows, rep.Eval, rep.Accuracy, rep.Band = test.Name, test.Rows, e, e.Accuracy, o.BandDB
 	b := e.Range(lo, hi)
 	if b != nil {
 		rep.BandAcc, rep.BandConf = &b.Accuracy, b.Confusion

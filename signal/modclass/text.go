@@ -28,6 +28,19 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.Model != "" {
 		fmt.Fprintf(ew, "model %s\n", r.Model)
 	}
+	if ew.err != nil {
+		return ew.err
+	}
+	return r.WriteEvalText(w)
+}
+
+// WriteEvalText writes the evaluation part of [Report.WriteText]: with
+// test data, the accuracy overall and in the band, the accuracy per SNR
+// and class, the confusion matrix over the band and the PNG files
+// written; nothing without. Other classifiers' reports print their
+// evaluation with it.
+func (r *Report) WriteEvalText(w io.Writer) error {
+	ew := &errWriter{w: w}
 	if r.Eval != nil {
 		fmt.Fprintf(ew, "test %s: %d records, accuracy %.4f", r.Test, r.TestRows, r.Eval.Accuracy)
 		if r.BandAcc != nil {
