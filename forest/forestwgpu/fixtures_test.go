@@ -34,6 +34,8 @@ func webCases() []webCase {
 		o := forest.DefaultOptions()
 		o.Task = task
 		set(&o)
+		// The model file records the thread count; the wasm module has one.
+		o.Threads, js["threads"] = 1, 1
 		return webCase{Name: name, Dataset: ds, Options: js, opt: o}
 	}
 	return []webCase{
