@@ -15,6 +15,15 @@ import { load } from '../gotrain.mjs';
 
 const web = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const fixtures = path.join(web, 'dist', 'fixtures');
+const outDir = path.join(web, 'dist', 'webgpu');
+
+// writeCSV writes a data set's features with a header (numbers in
+// JavaScript's shortest round-trip form, which Go parses to the same bits).
+function writeCSV(file, d) {
+  const lines = [d.featureNames.join(',')];
+  for (let i = 0; i < d.rows; i++) lines.push(Array.from(d.x.subarray(i * d.cols, (i + 1) * d.cols), (v) => (Number.isNaN(v) ? '' : String(v))).join(','));
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+}
 let gotrain, manifest;
 
 before(async () => {
@@ -69,6 +78,14 @@ for (const c of JSON.parse(fs.existsSync(path.join(fixtures, 'manifest.json')) ?
       const { values } = await gotrain.predict(model, d.x, d.rows, { device });
       const i = firstDiff(values, wantValues);
       assert.equal(i, -1, `${device} prediction ${i}: ${values[i]}, native ${wantValues[i]}`);
+      if (device === 'webgpu') {
+        // For scripts/check-cli.mjs: gotrain forest predict on the native
+        // CPU reads this model file and must give these values.
+        fs.mkdirSync(outDir, { recursive: true });
+        await gotrain.saveModel(model, path.join(outDir, `${c.name}.gtf`));
+        fs.writeFileSync(path.join(outDir, `${c.name}.values`), bytesOf(values));
+        writeCSV(path.join(outDir, `${c.dataset}.csv`), d);
+      }
     }
   });
 }
