@@ -29,13 +29,17 @@ func addClassifyTrainFlags(cmd *cobra.Command, s *modclass.RunSpec) {
 	f.IntVar(&fo.Trees, "trees", 200, "number of trees")
 	f.IntVar(&fo.MaxDepth, "max-depth", 0, "maximum tree depth (0 = unlimited)")
 	f.IntVar(&fo.Threads, "threads", 0, "worker goroutines (0 = all CPUs); the model does not depend on it")
-	f.Uint64Var(&fo.Seed, "seed", 0, "forest seed (and the --test-fraction split)")
+	f.Uint64Var(&fo.Seed, "seed", 0, "seed of the forest, or of the resnet's initialisation and shuffling (and the --test-fraction split)")
 }
 
 func newClassifyTrainCmd(g *globals) *cobra.Command {
-	var s modclass.RunSpec
+	var (
+		s     modclass.RunSpec
+		model string
+		rf    resnetFlags
+	)
 	cmd := &cobra.Command{
-		Use:   "train --data DIR [--test DIR | --test-fraction F] --out MODEL",
+		Use:   "train --data DIR [--test DIR | --test-fraction F] --out MODEL [--model forest|resnet]",
 		Short: "Train the classifier on a data set and evaluate it on a held-out one",
 		Long: `signal classify train fits a random forest (the forest learner) on the
 features of a "signal dataset" folder, by default on the extracted features less
@@ -43,17 +47,33 @@ the power levels plus the derived features of docs/SIGNAL.md (--features). It
 evaluates on --test (a data set generated with another seed) or on a random
 --test-fraction of the rows, and prints the overall accuracy, the accuracy in
 --band (default 10:20 dB), the accuracy per SNR and the confusion matrix over
---band. The model file is a forest model (forest predict reads it too).`,
+--band. The model file is a forest model (forest predict reads it too).
+
+--model resnet trains instead the 1-D convolutional residual network of
+O'Shea, Roy and Clancy (2018) on raw IQ: each record of the data sets (written
+with signal dataset --iq) cut into windows of --window samples, with the
+training harness on --device (checkpoints in --out, --resume, --time-budget);
+a test record is classified by the sum of its windows' log-probabilities.
+The flags marked "resnet:" are its own; --features, --trees, --max-depth and
+--threads are the forest's. docs/SIGNAL.md ("ResNet on raw IQ") has the details.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkModelFlags(cmd, model, &rf); err != nil {
+				return err
+			}
+			if model == classifierResNet {
+				return flagError(runClassifyResNet(cmd, g, &s, &rf), fieldFlags(cmd.Flags(), &s, &rf.opts))
+			}
 			return flagError(runClassify(cmd, g, &s), fieldFlags(cmd.Flags(), &s))
 		},
 	}
+	cmd.Flags().StringVar(&model, "model", classifierForest, "classifier: forest (on the features) or resnet (on the raw IQ records)")
 	cmd.Flags().StringVar(&s.Data, "data", "", "training data set folder (or its features.csv); required")
 	cmd.Flags().StringVar(&s.Test, "test", "", "test data set folder (generate it with another --seed)")
 	cmd.Flags().Float64Var(&s.Options.TestFraction, "test-fraction", 0, "hold out this fraction of --data for testing instead of --test")
-	cmd.Flags().StringVar(&s.Options.ModelFile, "out", "", "write the model to this file")
+	cmd.Flags().StringVar(&s.Options.ModelFile, "out", "", "write the model to this file (resnet: the folder of its runs' checkpoints)")
 	addClassifyTrainFlags(cmd, &s)
 	addClassifyOutputFlags(cmd, &s)
+	addResNetFlags(cmd, &rf)
 	return cmd
 }
 
@@ -62,11 +82,18 @@ func newClassifyEvalCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval --model MODEL --data DIR",
 		Short: "Evaluate a saved classifier on a data set",
+		Long: `signal classify eval evaluates a forest model file, or a resnet checkpoint (a
+checkpoint file, or a run folder: its newest) written by classify train --model
+resnet --out, on a data set (the resnet reads its IQ records, signal dataset
+--iq), and prints the report classify train prints.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if s.Options.ModelFile != "" && s.Data != "" && !isForestModel(s.Options.ModelFile) {
+				return flagError(runEvalResNet(cmd, g, &s), fieldFlags(cmd.Flags(), &s))
+			}
 			return flagError(runClassify(cmd, g, &s), fieldFlags(cmd.Flags(), &s))
 		},
 	}
-	cmd.Flags().StringVar(&s.Options.ModelFile, "model", "", "model file written by classify train --out; required")
+	cmd.Flags().StringVar(&s.Options.ModelFile, "model", "", "model file written by classify train --out (a forest), or a resnet checkpoint file or run folder; required")
 	cmd.Flags().StringVar(&s.Data, "data", "", "data set folder (or its features.csv); required")
 	addClassifyOutputFlags(cmd, &s)
 	return cmd

@@ -112,14 +112,14 @@ func Run(ctx stdcontext.Context, backend backends.Backend, o RunOptions) (*Repor
 		return nil, fmt.Errorf("iqresnet: test fraction %v must be in [0, 1)", o.TestFraction)
 	}
 	a := o.Net.Arch
-	hop := o.Hop
-	if hop == 0 {
-		hop = a.Window
-	}
-	if hop < 1 {
+	if o.Hop < 0 {
 		return nil, fmt.Errorf("iqresnet: Hop %d: want >= 1 (0: the window length)", o.Hop)
 	}
-	rep := &Report{Report: &modclass.Report{}, Classifier: Classifier, Device: o.Device, Hop: hop}
+	hop := o.Hop
+	if hop == 0 {
+		hop = a.Window // of the checkpoint's network, when evaluating one (below)
+	}
+	rep := &Report{Report: &modclass.Report{}, Classifier: Classifier, Device: o.Device}
 	var m *Model
 	if o.Train != nil {
 		tr, test := o.Train, o.Test
@@ -164,8 +164,11 @@ func Run(ctx stdcontext.Context, backend backends.Backend, o RunOptions) (*Repor
 			return nil, err
 		}
 		rep.Model = o.Checkpoint
+		if o.Hop == 0 {
+			hop = m.Arch.Window
+		}
 	}
-	rep.Arch, rep.Params, rep.Window, rep.Step = m.Arch, int(m.Arch.Params()), m.Arch.Window, m.Step
+	rep.Arch, rep.Params, rep.Window, rep.Hop, rep.Step = m.Arch, int(m.Arch.Params()), m.Arch.Window, hop, m.Step
 	if o.Test == nil {
 		return rep, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -79,7 +80,9 @@ func TestTrainLoadPredict(t *testing.T) {
 	dir := t.TempDir()
 	x, labels := tinyData(48)
 	classes := []string{"a", "b", "c"}
-	res, err := Train(t.Context(), be, x, labels, classes, tinyOptions(6, dir))
+	o := tinyOptions(6, dir)
+	o.Arch.Dropout = 0.3 // prediction must not drop
+	res, err := Train(t.Context(), be, x, labels, classes, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +268,7 @@ func TestRunOnDataSets(t *testing.T) {
 	be := cpuBackend(t)
 	dir := t.TempDir()
 	tr, te := generate(t, filepath.Join(dir, "train"), 1, 6), generate(t, filepath.Join(dir, "test"), 2, 4)
-	o := tinyOptions(4, "")
+	o := tinyOptions(4, filepath.Join(dir, "runs"))
 	o.Arch = runArch()
 	snrPNG := filepath.Join(dir, "snr.png")
 	rep, err := Run(t.Context(), be, RunOptions{Train: tr, Test: te, Net: o, BandDB: [2]float64{10, 20}, SNRPNG: snrPNG, Device: "cpu"})
@@ -307,6 +310,15 @@ func TestRunOnDataSets(t *testing.T) {
 	}
 	if want := float64(right) / float64(len(rows)); *rep.WindowAccuracy != want {
 		t.Errorf("window accuracy %v, want %v", *rep.WindowAccuracy, want)
+	}
+	// The checkpoint evaluated, with the default options (another window):
+	// the network's own window, the same predictions.
+	rep2, err := Run(t.Context(), be, RunOptions{Test: te, Checkpoint: rep.Model, Net: DefaultOptions(), BandDB: [2]float64{10, 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep2.TestWindows != rep.TestWindows || rep2.Hop != 256 || rep2.Step != 4 || rep2.Training != nil || !reflect.DeepEqual(rep2.Eval.Pred, rep.Eval.Pred) {
+		t.Errorf("checkpoint evaluated on %d windows (hop %d, step %d): %v, trained %v", rep2.TestWindows, rep2.Hop, rep2.Step, rep2.Eval.Pred, rep.Eval.Pred)
 	}
 	b, err := json.Marshal(rep)
 	if err != nil {
