@@ -79,6 +79,15 @@ const Classifier = "resnet"
 // and cuts it into windows (AppendWindows): x holds the windows, rows
 // the data row of each. A record too short for one window is an error.
 func DataWindows(d *modclass.Data, window, hop int) (x []float32, rows []int, err error) {
+	if d.Info != nil && window > 0 {
+		// Room for the windows of records of the data set's length (a
+		// sample-rate offset may take one away), not grown by doubling;
+		// at most 2^28 values (1 GiB) on the word of dataset.json.
+		if n := NumWindows(d.Info.Options.Samples, window, hop); n > 0 {
+			w := min(d.Rows, (1<<28)/(2*window)/n) * n
+			x, rows = make([]float32, 0, w*2*window), make([]int, 0, w)
+		}
+	}
 	for i := range d.Rows {
 		iq, err := d.ReadIQ(i)
 		if err != nil {
