@@ -100,12 +100,14 @@ func weighted(ds *data.Dataset) *data.Dataset {
 }
 
 // growCase is one data set and option set; maxScatter > 0 caps the
-// slots of a histogram pass (several chunks per level).
+// slots of a histogram pass (several chunks per level), window > 0 the
+// frontier nodes the host searches at once (several windows per level).
 type growCase struct {
 	name       string
 	ds         *data.Dataset
 	opt        forest.Options
 	maxScatter int
+	window     int
 }
 
 func growCases(t testing.TB, seeds []uint64) []growCase {
@@ -153,5 +155,9 @@ func growCases(t testing.TB, seeds []uint64) []growCase {
 	// Histogram passes of a few slots: several chunks per level.
 	cases = append(cases, growCase{name: "chunks/diabetes", ds: diabS, opt: forest.Options{Task: reg, Trees: 3, Seed: 5}, maxScatter: 3})
 	cases = append(cases, growCase{name: "chunks/synthetic-cls", ds: synC, opt: forest.Options{Task: cls, Trees: 3, Seed: 5}, maxScatter: 2})
+	// Windows of 3 nodes (a sibling pair across a boundary joins the
+	// window) and of 2 with one-slot passes.
+	cases = append(cases, growCase{name: "windows/diabetes", ds: diabS, opt: forest.Options{Task: reg, Trees: 3, Seed: 8, OOB: true}, window: 3})
+	cases = append(cases, growCase{name: "windows/synthetic-cls", ds: synC, opt: forest.Options{Task: cls, Trees: 3, Seed: 8}, window: 2, maxScatter: 1})
 	return cases
 }

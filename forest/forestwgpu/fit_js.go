@@ -23,7 +23,7 @@ func Fit(dev *webgpu.Device, d *data.Dataset, opt forest.Options) (*forest.Fores
 	dev.ResetDispatches()
 	f, rep, err := fitWith(d, opt, func(pr *prepared, trees int) (kernels, int, error) {
 		return newGPUKernels(dev, pr, trees)
-	})
+	}, 0)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -209,7 +209,7 @@ func TestFitMatchesNative(t *testing.T) {
 					k.maxS = c.maxScatter
 				}
 				return k, tr, err
-			})
+			}, c.window)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -66,13 +66,19 @@ type Report struct {
 var errCategorical = errors.New("forestwgpu: fit: categorical features are refused on WebGPU: a categorical split orders each node's categories by their statistics, a per-node sort the WebGPU learner's histogram scan does not do; use the native learner")
 
 // hostHistBudget bounds the parents' histograms the host keeps for the
-// parent-minus-sibling subtraction.
-const hostHistBudget = 256 << 20
+// parent-minus-sibling subtraction; hostWindowBytes the histograms of a
+// window of frontier nodes the host searches at once (the wasm module's
+// memory is at most 4 GiB).
+const (
+	hostHistBudget  = 128 << 20
+	hostWindowBytes = 64 << 20
+)
 
 // fitWith grows a forest with the device stages newK returns, the split
 // search and every float64 on the host. It equals forest.Fit(d, opt)
-// node for node.
-func fitWith(d *data.Dataset, opt forest.Options, newK func(pr *prepared, trees int) (kernels, int, error)) (*forest.Forest, *Report, error) {
+// node for node. window > 0 sets the frontier nodes the host searches
+// at once (tests); 0 takes hostWindowBytes' worth.
+func fitWith(d *data.Dataset, opt forest.Options, newK func(pr *prepared, trees int) (kernels, int, error), window int) (*forest.Forest, *Report, error) {
 	start := time.Now()
 	if d == nil {
 		return nil, nil, errors.New("forestwgpu: fit: nil data set")
@@ -90,7 +96,7 @@ func fitWith(d *data.Dataset, opt forest.Options, newK func(pr *prepared, trees 
 	g := &grower{pr: pr, opt: pr.Options, n: pr.Rows, p: pr.Cols, q: pr.Stride(), e: pr.Entries,
 		random:  pr.Options.Splitter == forest.Random,
 		entropy: pr.Options.Task == forest.Classification && pr.Options.Criterion == forest.Entropy,
-		rep:     &Report{}}
+		rep:     &Report{}, windowNodes: window}
 	k, trees, err := newK(pr, g.opt.Trees)
 	if err != nil {
 		return nil, nil, err
@@ -125,6 +131,7 @@ type grower struct {
 	trees           int
 	random, entropy bool
 	minW            []int64 // each tree's least leaf weight in the batch
+	windowNodes     int     // frontier nodes per window; 0: hostWindowBytes' worth
 	rep             *Report
 }
 
@@ -256,54 +263,73 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 	if err := g.k.setBatch(T, weight, slot); err != nil {
 		return err
 	}
+	size := g.e * q * 8 // bytes of one node's histogram on the host
+	window := g.windowNodes
+	if window <= 0 {
+		window = max(2, hostWindowBytes/size)
+	}
 	for len(frontier) > 0 {
 		g.rep.Levels++
-		hists, err := g.levelHistograms(frontier)
-		if err != nil {
-			return err
-		}
 		N := len(frontier)
 		dec := make([]int32, 4*N)
 		var next []frontierNode
 		kept := 0
-		for s, fn := range frontier {
-			dec[4*s], dec[4*s+2], dec[4*s+3] = -1, -1, -1
-			sp := g.search(hists[s], fn.tot, t0+fn.tree, fn.key, g.minW[fn.tree])
-			if !sp.ok {
-				continue
+		// The frontier in windows of nodes whose histograms the host
+		// holds at once; a window keeps sibling pairs together (one may be
+		// derived from the other).
+		for w0 := 0; w0 < N; {
+			w1 := min(N, w0+window)
+			if w1 < N && frontier[w1-1].sib == w1 {
+				w1++
 			}
-			tn := nodes[fn.tree]
-			nd := &tn[fn.node]
-			nd.feature, nd.bin, nd.missingLeft, nd.gain = int32(sp.feature), uint8(sp.bin), sp.missingLeft, sp.gain
-			nd.left = int32(len(tn))
-			ml := int32(0)
-			if sp.missingLeft {
-				ml = 1
+			hists, err := g.levelHistograms(frontier, w0, w1)
+			if err != nil {
+				return err
 			}
-			dec[4*s], dec[4*s+1] = int32(sp.feature), int32(sp.bin)|ml<<8
-			lt := sp.left
-			rt := make([]int64, q)
-			for i := range rt {
-				rt[i] = fn.tot[i] - lt[i]
-			}
-			first := len(next)
-			for side, st := range [][]int64{lt, rt} {
-				id := int32(len(tn))
-				tn = append(tn, gnode{feature: -1, left: -1, n: int32(st[0]), w: st[1], values: g.pr.LeafValue(nil, st)})
-				if g.leafNode(fn.depth+1, st, g.minW[fn.tree]) {
+			for s := w0; s < w1; s++ {
+				fn := frontier[s]
+				dec[4*s], dec[4*s+2], dec[4*s+3] = -1, -1, -1
+				sp := g.search(hists[s-w0], fn.tot, t0+fn.tree, fn.key, g.minW[fn.tree])
+				if !sp.ok {
 					continue
 				}
-				dec[4*s+2+side] = int32(len(next))
-				next = append(next, frontierNode{tree: fn.tree, node: id, depth: fn.depth + 1, key: core.ChildKey(fn.key, uint64(side)), tot: st, sib: -1})
-			}
-			if len(next) == first+2 {
-				next[first].sib, next[first+1].sib = first+1, first
-				if size := g.e * q * 8; kept+size <= hostHistBudget {
-					kept += size
-					next[first].parent, next[first+1].parent = hists[s], hists[s]
+				tn := nodes[fn.tree]
+				nd := &tn[fn.node]
+				nd.feature, nd.bin, nd.missingLeft, nd.gain = int32(sp.feature), uint8(sp.bin), sp.missingLeft, sp.gain
+				nd.left = int32(len(tn))
+				ml := int32(0)
+				if sp.missingLeft {
+					ml = 1
 				}
+				dec[4*s], dec[4*s+1] = int32(sp.feature), int32(sp.bin)|ml<<8
+				lt := sp.left
+				rt := make([]int64, q)
+				for i := range rt {
+					rt[i] = fn.tot[i] - lt[i]
+				}
+				first := len(next)
+				for side, st := range [][]int64{lt, rt} {
+					id := int32(len(tn))
+					tn = append(tn, gnode{feature: -1, left: -1, n: int32(st[0]), w: st[1], values: g.pr.LeafValue(nil, st)})
+					if g.leafNode(fn.depth+1, st, g.minW[fn.tree]) {
+						continue
+					}
+					dec[4*s+2+side] = int32(len(next))
+					next = append(next, frontierNode{tree: fn.tree, node: id, depth: fn.depth + 1, key: core.ChildKey(fn.key, uint64(side)), tot: st, sib: -1})
+				}
+				if len(next) == first+2 {
+					next[first].sib, next[first+1].sib = first+1, first
+					if kept+size <= hostHistBudget {
+						// A copy: the read-back block of the window stays
+						// out of the budget's way.
+						kept += size
+						h := slices.Clone(hists[s-w0])
+						next[first].parent, next[first+1].parent = h, h
+					}
+				}
+				nodes[fn.tree] = tn
 			}
-			nodes[fn.tree] = tn
+			w0 = w1
 		}
 		if len(next) > 0 {
 			if err := g.k.move(dec); err != nil {
@@ -318,29 +344,33 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 	return nil
 }
 
-// levelHistograms returns the histograms of the frontier's nodes: of two
-// siblings whose parent's histogram the host kept, the one with fewer
-// distinct rows (the left one on a tie) is built on the device and the
-// other is the parent's minus it; every other node is built on the device.
-func (g *grower) levelHistograms(frontier []frontierNode) ([][]int64, error) {
+// levelHistograms returns the histograms of the frontier's nodes
+// [w0, w1): of two siblings whose parent's histogram the host kept, the
+// one with fewer distinct rows (the left one on a tie) is built on the
+// device and the other is the parent's minus it; every other node is
+// built on the device.
+func (g *grower) levelHistograms(frontier []frontierNode, w0, w1 int) ([][]int64, error) {
 	N, size := len(frontier), g.e*g.q
 	hmap := make([]int32, N)
-	derived := make([]bool, N)
-	var scatter []int
-	for s, fn := range frontier {
+	for s := range hmap {
 		hmap[s] = -1
-		if fn.parent != nil && fn.sib >= 0 {
+	}
+	derived := make([]bool, w1-w0)
+	var scatter []int
+	for s := w0; s < w1; s++ {
+		fn := frontier[s]
+		if fn.parent != nil && fn.sib >= w0 && fn.sib < w1 {
 			sib := frontier[fn.sib]
 			small := fn.tot[0] < sib.tot[0] || (fn.tot[0] == sib.tot[0] && fn.sib > s)
 			if !small {
-				derived[s] = true
+				derived[s-w0] = true
 				continue
 			}
 		}
 		hmap[s] = int32(len(scatter))
 		scatter = append(scatter, s)
 	}
-	hists := make([][]int64, N)
+	hists := make([][]int64, w1-w0)
 	chunk := g.k.maxScatter()
 	for lo := 0; lo < len(scatter); lo += chunk {
 		hi := min(len(scatter), lo+chunk)
@@ -353,19 +383,20 @@ func (g *grower) levelHistograms(frontier []frontierNode) ([][]int64, error) {
 		}
 		g.rep.HistogramCalls++
 		for i, s := range scatter[lo:hi] {
-			hists[s] = h[i*size : (i+1)*size : (i+1)*size]
+			hists[s-w0] = h[i*size : (i+1)*size : (i+1)*size]
 		}
 	}
 	g.rep.ScatteredNodes += len(scatter)
-	for s, fn := range frontier {
-		if !derived[s] {
+	for s := w0; s < w1; s++ {
+		if !derived[s-w0] {
 			continue
 		}
+		fn := frontier[s]
 		h := slices.Clone(fn.parent)
-		for i, v := range hists[fn.sib] {
+		for i, v := range hists[fn.sib-w0] {
 			h[i] -= v
 		}
-		hists[s] = h
+		hists[s-w0] = h
 		g.rep.DerivedNodes++
 	}
 	return hists, nil

@@ -30,7 +30,7 @@ func TestHostMatchesNative(t *testing.T) {
 			got, rep, err := fitWith(c.ds, c.opt, func(pr *prepared, trees int) (kernels, int, error) {
 				ref = newRefKernels(pr, c.maxScatter)
 				return ref, max(1, trees/2), nil
-			})
+			}, c.window)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,7 +50,7 @@ func TestHostMatchesNative(t *testing.T) {
 			if rep.Levels == 0 || rep.ScatteredNodes == 0 || rep.DerivedNodes == 0 || ref.calls["histogram"] == 0 {
 				t.Fatalf("report %+v, calls %v: no level grown", rep, ref.calls)
 			}
-			if c.maxScatter > 0 && rep.HistogramCalls <= rep.Levels {
+			if (c.maxScatter > 0 || c.window > 0) && rep.HistogramCalls <= rep.Levels {
 				t.Fatalf("%d histogram passes for %d levels with at most %d slots a pass: no level was chunked", rep.HistogramCalls, rep.Levels, c.maxScatter)
 			}
 		})
