@@ -250,22 +250,35 @@ func (b *builder) oneCode(j, lo, hi int) bool {
 
 // catOrder sorts b.catPerm (indices into b.catCodes) by increasing key
 // (the mean target, or the share of class q: a sum over the weight),
-// compared exactly as fractions (cmpFractions), ties by code.
+// compared exactly as fractions, ties by code. The float64 quotients
+// order them wherever they differ, when every sum and weight is below
+// 2^53 (then converted exactly, and rounding keeps the order of the
+// exact quotients); equal quotients, and larger sums, are compared
+// exactly (cmpFractions).
 func (b *builder) catOrder(q int) {
 	stride := b.stride
 	m := len(b.catCodes)
-	num, den, perm, st := b.catNum[:m], b.catDen[:m], b.catPerm[:m], b.catStats
+	num, den, keys, perm, st := b.catNum[:m], b.catDen[:m], b.catKeys[:m], b.catPerm[:m], b.catStats
 	x := 2 + q
 	if b.cls == nil {
 		x = 2
 	}
+	fast := true
 	for i := range m {
 		e := st[i*stride:]
 		num[i], den[i] = e[x], e[1]
+		keys[i] = float64(num[i]) / float64(den[i])
+		fast = fast && num[i] > -1<<53 && num[i] < 1<<53 && den[i] < 1<<53
 		perm[i] = uint8(i)
 	}
 	// The codes increase with the index, so ties by index are ties by code.
 	order := func(i, k uint8) int {
+		if fast && keys[i] != keys[k] {
+			if keys[i] < keys[k] {
+				return -1
+			}
+			return 1
+		}
 		return cmp.Or(cmpFractions(num[i], den[i], num[k], den[k]), cmp.Compare(i, k))
 	}
 	if m > 48 {

@@ -146,8 +146,9 @@ type builder struct {
 	catPerm    []uint8 // indices into catCodes, in the order of the keys
 	catNum     []int64 // each present code's key, catNum/catDen
 	catDen     []int64
-	catClasses []int // the node's classes, as entries 2+q
-	catOrder3  []int // the classes whose orderings a multiclass node tries
+	catKeys    []float64 // catNum/catDen in float64 (catOrder)
+	catClasses []int     // the node's classes, as entries 2+q
+	catOrder3  []int     // the classes whose orderings a multiclass node tries
 	sets       []CategorySet
 }
 
@@ -217,6 +218,7 @@ func newWorker(b *builder) *builder {
 	if b.cat != nil {
 		w.catCodes, w.catStats = make([]uint8, 0, 256), make([]int64, 0, 256*b.stride)
 		w.catPerm, w.catNum, w.catDen, w.sets = make([]uint8, 256), make([]int64, 256), make([]int64, 256), nil
+		w.catKeys = make([]float64, 256)
 		w.catClasses, w.catOrder3 = make([]int, 0, b.d), make([]int, 0, b.d)
 	}
 	w.arena = make([]int64, 0, 128*b.stride)
