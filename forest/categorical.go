@@ -136,24 +136,48 @@ func (b *builder) gatherCats(j, lo, hi, buf int, hist []int64) (present Category
 	case buf >= 0:
 		off := j*b.scap + lo - b.sbase
 		sc := b.scode[buf][off : off+hi-lo]
+		ents := b.ent[buf][off : off+hi-lo]
+		if sc[0] == sc[len(sc)-1] { // sorted by code: one code
+			b.catCodes = codes
+			return present
+		}
+		// Runs of one code, summed in registers and stored at the run's
+		// end (regression), or counted into the run's entry (classes).
 		lw, lwy := b.lw, b.lwy
-		at := -stride
-		for i, e := range b.ent[buf][off : off+hi-lo] {
-			c := sc[i]
-			if len(codes) == 0 || codes[len(codes)-1] != c {
-				codes = append(codes, c)
-				present.add(c)
-				at += stride
-				st = append(st, make([]int64, stride)...)
+		prev := sc[0]
+		if b.cls == nil && stride == 3 {
+			var n, w, s int64
+			for i, e := range ents {
+				if c := sc[i]; c != prev {
+					codes = append(codes, prev)
+					st = append(st, n, w, s)
+					n, w, s, prev = 0, 0, 0, c
+				}
+				n++
+				w += lw[e]
+				s += lwy[e]
 			}
-			w := lw[e]
-			st[at]++
-			st[at+1] += w
-			if b.cls != nil {
+			codes = append(codes, prev)
+			st = append(st, n, w, s)
+		} else {
+			at := 0
+			st = append(st, make([]int64, stride)...)
+			codes = append(codes, prev)
+			for i, e := range ents {
+				if c := sc[i]; c != prev {
+					codes = append(codes, c)
+					at = len(st)
+					st = append(st, make([]int64, stride)...)
+					prev = c
+				}
+				w := lw[e]
+				st[at]++
+				st[at+1] += w
 				st[at+2+int(lwy[e])] += w
-			} else {
-				st[at+2] += lwy[e]
 			}
+		}
+		for _, c := range codes {
+			present.add(c)
 		}
 	case b.cstride > 0:
 		// A Gini node on the rows path with its classes compacted
@@ -271,27 +295,23 @@ func (b *builder) catOrder(q int) {
 		fast = fast && num[i] > -1<<53 && num[i] < 1<<53 && den[i] < 1<<53
 		perm[i] = uint8(i)
 	}
-	// The codes increase with the index, so ties by index are ties by code.
-	order := func(i, k uint8) int {
-		if fast && keys[i] != keys[k] {
-			if keys[i] < keys[k] {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Or(cmpFractions(num[i], den[i], num[k], den[k]), cmp.Compare(i, k))
-	}
-	if m > 48 {
-		slices.SortFunc(perm, order)
-		return
-	}
-	// Insertion sort: few categories are present in most nodes.
+	// Insertion sort (few categories are present in most nodes), the
+	// float64 keys compared inline; the codes increase with the index, so
+	// ties by index are ties by code.
 	for i := 1; i < m; i++ {
 		v := perm[i]
+		kv := keys[v]
 		k := i
-		for k > 0 && order(v, perm[k-1]) < 0 {
-			perm[k] = perm[k-1]
-			k--
+		for ; k > 0; k-- {
+			u := perm[k-1]
+			if ku := keys[u]; fast && kv != ku {
+				if kv > ku {
+					break
+				}
+			} else if cmp.Or(cmpFractions(num[v], den[v], num[u], den[u]), cmp.Compare(v, u)) >= 0 {
+				break
+			}
+			perm[k] = u
 		}
 		perm[k] = v
 	}
@@ -330,7 +350,7 @@ func (b *builder) scanCategorical(j, lo, hi, buf int, key uint64, hist, tot []in
 	if m < 2 {
 		return false
 	}
-	if b.cls != nil { // the node's classes
+	if b.cls != nil && !b.catNode { // the node's classes, once a node
 		cq := b.catClasses[:0]
 		for q := 0; q < b.d; q++ {
 			if tot[2+q] != 0 {
@@ -338,6 +358,10 @@ func (b *builder) scanCategorical(j, lo, hi, buf int, key uint64, hist, tot []in
 			}
 		}
 		b.catClasses = cq
+		if !b.random && b.d > 2 {
+			b.catOrderings(tot)
+		}
+		b.catNode = true
 	}
 	if b.random {
 		q := 0
@@ -362,8 +386,7 @@ func (b *builder) scanCategorical(j, lo, hi, buf int, key uint64, hist, tot []in
 		b.scanCuts(j, 0, -1, tot, &present, best)
 	default:
 		// The orderings of the node's heaviest classes (catOrderings).
-		orderings := b.catOrderings(tot)
-		for _, x := range orderings {
+		for _, x := range b.catOrder3 {
 			b.catOrder(x - 2)
 			b.scanCuts(j, x-2, -1, tot, &present, best)
 		}
@@ -374,19 +397,20 @@ func (b *builder) scanCategorical(j, lo, hi, buf int, key uint64, hist, tot []in
 // maxOrderings bounds the orderings of a multiclass categorical split.
 const maxOrderings = 2
 
-// catOrderings returns the classes (entries 2+q) whose shares order the
-// categories of a node of more than two classes: its maxOrderings
-// heaviest classes (ties to the lower class), in that order; for a node
-// of two classes the first, as the second ordering is the first reversed,
-// whose cuts tie at best (and lose the tie).
-func (b *builder) catOrderings(tot []int64) []int {
+// catOrderings sets b.catOrder3 to the classes (entries 2+q) whose shares
+// order the categories of a node of more than two classes: its
+// maxOrderings heaviest classes (ties to the lower class), in that order;
+// for a node of two classes the first, as the second ordering is the first
+// reversed, whose cuts tie at best (and lose the tie).
+func (b *builder) catOrderings(tot []int64) {
 	cq := b.catClasses
 	if len(cq) <= 2 {
-		return cq[:1]
+		b.catOrder3 = append(b.catOrder3[:0], cq[:1]...)
+		return
 	}
 	o := append(b.catOrder3[:0], cq...)
 	slices.SortStableFunc(o, func(x, y int) int { return cmp.Compare(tot[y], tot[x]) })
-	return o[:min(len(o), maxOrderings)]
+	b.catOrder3 = o[:min(len(o), maxOrderings)]
 }
 
 // scanCuts evaluates the cuts of the present codes in the order of
@@ -394,6 +418,10 @@ func (b *builder) catOrderings(tot []int64) []int {
 // or only k = only when only >= 0.
 func (b *builder) scanCuts(j, q, only int, tot []int64, present *CategorySet, best *split) {
 	stride := b.stride
+	if b.cls == nil && stride == 3 && only < 0 {
+		b.scanCutsRegression(j, tot, present, best)
+		return
+	}
 	perm, st := b.catPerm[:len(b.catCodes)], b.catStats
 	left, cand := b.scr.left, b.scr.cand
 	clear(left)
@@ -456,9 +484,44 @@ func (b *builder) scanCuts(j, q, only int, tot []int64, present *CategorySet, be
 			bestK = k
 		}
 	}
+	b.setCut(bestK, tot, present, best)
+}
+
+// scanCutsRegression is scanCuts for a regression node, every cut
+// evaluated (the best splitter): the left side's sums in registers.
+func (b *builder) scanCutsRegression(j int, tot []int64, present *CategorySet, best *split) {
+	perm, st := b.catPerm[:len(b.catCodes)], b.catStats
+	tn, tw, ts := tot[0], tot[1], tot[2]
+	minLeaf, minW, rec := int64(b.minLeaf), b.minW, b.rec
+	bestK := -1
+	var nl, wl, sl int64
+	for k, i := range perm[:len(perm)-1] {
+		e := st[int(i)*3 : int(i)*3+3]
+		nl, wl, sl = nl+e[0], wl+e[1], sl+e[2]
+		if nl < minLeaf || tn-nl < minLeaf || wl < minW || tw-wl < minW {
+			continue
+		}
+		score := regressionScoreRec(sl, wl, ts, tw, rec)
+		if best.ok && score < best.score {
+			continue
+		}
+		if better(best, score, j, k, false) {
+			best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, k, false
+			best.left[0], best.left[1], best.left[2] = nl, wl, sl
+			bestK = k
+		}
+	}
+	b.setCut(bestK, tot, present, best)
+}
+
+// setCut sets best.set to the first bestK+1 codes of b.catPerm's order
+// when the scan found its best cut there (bestK >= 0), with the codes the
+// node does not hold when the left side is the heavier.
+func (b *builder) setCut(bestK int, tot []int64, present *CategorySet, best *split) {
 	if bestK < 0 {
 		return
 	}
+	perm := b.catPerm
 	var s CategorySet
 	for _, i := range perm[:bestK+1] {
 		s.add(b.catCodes[i])

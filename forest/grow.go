@@ -149,6 +149,7 @@ type builder struct {
 	catKeys    []float64 // catNum/catDen in float64 (catOrder)
 	catClasses []int     // the node's classes, as entries 2+q
 	catOrder3  []int     // the classes whose orderings a multiclass node tries
+	catNode    bool      // catClasses and catOrder3 hold the node's (findSplit resets it)
 	sets       []CategorySet
 }
 
@@ -1278,6 +1279,7 @@ func b2i(v bool) int64 {
 func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int64, konst []uint64) split {
 	best := split{left: b.scr.best}
 	examined := 0
+	b.catNode = false
 	order, sorted, limit := b.featureOrder(key, konst)
 	if b.packed && !b.random && hist == nil && buf < 0 {
 		b.compactClasses(tot)
