@@ -34,8 +34,10 @@
 // learner. The entropy criterion is not refused: its logarithms are Go's
 // math.Log, computed on the host.
 //
-// Only the documentation, the host side and the WGSL sources build
-// outside js/wasm; the host side is tested there against forest.Fit with
+// The host side is package forest/internal/level, which the data-parallel
+// learner (forest/forestdist) shares. Only the documentation, the host's
+// adapter and the WGSL sources build outside js/wasm; the host side is
+// tested there against forest.Fit with
 // the device stages computed on the CPU (host_test.go), and the kernels
 // under Node on WebGPU (gpu_test.go; docs/WEBGPU.md).
 package forestwgpu

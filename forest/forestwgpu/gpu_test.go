@@ -59,12 +59,12 @@ func TestBootstrapMatchesCore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer k.close()
+	defer k.Close()
 	for _, c := range []struct {
 		seed            uint64
 		t0, trees, n, m int
 	}{{0, 0, 3, 442, 442}, {1, 5, 4, 1000, 700}, {0xFEDCBA9876543210, 1000, 2, 77777, 123457}, {42, 99, 1, 3, 10}} {
-		got, err := k.bootstrap(c.seed, c.t0, c.trees, c.n, c.m)
+		got, err := k.Bootstrap(c.seed, c.t0, c.trees, c.n, c.m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +97,7 @@ func TestHistogramsMatchReference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer k.close()
+			defer k.Close()
 			ref := newRefKernels(pr, 0)
 			r := rand.New(rand.NewPCG(7, 7))
 			const T, slots = 3, 11
@@ -125,7 +125,7 @@ func TestHistogramsMatchReference(t *testing.T) {
 				}
 			}
 			for _, kk := range []kernels{k, ref} {
-				if err := kk.setBatch(T, weight, slot); err != nil {
+				if err := kk.SetBatch(T, weight, slot); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -134,11 +134,11 @@ func TestHistogramsMatchReference(t *testing.T) {
 				hmap[s] = int32(s) - 2 // slots 0 and 1 are not scattered
 			}
 			for _, ch := range [][2]int{{0, slots - 2}, {3, 7}} {
-				got, err := k.histograms(hmap, ch[0], ch[1])
+				got, err := k.Histograms(hmap, ch[0], ch[1])
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, _ := ref.histograms(hmap, ch[0], ch[1])
+				want, _ := ref.Histograms(hmap, ch[0], ch[1])
 				if i := firstDiff(got, want); i >= 0 {
 					t.Fatalf("chunk %v: statistic %d (slot %d, entry %d, component %d) = %d, want %d", ch, i, i/(pr.Entries*pr.Stride()), i/pr.Stride()%pr.Entries, i%pr.Stride(), got[i], want[i])
 				}
@@ -160,7 +160,7 @@ func TestHistogramsMatchReference(t *testing.T) {
 			dec[4*3] = -1
 			dec[4*5+2], dec[4*5+3] = -1, -1
 			for _, kk := range []kernels{k, ref} {
-				if err := kk.move(dec); err != nil {
+				if err := kk.Move(dec); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -45,7 +45,7 @@ func newGPUKernels(d *webgpu.Device, pr *prepared, trees int) (_ *gpuKernels, ba
 	k := &gpuKernels{d: d, pr: pr, n: pr.Rows, p: pr.Cols, q: pr.Stride(), e: pr.Entries}
 	defer func() {
 		if err != nil {
-			k.close()
+			k.Close()
 		}
 	}()
 	n, p := int64(k.n), int64(k.p)
@@ -135,7 +135,7 @@ func (k *gpuKernels) ensure(b **webgpu.Buffer, label string, size int) error {
 	return nil
 }
 
-func (k *gpuKernels) bootstrap(seed uint64, t0, trees, n, draws int) ([]uint32, error) {
+func (k *gpuKernels) Bootstrap(seed uint64, t0, trees, n, draws int) ([]uint32, error) {
 	if err := k.ensure(&k.counts, "counts", 4*trees*n); err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func (k *gpuKernels) bootstrap(seed uint64, t0, trees, n, draws int) ([]uint32, 
 	return k.counts.ReadUint32(0, trees*n)
 }
 
-func (k *gpuKernels) setBatch(trees int, weight []uint32, slot []int32) error {
+func (k *gpuKernels) SetBatch(trees int, weight []uint32, slot []int32) error {
 	k.batch = trees
 	if err := k.ensure(&k.weight, "weight", 4*len(weight)); err != nil {
 		return err
@@ -168,9 +168,9 @@ func (k *gpuKernels) setBatch(trees int, weight []uint32, slot []int32) error {
 	return k.slot.WriteUint32(0, s)
 }
 
-func (k *gpuKernels) maxScatter() int { return k.maxS }
+func (k *gpuKernels) MaxScatter() int { return k.maxS }
 
-func (k *gpuKernels) histograms(hmap []int32, lo, hi int) ([]int64, error) {
+func (k *gpuKernels) Histograms(hmap []int32, lo, hi int) ([]int64, error) {
 	words := (hi - lo) * k.e * k.q * 2
 	if err := k.ensure(&k.hbuf, "histograms", 4*words); err != nil {
 		return nil, err
@@ -209,7 +209,7 @@ func (k *gpuKernels) histograms(hmap []int32, lo, hi int) ([]int64, error) {
 	return out, nil
 }
 
-func (k *gpuKernels) move(dec []int32) error {
+func (k *gpuKernels) Move(dec []int32) error {
 	if err := k.ensure(&k.dec, "decisions", 4*len(dec)); err != nil {
 		return err
 	}
@@ -224,7 +224,7 @@ func (k *gpuKernels) move(dec []int32) error {
 	return k.part.Dispatch((rows+workgroup-1)/workgroup, []uint32{uint32(rows), uint32(k.n), uint32(k.p)}, k.codes, k.offsets, k.dec, k.slot)
 }
 
-func (k *gpuKernels) close() {
+func (k *gpuKernels) Close() {
 	for _, b := range []*webgpu.Buffer{k.codes, k.offsets, k.target, k.counts, k.weight, k.slot, k.hmap, k.dec, k.hbuf} {
 		b.Destroy()
 	}

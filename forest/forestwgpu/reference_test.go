@@ -24,7 +24,7 @@ func newRefKernels(pr *prepared, maxScatter int) *refKernels {
 	return &refKernels{pr: pr, n: pr.Rows, p: pr.Cols, q: pr.Stride(), maxS: maxScatter, calls: map[string]int{}}
 }
 
-func (k *refKernels) bootstrap(seed uint64, t0, trees, n, draws int) ([]uint32, error) {
+func (k *refKernels) Bootstrap(seed uint64, t0, trees, n, draws int) ([]uint32, error) {
 	k.calls["bootstrap"]++
 	out := make([]uint32, trees*n)
 	c := make([]int32, n)
@@ -37,16 +37,16 @@ func (k *refKernels) bootstrap(seed uint64, t0, trees, n, draws int) ([]uint32, 
 	return out, nil
 }
 
-func (k *refKernels) setBatch(trees int, weight []uint32, slot []int32) error {
+func (k *refKernels) SetBatch(trees int, weight []uint32, slot []int32) error {
 	k.trees = trees
 	k.weight = append([]uint32(nil), weight...)
 	k.slot = append([]int32(nil), slot...)
 	return nil
 }
 
-func (k *refKernels) maxScatter() int { return k.maxS }
+func (k *refKernels) MaxScatter() int { return k.maxS }
 
-func (k *refKernels) histograms(hmap []int32, lo, hi int) ([]int64, error) {
+func (k *refKernels) Histograms(hmap []int32, lo, hi int) ([]int64, error) {
 	k.calls["histogram"]++
 	pr, q, e := k.pr, k.q, k.pr.Entries
 	h := make([]int64, (hi-lo)*e*q)
@@ -74,7 +74,7 @@ func (k *refKernels) histograms(hmap []int32, lo, hi int) ([]int64, error) {
 	return h, nil
 }
 
-func (k *refKernels) move(dec []int32) error {
+func (k *refKernels) Move(dec []int32) error {
 	k.calls["partition"]++
 	for r, s := range k.slot {
 		if s < 0 {
@@ -96,4 +96,4 @@ func (k *refKernels) move(dec []int32) error {
 	return nil
 }
 
-func (k *refKernels) close() {}
+func (k *refKernels) Close() {}
