@@ -57,9 +57,24 @@ var pathOverride = ""
 // classes are "0".."K-1" with K = max(Y)+1). The result depends only on the
 // data and the options (Seed included), not on Options.Threads.
 func Fit(d *data.Dataset, opt Options) (*Forest, error) {
-	pr, err := prepare(d, opt)
+	f, pr, inbag, err := fitTrees(d, opt, nil)
 	if err != nil {
 		return nil, err
+	}
+	if err := pr.Finish(f, inbag); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// fitTrees prepares d and grows the trees of Fit(d, opt) whose indices
+// mine holds (every tree when mine is nil), with their in-bag masks when
+// the options ask for the out-of-bag score; the other trees stay empty.
+// The forest is not finished (pr.Finish).
+func fitTrees(d *data.Dataset, opt Options, mine []int) (*Forest, *prepared, [][]uint64, error) {
+	pr, err := prepare(d, opt)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	opt = pr.Options
 	n, p := pr.Rows, pr.Cols
@@ -153,18 +168,25 @@ func Fit(d *data.Dataset, opt Options) (*Forest, error) {
 	if opt.OOB {
 		inbag = make([][]uint64, opt.Trees)
 	}
+	if mine == nil {
+		mine = make([]int, opt.Trees)
+		for t := range mine {
+			mine[t] = t
+		}
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for w := 0; w < min(opt.Threads, opt.Trees); w++ {
+	for w := 0; w < min(opt.Threads, len(mine)); w++ {
 		wb := newWorker(b)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
-				t := int(next.Add(1) - 1)
-				if t >= opt.Trees {
+				i := int(next.Add(1) - 1)
+				if i >= len(mine) {
 					return
 				}
+				t := mine[i]
 				if opt.NoBootstrap {
 					for i := range wb.counts {
 						wb.counts[i] = 1
@@ -180,10 +202,7 @@ func Fit(d *data.Dataset, opt Options) (*Forest, error) {
 		}()
 	}
 	wg.Wait()
-	if err := pr.Finish(f, inbag); err != nil {
-		return nil, err
-	}
-	return f, nil
+	return f, pr, inbag, nil
 }
 
 // columnMajor returns the n x p row-major codes transposed, feature by

@@ -23,6 +23,8 @@ type FitStats struct {
 	Seconds float64
 	// Graph describes a graph learner's fit; nil for Native.
 	Graph *GraphStats
+	// Dist describes a distributed fit (TreeParallel); nil otherwise.
+	Dist *DistStats
 }
 
 // GraphStats describes a fit by a graph learner (package forestgraph).
@@ -126,6 +128,8 @@ type TrainResult struct {
 	Options Options `json:"options"`
 	// GraphStats is set by graph learners.
 	*GraphStats
+	// Distributed describes a distributed fit (this rank's view).
+	Distributed *DistStats `json:"distributed,omitempty"`
 	// Model is the file the forest was saved to, and Fallback the warning
 	// of a device that replaced the one asked for.
 	Model    string `json:"model,omitempty"`
@@ -193,6 +197,7 @@ func Train(train, test *data.Dataset, opt Options, cfg TrainConfig) (*TrainResul
 		g.CompileSeconds = stats.Median(compiles)
 		r.GraphStats = &g
 	}
+	r.Distributed = st.Dist
 	if repeats > 1 {
 		r.FitRuns = runs
 	}
