@@ -26,6 +26,9 @@ func (r *TrainResult) WriteText(w io.Writer) error {
 	} else {
 		fmt.Fprintf(tw, "fit\t%.3f s (%d threads)\n", r.FitSeconds, r.Threads)
 	}
+	if d := r.Distributed; d != nil {
+		fmt.Fprintf(tw, "distributed\t%s-parallel, %d processes; rank %d sent %d bytes, %.3f s in collectives\n", d.Mode, d.Ranks, d.Rank, d.BytesSent, d.CommSeconds)
+	}
 	if r.PredictSeconds != nil {
 		fmt.Fprintf(tw, "predict\t%.4f s for %d rows\n", *r.PredictSeconds, r.TestRows)
 	}

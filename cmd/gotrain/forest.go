@@ -10,7 +10,9 @@ import (
 
 	"github.com/gotrain/gotrain/data"
 	"github.com/gotrain/gotrain/device"
+	"github.com/gotrain/gotrain/dist"
 	"github.com/gotrain/gotrain/forest"
+	"github.com/gotrain/gotrain/forest/forestdist"
 	"github.com/gotrain/gotrain/forest/forestgraph"
 )
 
@@ -22,6 +24,8 @@ type forestTrainFlags struct {
 	holdout float64 // the flag: negative means the default, 0 none
 	noOOB   bool
 	save    string
+	// distributed is --distributed: "", trees or data.
+	distributed string
 }
 
 func newForestTrainCmd(g *globals) *cobra.Command {
@@ -74,6 +78,7 @@ then forest.Train with the learner of the device's engine).`,
 	f.BoolVar(&fl.cfg.Importance, "importance", false, "report impurity feature importances")
 	f.IntVar(&fl.cfg.PermutationRepeats, "permutation-importance", 0, "also report permutation importances on the test set, averaged over this many shuffles per feature (0: off)")
 	f.StringVar(&fl.save, "save", "", "write the model to this file (atomically)")
+	f.StringVar(&fl.distributed, "distributed", "", "train across the processes of an MPI launcher (mpirun -np N gotrain ..., srun, an MPIJob; a binary built with -tags mpi): trees (each process reads all the data and grows its share of the trees) or data (each process grows every tree over its share of the rows, histograms summed across processes); the model equals one process's byte for byte, and rank 0 prints and saves it (docs/DISTRIBUTED.md)")
 	f.IntVar(&fl.cfg.Repeats, "repeats", 1, "fit (and predict) this many times and report the median times (benchmarking)")
 	return cmd
 }
@@ -102,6 +107,9 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 	}
 	if err := fl.check(); err != nil {
 		return fmt.Errorf("forest train: %w", err)
+	}
+	if fl.distributed != "" {
+		return runForestDistributed(cmd, g, fl)
 	}
 	return g.onEngine(cmd, "forest train", nil, func(eng *device.Engine) error {
 		fl.data.MaxBytes = g.maxInput()
@@ -250,4 +258,38 @@ Explanation.WriteCSV or WriteFile.`,
 	cmd.Flags().StringVar(&dataFile, "data", "", "data file (CSV, Parquet or Arrow IPC) with the model's feature columns")
 	cmd.Flags().StringVar(&outFile, "out", "", "write the values to this CSV file, atomically (default: stdout)")
 	return cmd
+}
+
+// runForestDistributed is forest train --distributed: every process of the
+// launch trains (forestdist.Train) on the native learner; rank 0 saves the
+// model and prints the report.
+func runForestDistributed(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error {
+	if fl.distributed != forestdist.ModeTrees && fl.distributed != forestdist.ModeData {
+		return fmt.Errorf("forest train: --distributed %q: want trees or data", fl.distributed)
+	}
+	if dev := cmd.Flags().Lookup("device"); dev != nil && dev.Changed && dev.Value.String() != "cpu" {
+		return fmt.Errorf("forest train: --distributed runs the native learner on each process's CPU; --device %s is refused (use --device cpu or leave it out)", dev.Value.String())
+	}
+	comm, err := dist.World()
+	if err != nil {
+		return fmt.Errorf("forest train --distributed: %w", err)
+	}
+	fl.data.MaxBytes = g.maxInput()
+	res, err := forestdist.Train(cmd.Context(), comm, fl.distributed, fl.data, fl.opt, fl.cfg)
+	if cerr := comm.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("forest train: %w", err)
+	}
+	if res.Distributed.Rank != 0 {
+		return nil
+	}
+	if fl.save != "" {
+		if err := res.Forest.SaveFile(fl.save); err != nil {
+			return err
+		}
+		res.Model = fl.save
+	}
+	return g.print(cmd, res)
 }
