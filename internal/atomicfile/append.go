@@ -47,3 +47,18 @@ func SameFile(a, b string) (bool, error) {
 	}
 	return os.SameFile(sa, sb), nil
 }
+
+// CreateNew creates the file path for appending, failing with an error
+// that wraps fs.ErrExist when something already has that name: for a log
+// that must never overwrite or continue another's, such as a TensorBoard
+// event file. It gets the usual permission bits (0666 less the umask).
+func CreateNew(path string) (*os.File, error) {
+	if path == "" {
+		return nil, wrap(path, errors.New("no file name given"))
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("creating %s: %w", path, bare(err))
+	}
+	return f, nil
+}

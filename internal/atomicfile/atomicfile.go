@@ -29,7 +29,9 @@
 // [Write] and [WriteFile] write one file; a [Group] stages several and
 // renames them together (a SigMF .sigmf-meta and .sigmf-data pair);
 // [ReplaceDir] builds a whole folder beside the old one and swaps it in;
-// [OpenAppend] opens a log that a resumed run continues; [SameFile] tells
+// [OpenAppend] opens a log that a resumed run continues; [CreateNew]
+// creates a log that must not be another's (never an existing file's
+// name); [SameFile] tells
 // whether two paths name one file (for refusing an output that is one of
 // the inputs); [Check] tells early whether a path may be written.
 package atomicfile

@@ -345,6 +345,37 @@ func TestOpenAppend(t *testing.T) {
 	}
 }
 
+// TestCreateNew checks that CreateNew makes a new file with the usual
+// permission bits and never opens one that exists.
+func TestCreateNew(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.out.tfevents.1.host")
+	withUmask(0o022, func() {
+		f, err := CreateNew(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("first")
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if st, _ := os.Stat(path); st.Mode() != 0o644 {
+		t.Errorf("new file's mode %v, want 0644", st.Mode())
+	}
+	if f, err := CreateNew(path); !errors.Is(err, fs.ErrExist) {
+		if f != nil {
+			f.Close()
+		}
+		t.Errorf("CreateNew of an existing file: %v, want fs.ErrExist", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "first" {
+		t.Errorf("the existing file holds %q after a second CreateNew", b)
+	}
+	if _, err := CreateNew(""); err == nil {
+		t.Error("CreateNew(\"\") succeeded")
+	}
+}
+
 func TestSameFile(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")

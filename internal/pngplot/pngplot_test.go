@@ -96,3 +96,42 @@ func TestSaveReturnsDrawingPanics(t *testing.T) {
 		t.Error("a file was written")
 	}
 }
+
+// TestWithin checks the ranges Within gives a bounded quantity: inside
+// [0, 1] for accuracies, flat ones widened without crossing a bound, and
+// values beyond the bounds still shown; then FixAxes keeps them.
+func TestWithin(t *testing.T) {
+	for _, c := range []struct {
+		ys     []float64
+		lo, hi float64
+	}{
+		{[]float64{0.8}, 0.75, 0.85}, // one point: was -0.2 to 1.8
+		{[]float64{1, 1}, 0.95, 1},
+		{[]float64{0}, 0, 0.05},
+		{[]float64{0.5, 0.9, 0.7}, 0.5, 0.9},
+		{[]float64{1.2}, 1.15, 1.2}, // not an accuracy: the value stays visible
+		{[]float64{-0.1, 0.5}, -0.1, 0.5},
+	} {
+		p := linePlot(t, c.ys...)
+		Within(&p.Y, 0, 1)
+		if err := FixAxes(p); err != nil {
+			t.Fatal(err)
+		}
+		if d := max(abs(p.Y.Min-c.lo), abs(p.Y.Max-c.hi)); d > 1e-12 {
+			t.Errorf("%v: axis %g to %g, want %g to %g", c.ys, p.Y.Min, p.Y.Max, c.lo, c.hi)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "acc.png")
+	p := linePlot(t, 0.8)
+	Within(&p.Y, 0, 1)
+	if err := saveWithin(t, p, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
