@@ -85,13 +85,21 @@ func (c *Checkpointer) Save(h *Harness, monitor float64) (string, error) {
 		}
 		c.manifest = nil
 	}
+	if h.emaApplied {
+		// The weights' variables hold the averages (after Run): save each
+		// in its own place.
+		if err := swapEMA(h.emaPairs()); err != nil {
+			return "", fmt.Errorf("train: checkpoint: %w", err)
+		}
+		defer func() { _ = swapEMA(h.emaPairs()) }()
+	}
 	hdr := ckptHeader{Step: h.step, Monitor: monitor, Data: h.data.Position(), Stopper: h.stopper, Scaler: h.scaler, Config: h.cfg}
 	if math.IsNaN(monitor) || math.IsInf(monitor, 0) {
 		hdr.Monitor = 0
 	}
 	var blob bytes.Buffer
 	for v := range h.ctx.IterVariables() {
-		if !v.HasValue() || isMetricsScope(v.Scope()) {
+		if !v.HasValue() || isMetricsScope(v.Scope()) || v.Scope() == StepMetricsScope {
 			continue
 		}
 		t, err := v.Value()

@@ -195,7 +195,7 @@ func TestMetricsLogAndSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 3 { // steps 2, 4 and the last (5)
+	if len(lines) != 4 { // the first step, steps 2, 4 and the last (5)
 		t.Fatalf("%d lines: %q", len(lines), lines)
 	}
 	for _, l := range lines {

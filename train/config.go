@@ -2,11 +2,13 @@
 // learning-rate schedule, gradient accumulation, global-norm clipping,
 // precision, early stopping, atomic checkpoints with exact resume (also
 // after SIGINT/SIGTERM, see RunContext and NotifyContext), a JSON-lines
-// metrics log with optional GPU samples, a progress display, PNG plots, a
-// performance summary, device-resident data, batch-size finders and
-// data-parallel training on several devices (with a Sharder hook). It
-// builds on GoMLX's train package (Trainer, optimizers,
-// AccumulateGradients).
+// metrics log with optional GPU samples and its CSV twin, TensorBoard
+// event files, a progress display, PNG plots per logged step, a
+// performance summary, an exponential moving average of the weights, a
+// learning-rate range test, safetensors export of a checkpoint's weights,
+// device-resident data, batch-size finders and data-parallel training on
+// several devices (with a Sharder hook). It builds on GoMLX's train
+// package (Trainer, optimizers, AccumulateGradients).
 //
 // The harness takes a GoMLX backend; package device opens it (an Engine's
 // Backend), with the one configuration of each kind: on the pure-Go
@@ -139,9 +141,12 @@ type Config struct {
 	NoCheckpoint bool `json:"no_checkpoint"`
 
 	// MetricsLog is the JSON-lines metrics file (--metrics-log, default "":
-	// none).
+	// none). A log that is a file gets a CSV twin beside it (CSVLogPath)
+	// with the same rows. A resumed run continues both, first dropping
+	// the lines of steps after the checkpoint it resumes from.
 	MetricsLog string `json:"metrics_log,omitempty"`
-	// LogEvery logs metrics every N optimizer steps (--log-every, default 10).
+	// LogEvery logs metrics every N optimizer steps, at the first step of a
+	// run and at the last (--log-every, default 10).
 	LogEvery int `json:"log_every"`
 	// EvalEvery runs the evaluator (Harness.SetEvaluator) every N optimizer
 	// steps and at the end; 0 means every LogEvery steps (--eval-every,
@@ -175,6 +180,27 @@ type Config struct {
 	// "all" (--devices, default 1). More than one needs a backend with
 	// several devices (XLA); see docs/TRAINING.md.
 	Devices string `json:"devices"`
+
+	// TensorBoardDir is the folder where Run writes a TensorBoard event
+	// file of its own, with a scalar per number of every metrics line
+	// (--tensorboard, default "": none).
+	TensorBoardDir string `json:"tensorboard_dir,omitempty"`
+	// EMADecay, when positive, keeps an exponential moving average of the
+	// trainable weights with this decay per optimizer step (--ema, default
+	// 0: off): the evaluator and the weights after Run (a model's final
+	// evaluation, sampling, exports) use the average; checkpoints hold
+	// both.
+	EMADecay float64 `json:"ema_decay,omitempty"`
+	// FindLR makes Run do the learning-rate range test instead of
+	// training (--find-lr, default false): it returns an *LRFound error.
+	FindLR bool `json:"find_lr,omitempty"`
+	// FindLRSteps is the range test's number of steps (--find-lr-steps,
+	// default 100).
+	FindLRSteps int `json:"find_lr_steps,omitempty"`
+	// FindLRMin and FindLRMax are the learning rates of its first and
+	// last step (--find-lr-min, default 1e-7; --find-lr-max, default 10).
+	FindLRMin float64 `json:"find_lr_min,omitempty"`
+	FindLRMax float64 `json:"find_lr_max,omitempty"`
 }
 
 // DefaultConfig returns the defaults of every option.
@@ -199,6 +225,9 @@ func DefaultConfig() Config {
 		ProgressInterval:  10 * time.Second,
 		GPUSampleInterval: 30 * time.Second,
 		Devices:           "1",
+		FindLRSteps:       100,
+		FindLRMin:         1e-7,
+		FindLRMax:         10,
 	}
 }
 
@@ -284,6 +313,17 @@ func (c Config) Validate() error {
 	}
 	if c.GPUSampleInterval < 0 {
 		bad("GPUSampleInterval %v: want >= 0 (0 turns sampling off)", c.GPUSampleInterval)
+	}
+	if !(c.EMADecay >= 0 && c.EMADecay < 1) {
+		bad("EMADecay %g: want 0 (off) or a decay with 0 < EMADecay < 1, such as 0.999", c.EMADecay)
+	}
+	if c.FindLR {
+		if c.FindLRSteps < 2 {
+			bad("FindLRSteps %d: want >= 2", c.FindLRSteps)
+		}
+		if !(c.FindLRMin > 0) || !(c.FindLRMax > c.FindLRMin) || math.IsInf(c.FindLRMax, 0) {
+			bad("FindLRMin %g / FindLRMax %g: want 0 < FindLRMin < FindLRMax", c.FindLRMin, c.FindLRMax)
+		}
 	}
 	return errors.Join(errs...)
 }

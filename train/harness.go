@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -57,6 +58,13 @@ type Harness struct {
 	history     []map[string]any // records logged in this run (for plots)
 	dp          *dataParallel    // nil on one device
 	sharder     Sharder
+	opt         *optimizer
+	csv         *csvLog   // the metrics log's CSV twin
+	tb          *tbWriter // the TensorBoard event file
+	stepMetrics map[string]StepMetricFn
+	// emaApplied: the weights' variables hold their moving averages (after
+	// Run), the averages' variables the trained weights.
+	emaApplied bool
 }
 
 // ErrInterrupted is wrapped by the error RunContext returns when its
@@ -133,7 +141,9 @@ func New(backend backends.Backend, cfg Config, model ModelFn, loss LossFn, data 
 	if err != nil {
 		return nil, err
 	}
+	h.opt = opt
 	h.logf = func(msg string) { log.Print(msg) }
+	loss = h.metricsLoss(loss)
 	if cfg.DynamicLossScaling || prec == Precision16Mixed {
 		opt.scaling = true
 		h.scaler = NewLossScaler()
@@ -385,11 +395,9 @@ func (h *Harness) TrainStep() (float64, error) {
 			h.skipped = true
 			h.logf(fmt.Sprintf("train: step %d skipped: non-finite gradients at loss scale %g; loss scale now %g",
 				h.step, ev.OldScale, ev.NewScale))
-			if h.log != nil {
-				if err := h.log.Write(map[string]any{"step": h.step, "event": "skipped",
-					"loss_scale": ev.OldScale, "new_loss_scale": ev.NewScale}); err != nil {
-					return 0, err
-				}
+			if err := h.emit(map[string]any{"step": h.step, "event": "skipped",
+				"loss_scale": ev.OldScale, "new_loss_scale": ev.NewScale}); err != nil {
+				return 0, err
 			}
 			if ev.OldScale <= minLossScale {
 				return h.lastLoss, fmt.Errorf("train: step %d: %w: gradients are not finite even at loss scale %g",
@@ -459,6 +467,13 @@ type Result struct {
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Plots are the PNG files written to Config.PlotsDir.
 	Plots []string `json:"plots,omitempty"`
+	// CSVLog is the CSV twin of the metrics log (CSVLogPath), when written.
+	CSVLog string `json:"csv_log,omitempty"`
+	// TensorBoard is the event file written in Config.TensorBoardDir.
+	TensorBoard string `json:"tensorboard,omitempty"`
+	// EMA tells that the weights after Run are the moving averages
+	// (Config.EMADecay).
+	EMA bool `json:"ema,omitempty"`
 }
 
 // Evaluator computes evaluation metrics (for example "val_loss" on held-out
@@ -473,7 +488,11 @@ func (h *Harness) SetEvaluator(fn Evaluator) { h.evaluator = fn }
 // evaluate runs the evaluator, logs its metrics and feeds early stopping
 // when it monitors one of them. It reports whether to stop, and why.
 func (h *Harness) evaluate(ctx stdcontext.Context) (bool, string, error) {
-	m, err := h.evaluator(h)
+	var m map[string]float64
+	err := h.WithAveragedWeights(func() (err error) {
+		m, err = h.evaluator(h)
+		return err
+	})
 	if err != nil {
 		return false, "", fmt.Errorf("train: evaluation at step %d: %w", h.step, err)
 	}
@@ -483,10 +502,8 @@ func (h *Harness) evaluate(ctx stdcontext.Context) (bool, string, error) {
 		rec[k] = v
 	}
 	h.history = append(h.history, rec)
-	if h.log != nil {
-		if err := h.log.Write(rec); err != nil {
-			return false, "", err
-		}
+	if err := h.emit(rec); err != nil {
+		return false, "", err
 	}
 	mon := h.cfg.EarlyStopMonitor
 	if h.stopper == nil || mon == "" || mon == "loss" {
@@ -537,17 +554,18 @@ func (h *Harness) RunContext(ctx stdcontext.Context) (res Result, err error) {
 		h.logf(fmt.Sprintf("train: resumed from %s at step %d", path, h.step))
 		res.Resumed = h.step
 	}
-	if h.cfg.MetricsLog != "" {
-		h.log, err = OpenMetricsLog(h.cfg.MetricsLog)
-		if err != nil {
-			return res, err
-		}
-		defer func() {
-			if cerr := h.log.Close(); cerr != nil && err == nil {
-				err = cerr
-			}
-		}()
+	if h.cfg.FindLR {
+		return res, h.runFindLR(ctx)
 	}
+	closeLogs, err := h.openLogs(&res, h.step)
+	if err != nil {
+		return res, err
+	}
+	defer func() {
+		if cerr := closeLogs(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
 	h.history = nil
 	startStep := h.step
 	prog := newProgress(h.cfg.Progress, h.progressW, h.cfg.ProgressInterval, h.step, int64(h.totalSteps))
@@ -569,7 +587,7 @@ func (h *Harness) RunContext(ctx stdcontext.Context) (res Result, err error) {
 		if h.stepHook != nil {
 			h.stepHook(h.step, loss)
 		}
-		if h.step%int64(h.cfg.LogEvery) == 0 || h.step == int64(h.totalSteps) {
+		if h.step%int64(h.cfg.LogEvery) == 0 || h.step == int64(h.totalSteps) || h.step == startStep+1 {
 			if err := h.logStep(ctx, loss); err != nil {
 				return res, err
 			}
@@ -618,7 +636,30 @@ func (h *Harness) RunContext(ctx stdcontext.Context) (res Result, err error) {
 	if err := h.writeReports(&res); err != nil {
 		return res, err
 	}
+	if err := h.applyEMA(); err != nil {
+		return res, err
+	}
+	res.EMA = h.emaApplied
 	return res, nil
+}
+
+// runFindLR runs the learning-rate range test instead of training
+// (Config.FindLR) and returns it as an *LRFound error; with
+// Config.PlotsDir it also draws it.
+func (h *Harness) runFindLR(ctx stdcontext.Context) error {
+	if h.step > 0 {
+		return fmt.Errorf("train: FindLR: the harness has trained %d steps already; the range test starts from fresh weights", h.step)
+	}
+	r, err := h.findLR(ctx)
+	if err != nil {
+		return err
+	}
+	if h.cfg.PlotsDir != "" {
+		if r.Plot, err = r.writePlot(h.cfg.PlotsDir); err != nil {
+			return err
+		}
+	}
+	return &LRFound{Test: r}
 }
 
 // writeReports writes the performance summary and the plots, as configured.
@@ -658,6 +699,10 @@ func (h *Harness) interrupted(ctx stdcontext.Context, res Result) (Result, error
 		if err := h.writeReports(&res); err != nil {
 			return res, fmt.Errorf("train: interrupted after step %d (%s): %w", h.step, where, err)
 		}
+		if err := h.applyEMA(); err != nil {
+			return res, fmt.Errorf("train: interrupted after step %d (%s): %w", h.step, where, err)
+		}
+		res.EMA = h.emaApplied
 	}
 	return res, fmt.Errorf("train: %w after step %d (%s; continue with Resume): %w",
 		ErrInterrupted, h.step, where, stdcontext.Cause(ctx))
@@ -716,10 +761,85 @@ func (h *Harness) logStep(ctx stdcontext.Context, loss float64) error {
 			rec["samples_per_s"] = float64(h.cfg.BatchSize*h.cfg.Accumulate) / h.perf.Last.Seconds()
 		}
 	}
+	if err := h.stepMetricValues(rec); err != nil {
+		return err
+	}
 	h.gpu.sample(ctx, rec)
 	h.history = append(h.history, rec)
-	if h.log == nil {
-		return nil
+	return h.emit(rec)
+}
+
+// emit writes rec to the run's logs: the metrics log, its CSV twin and the
+// TensorBoard event file, those that are open.
+func (h *Harness) emit(rec map[string]any) error {
+	if h.log != nil {
+		if err := h.log.Write(rec); err != nil {
+			return err
+		}
 	}
-	return h.log.Write(rec)
+	if h.csv != nil {
+		if err := h.csv.Write(rec); err != nil {
+			return err
+		}
+	}
+	if h.tb != nil {
+		if err := h.tb.Write(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// History returns the records logged in this run (metrics lines and
+// evaluations), as the metrics log holds them.
+func (h *Harness) History() []map[string]any { return slices.Clone(h.history) }
+
+// openLogs opens the run's logs for a run that starts after step after
+// (> 0: it continues a checkpoint): the metrics log and its CSV twin,
+// each first trimmed to that step (trimLog), and a new TensorBoard event
+// file. It returns the function that closes them.
+func (h *Harness) openLogs(res *Result, after int64) (closeAll func() error, err error) {
+	var closers []func() error
+	closeAll = func() error {
+		var errs []error
+		for _, c := range closers {
+			errs = append(errs, c())
+		}
+		h.log, h.csv, h.tb = nil, nil, nil
+		return errors.Join(errs...)
+	}
+	defer func() {
+		if err != nil {
+			_ = closeAll()
+		}
+	}()
+	if path := h.cfg.MetricsLog; path != "" {
+		if after > 0 {
+			if err := trimMetricsLog(path, after); err != nil {
+				return closeAll, err
+			}
+		}
+		if h.log, err = OpenMetricsLog(path); err != nil {
+			return closeAll, err
+		}
+		closers = append(closers, h.log.Close)
+		// The CSV twin goes beside a log that is a file (not a pipe or
+		// standard output).
+		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+			csvPath := CSVLogPath(path)
+			if h.csv, err = openCSVLog(csvPath, after); err != nil {
+				return closeAll, err
+			}
+			closers = append(closers, h.csv.Close)
+			res.CSVLog = csvPath
+		}
+	}
+	if dir := h.cfg.TensorBoardDir; dir != "" {
+		if h.tb, err = openTensorBoard(dir, after, time.Now); err != nil {
+			return closeAll, err
+		}
+		closers = append(closers, h.tb.Close)
+		res.TensorBoard = h.tb.path
+	}
+	return closeAll, nil
 }

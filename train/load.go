@@ -19,7 +19,8 @@ import (
 // every header field against the file) before anything it describes is
 // allocated, and errors name path. The harness has a one-row placeholder
 // data set (the checkpoint's data position is not restored) and no
-// logger; read its Context.
+// logger; read its Context. A checkpoint of a run with Config.EMADecay
+// loads with the moving averages as the weights.
 func LoadForInference(backend backends.Backend, path string, model ModelFn, loss LossFn) (*Harness, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -46,6 +47,11 @@ func LoadForInference(backend backends.Backend, path string, model ModelFn, loss
 		// set has none to restore.
 		hdr.Data = DataPosition{}
 		if err := (&Checkpointer{}).load(h, hdr, blob); err != nil {
+			return nil, fmt.Errorf("train: loading %s: %w", f, err)
+		}
+		// A run with EMADecay saved the weights' moving averages: inference
+		// uses them (AveragedWeights tells).
+		if err := h.applyEMA(); err != nil {
 			return nil, fmt.Errorf("train: loading %s: %w", f, err)
 		}
 		return h, nil

@@ -223,7 +223,7 @@ func TestInterruptCheckpointsAndResumesExactly(t *testing.T) {
 	dir := t.TempDir()
 	plots := t.TempDir()
 	firstCfg := cfg(dir, false)
-	firstCfg.PlotsDir, firstCfg.LogEvery = plots, 5 // step k is not a logging step: the interruption logs it
+	firstCfg.PlotsDir, firstCfg.LogEvery = plots, 5 // step k is neither a logging step nor the first: the interruption logs it
 	first := newH(firstCfg)
 	// The signal source is a context; cancelling it stands for SIGINT/SIGTERM.
 	ctx, cancel := stdcontext.WithCancelCause(stdcontext.Background())
@@ -240,8 +240,8 @@ func TestInterruptCheckpointsAndResumesExactly(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	checkPNG(t, filepath.Join(plots, "loss.png"))
-	if n := len(first.history); n != 1 || first.history[0]["step"] != int64(k) {
-		t.Errorf("logged %v, want one line for step %d", first.history, k)
+	if n := len(first.history); n != 2 || first.history[0]["step"] != int64(1) || first.history[1]["step"] != int64(k) {
+		t.Errorf("logged %v, want lines for the first step and step %d", first.history, k)
 	}
 	second := newH(cfg(dir, true))
 	res, err = second.Run()

@@ -39,6 +39,9 @@ type optimizer struct {
 	// LossScaleVar (see Harness.lossFn); the gradients are divided by it, and
 	// a step with non-finite gradients changes no variable.
 	scaling bool
+	// fixedLR leaves the learning-rate variable as the host sets it (the
+	// range test's ramp) instead of the schedule's.
+	fixedLR bool
 }
 
 func newOptimizer(cfg Config, totalSteps int) (*optimizer, error) {
@@ -76,7 +79,7 @@ func (o *optimizer) UpdateGraphWithGradients(ctx *context.Context, grads []*grap
 		return
 	}
 	g := grads[0].Graph()
-	if o.cfg.WarmupSteps > 0 || o.cfg.Cosine {
+	if (o.cfg.WarmupSteps > 0 || o.cfg.Cosine) && !o.fixedLR {
 		// The global step before the optimizer increments it: 0 on the first step.
 		step := graph.ConvertDType(optimizers.GetGlobalStepVar(ctx).ValueGraph(g), lossDType)
 		lr := scheduleGraph(step, o.cfg, o.totalSteps)
@@ -115,8 +118,19 @@ func (o *optimizer) UpdateGraphWithGradients(ctx *context.Context, grads []*grap
 		norm = globalNorm(grads)
 	}
 	hctx.VariableWithShape(ClippedGradNormVar, shapes.Make(norm.DType())).SetTrainable(false).SetValueGraph(norm)
+	var averaged []*context.Variable
+	preStep := map[*context.Variable]*graph.Node{}
+	if o.cfg.EMADecay > 0 {
+		averaged = emaTargets(ctx, g)
+		for _, v := range averaged {
+			preStep[v] = v.ValueGraph(g)
+		}
+	}
 	if !o.scaling {
 		o.inner.(gtrain.OptimizeWithGradients).UpdateGraphWithGradients(ctx, grads, lossDType)
+		if averaged != nil {
+			updateEMAGraph(ctx, g, averaged, preStep, o.cfg.EMADecay)
+		}
 		return
 	}
 	// Skip the step when a gradient is not finite: every variable the
@@ -128,6 +142,11 @@ func (o *optimizer) UpdateGraphWithGradients(ctx *context.Context, grads []*grap
 		}
 	}
 	o.inner.(gtrain.OptimizeWithGradients).UpdateGraphWithGradients(ctx, grads, lossDType)
+	if averaged != nil {
+		// Before the revert below, so that a skipped step leaves the
+		// averages and their count as they were too.
+		updateEMAGraph(ctx, g, averaged, preStep, o.cfg.EMADecay)
+	}
 	for v := range ctx.IterVariables() {
 		if !v.InUseByGraph(g) || !v.ChangedInGraph(g) {
 			continue

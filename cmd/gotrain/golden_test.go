@@ -100,6 +100,9 @@ func TestJSONKeysGolden(t *testing.T) {
 		{"lm transformer sample", []string{"--device", "go", "lm", "transformer", "sample", "--model", p("tf"), "--prompt", "a ", "--length", "5"}},
 		{"moe train", []string{"--device", "go", "moe", "train", "--dataset", "digits", "--experts", "2", "--hidden", "8",
 			"--epochs", "1", "--batch-size", "64", "--progress", "off", "--out", p("moe")}},
+		{"moe train find-lr", []string{"--device", "go", "moe", "train", "--dataset", "digits", "--experts", "2", "--hidden", "8",
+			"--find-lr", "--find-lr-steps", "5", "--progress", "off", "--out", p("moelr")}},
+		{"export", []string{"export", "--model", filepath.Join(p("moe"), "checkpoints"), "--out", p("moe.safetensors")}},
 	}
 	var got strings.Builder
 	for _, c := range cases {

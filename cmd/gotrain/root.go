@@ -18,6 +18,7 @@ import (
 	"github.com/gotrain/gotrain/internal/outputs"
 	"github.com/gotrain/gotrain/internal/readlimit"
 	"github.com/gotrain/gotrain/signal"
+	"github.com/gotrain/gotrain/train"
 )
 
 // globals are the flags every command shares.
@@ -78,7 +79,8 @@ reason, unless --fallback is given.`,
 			group("lstm", "Character-level LSTM language model (docs/LSTM.md)", newLMTrainCmd(g), newLSTMSampleCmd(g)),
 			group("transformer", "Character-level transformer language model, pretraining and instruction tuning (docs/TRANSFORMER.md)",
 				newLMTransformerTrainCmd(g), newTransformerSampleCmd(g))),
-		group("moe", "Mixture-of-experts classifier (docs/MOE.md)", newMoETrainCmd(g)))
+		group("moe", "Mixture-of-experts classifier (docs/MOE.md)", newMoETrainCmd(g)),
+		newExportCmd(g))
 	finishEach(root, g)
 	return root
 }
@@ -201,6 +203,11 @@ func (g *globals) outputs(cmd *cobra.Command, outs, ins []string, extra map[stri
 		} else if out != "" {
 			if err := outputs.Check(out, inputs); err != nil {
 				return fmt.Errorf("%s: --%s: %w", cmd.CommandPath(), name, err)
+			}
+			if name == "metrics-log" { // and the CSV log written beside it
+				if err := outputs.Check(train.CSVLogPath(out), inputs); err != nil {
+					return fmt.Errorf("%s: --%s: its CSV log: %w", cmd.CommandPath(), name, err)
+				}
 			}
 		}
 	}

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -117,6 +118,12 @@ func addConfigFlags(fs *pflag.FlagSet, c *train.Config, omit ...string) {
 	all.IntVar(&c.DeviceDataBudgetMiB, "device-data-budget", c.DeviceDataBudgetMiB, "upload the data set to the device when it takes at most this many MiB (0: stream from the host)")
 	all.StringVar(&c.Devices, "devices", c.Devices, "devices to train on, data parallel: N or all")
 	all.StringVar(&c.PlotsDir, "plots-dir", c.PlotsDir, "directory for PNG plots of the metrics at the end of a run (empty: none)")
+	all.StringVar(&c.TensorBoardDir, "tensorboard", c.TensorBoardDir, "directory for a TensorBoard event file of the run's metrics (empty: none)")
+	all.Float64Var(&c.EMADecay, "ema", c.EMADecay, "keep an exponential moving average of the weights with this decay per step, such as 0.999, used by evaluation and the saved model (0: off)")
+	all.BoolVar(&c.FindLR, "find-lr", c.FindLR, "run the learning-rate range test instead of training: print the suggested --lr (and plot it in the plots folder); writes no checkpoint")
+	all.IntVar(&c.FindLRSteps, "find-lr-steps", c.FindLRSteps, "steps of the learning-rate range test")
+	all.Float64Var(&c.FindLRMin, "find-lr-min", c.FindLRMin, "learning rate of the range test's first step")
+	all.Float64Var(&c.FindLRMax, "find-lr-max", c.FindLRMax, "learning rate of the range test's last step (an exponential ramp from --find-lr-min)")
 	all.VisitAll(func(f *pflag.Flag) {
 		if !slices.Contains(omit, f.Name) {
 			fs.AddFlag(f)
@@ -225,8 +232,9 @@ func logf(format string, args ...any) { slog.Info(fmt.Sprintf(format, args...)) 
 // runTraining is the body of a training command: it opens the engine of
 // --device (closed at the end), runs fn with a context that Ctrl-C
 // cancels and prints the report fn returns, also when fn returns an error
-// with it (an interrupted run that still reports). Errors without a
-// report start with name.
+// with it (an interrupted run that still reports), or the learning-rate
+// range test of --find-lr (the *train.LRFound error the harness returns
+// instead of training). Errors without a report start with name.
 func (g *globals) runTraining(cmd *cobra.Command, name string, fn func(context.Context, *device.Engine, backends.Backend) (textReport, error)) error {
 	eng, backend, err := device.WithBackend(g.engine(cmd, device.Request{})) // on the CPU: gotrain's cpu backend
 	if err != nil {
@@ -236,6 +244,10 @@ func (g *globals) runTraining(cmd *cobra.Command, name string, fn func(context.C
 	ctx, stop := train.NotifyContext(cmd.Context())
 	defer stop()
 	rep, err := fn(ctx, eng, backend)
+	var found *train.LRFound
+	if errors.As(err, &found) { // --find-lr: the range test instead of training
+		return g.print(cmd, found.Test)
+	}
 	if rep == nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
