@@ -245,6 +245,16 @@ func Loss(labels, predictions []*graph.Node) *graph.Node {
 	return graph.ReduceAllMean(lossesSparseCE(y, predictions[0]))
 }
 
+// Accuracy is the share of a batch whose largest logit (predictions[0]
+// [batch, classes]) is at its label (labels[0] [batch, 1], class indices
+// as floats): the step metric "accuracy" Train logs with the loss.
+func Accuracy(labels, predictions []*graph.Node) *graph.Node {
+	logits := predictions[0]
+	pred := graph.ArgMax(logits, -1, dtypes.Int32)
+	y := graph.ConvertDType(graph.Reshape(labels[0], logits.Shape().Dimensions[0]), dtypes.Int32)
+	return graph.ReduceAllMean(graph.ConvertDType(graph.Equal(pred, y), dtypes.Float32))
+}
+
 // lossesSparseCE is the per-example cross-entropy of logits against class
 // indices y [batch, 1].
 func lossesSparseCE(y, logits *graph.Node) *graph.Node {

@@ -244,6 +244,7 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 	if m.cfg.ExpertParallel {
 		h.SetSharder(m)
 	}
+	h.SetStepMetric("accuracy", Accuracy)
 	h.SetProgressWriter(opts.Progress)
 	h.SetLogger(func(msg string) { logf("%s", msg) })
 
@@ -297,7 +298,7 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 	res.ExpertsPerDevice = Placement(res.Active, m.cfg.Devices)
 	res.PeakMemoryMiB = float64(train.PeakMemoryBytes()) / (1 << 20)
 	if opts.OutDir != "" {
-		if res.Files, err = writeOutputs(opts.OutDir, res, perf, m.cfg); err != nil {
+		if res.Files, err = writeOutputs(opts.OutDir, res, perf, m.cfg, stepRecords(cfg.MetricsLog, h)); err != nil {
 			return res, err
 		}
 	}
@@ -364,8 +365,12 @@ func (t *tracker) endEpoch(step int64) error {
 		rec.Load[s] = t.load[s] / math.Max(t.assigned, 1)
 	}
 	if len(d.ValY) > 0 {
-		var err error
-		if rec.ValLoss, rec.ValAccuracy, err = t.evaluate(d.ValX, d.ValY); err != nil {
+		// With the moving averages of the weights, when the run keeps them.
+		err := t.h.WithAveragedWeights(func() (err error) {
+			rec.ValLoss, rec.ValAccuracy, err = t.evaluate(d.ValX, d.ValY)
+			return err
+		})
+		if err != nil {
 			return err
 		}
 	}
@@ -500,10 +505,22 @@ func currentRSSMiB() float64 {
 	return 0
 }
 
+// stepRecords are the metrics lines to plot: the whole metrics log when
+// it is a file (a resumed run's earlier lines too), else those of this
+// run.
+func stepRecords(path string, h *train.Harness) []map[string]any {
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		if recs, err := train.ReadMetricsLog(path); err == nil {
+			return recs
+		}
+	}
+	return h.History()
+}
+
 // writeOutputs writes epochs.jsonl (continued when the run resumed; see
 // epochLog), performance_summary.txt and the plots (of every epoch in
-// epochs.jsonl) to dir, each atomically.
-func writeOutputs(dir string, res *Result, perf train.Perf, cfg Config) ([]string, error) {
+// epochs.jsonl and the metrics lines steps) to dir, each atomically.
+func writeOutputs(dir string, res *Result, perf train.Perf, cfg Config, steps []map[string]any) ([]string, error) {
 	var files []string
 	p := filepath.Join(dir, EpochsFile)
 	log, all, err := epochLog(p, res.Train.Resumed, res.History)
@@ -519,7 +536,7 @@ func writeOutputs(dir string, res *Result, perf train.Perf, cfg Config) ([]strin
 		return files, fmt.Errorf("moe: writing the performance summary: %w", err)
 	}
 	files = append(files, p)
-	plots, err := WritePlots(dir, all, res.Active, cfg.Devices)
+	plots, err := WriteRunPlots(dir, all, steps, res.Active, cfg.Devices)
 	return append(files, plots...), err
 }
 
