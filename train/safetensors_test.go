@@ -187,7 +187,7 @@ func TestExportSafetensors(t *testing.T) {
 				t.Errorf("%s (%s weights): %v, want %v", name, c.want, got, want)
 			}
 		}
-		checkWithNumpy(t, out, ts)
+		checkWithNumpy(t, c.want, out, ts)
 	}
 	if _, err := ExportSafetensors(res.Checkpoint, filepath.Join(dir, "x.safetensors"), ExportOptions{Weights: "best"}); err == nil {
 		t.Error("Weights best accepted")
@@ -234,14 +234,17 @@ for name, t in header.items():
 print(json.dumps(out))
 `
 
-// checkWithNumpy reads path with numpyReader and compares with ts; it
-// skips, saying why, when /usr/bin/python3 has no numpy.
-func checkWithNumpy(t *testing.T, path string, ts map[string]stTensor) {
+// checkWithNumpy reads path with numpyReader and compares with ts, in a
+// subtest that skips, saying why, when /usr/bin/python3 has no numpy.
+func checkWithNumpy(t *testing.T, label, path string, ts map[string]stTensor) {
 	t.Helper()
+	t.Run("numpy "+label, func(t *testing.T) { numpyCheck(t, path, ts) })
+}
+
+func numpyCheck(t *testing.T, path string, ts map[string]stTensor) {
 	const py = "/usr/bin/python3"
 	if err := exec.Command(py, "-c", "import numpy").Run(); err != nil {
-		t.Logf("numpy check skipped: %s -c 'import numpy' failed (%v); install python3-numpy to run it", py, err)
-		return
+		t.Skipf("%s -c 'import numpy' failed (%v): install python3-numpy (Debian) to read the file with numpy too", py, err)
 	}
 	out, err := exec.Command(py, "-c", numpyReader, path).Output()
 	if err != nil {
