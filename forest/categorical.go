@@ -128,6 +128,7 @@ func (b *builder) codeStats(j, lo, hi int, h []int64) CategorySet {
 func (b *builder) gatherCats(j, lo, hi, buf int, hist []int64) (present CategorySet) {
 	stride, nbj := b.stride, b.nb[j]
 	codes, st := b.catCodes[:0], b.catStats[:0]
+	b.catKeyed = false
 	if buf < 0 && hist == nil && b.oneCode(j, lo, hi) {
 		b.catCodes = codes // constant in the node: no statistics needed
 		return present
@@ -146,19 +147,35 @@ func (b *builder) gatherCats(j, lo, hi, buf int, hist []int64) (present Category
 		lw, lwy := b.lw, b.lwy
 		prev := sc[0]
 		if b.cls == nil && stride == 3 {
-			var n, w, s int64
+			// A histogram of the codes, without a branch on them (they
+			// change about every row in small nodes), then its present
+			// codes in increasing order.
+			h := b.fh[:(nbj+1)*3] // all zero between calls
 			for i, e := range ents {
-				if c := sc[i]; c != prev {
-					codes = append(codes, prev)
-					st = append(st, n, w, s)
-					n, w, s, prev = 0, 0, 0, c
-				}
-				n++
-				w += lw[e]
-				s += lwy[e]
+				c := int(sc[i])
+				t := h[c*3 : c*3+3 : c*3+3]
+				t[0]++
+				t[1] += lw[e]
+				t[2] += lwy[e]
 			}
-			codes = append(codes, prev)
-			st = append(st, n, w, s)
+			// The ordering's keys too (catOrder's, for regression).
+			num, den, keys := b.catNum, b.catDen, b.catKeys
+			fast := true
+			for c := int(sc[0]); c <= int(sc[len(sc)-1]); c++ {
+				t := h[c*3 : c*3+3 : c*3+3]
+				if t[0] != 0 {
+					i := len(codes)
+					codes = append(codes, uint8(c))
+					present.add(uint8(c))
+					st = append(st, t[0], t[1], t[2])
+					num[i], den[i] = t[2], t[1]
+					keys[i] = float64(t[2]) / float64(t[1])
+					fast = fast && t[2] > -1<<53 && t[2] < 1<<53 && t[1] < 1<<53
+					t[0], t[1], t[2] = 0, 0, 0
+				}
+			}
+			b.catCodes, b.catStats, b.catKeyed, b.catFast = codes, st, true, fast
+			return present
 		} else {
 			at := 0
 			st = append(st, make([]int64, stride)...)
@@ -282,7 +299,7 @@ func (b *builder) oneCode(j, lo, hi int) bool {
 func (b *builder) catOrder(q int) {
 	stride := b.stride
 	m := len(b.catCodes)
-	num, den, keys, perm, st := b.catNum[:m], b.catDen[:m], b.catKeys[:m], b.catPerm[:m], b.catStats
+	num, den, keys, st := b.catNum[:m], b.catDen[:m], b.catKeys[:m], b.catStats
 	x := 2 + q
 	if b.cls == nil {
 		x = 2
@@ -293,11 +310,31 @@ func (b *builder) catOrder(q int) {
 		num[i], den[i] = e[x], e[1]
 		keys[i] = float64(num[i]) / float64(den[i])
 		fast = fast && num[i] > -1<<53 && num[i] < 1<<53 && den[i] < 1<<53
+	}
+	b.sortCats(fast)
+}
+
+// sortCats sets b.catPerm to the indices of b.catCodes in increasing order
+// of their keys (catOrder): by b.catKeys where they differ and fast (every
+// sum below 2^53), else exactly by b.catNum/b.catDen; ties by index, which
+// are ties by code (the codes increase with the index).
+func (b *builder) sortCats(fast bool) {
+	m := len(b.catCodes)
+	num, den, keys, perm := b.catNum[:m], b.catDen[:m], b.catKeys[:m], b.catPerm[:m]
+	for i := range perm {
 		perm[i] = uint8(i)
 	}
+	if m > 48 {
+		slices.SortFunc(perm, func(v, u uint8) int {
+			if fast && keys[v] != keys[u] {
+				return cmp.Compare(keys[v], keys[u])
+			}
+			return cmp.Or(cmpFractions(num[v], den[v], num[u], den[u]), cmp.Compare(v, u))
+		})
+		return
+	}
 	// Insertion sort (few categories are present in most nodes), the
-	// float64 keys compared inline; the codes increase with the index, so
-	// ties by index are ties by code.
+	// float64 keys compared inline.
 	for i := 1; i < m; i++ {
 		v := perm[i]
 		kv := keys[v]
@@ -345,6 +382,14 @@ func cmpFractions(a, b, c, d int64) int {
 // buf: its sorted lists, or -1). It returns false when the node's rows
 // hold one code.
 func (b *builder) scanCategorical(j, lo, hi, buf int, key uint64, hist, tot []int64, best *split) bool {
+	if hi-lo <= tinyRows && !b.random {
+		switch {
+		case buf >= 0 && b.cls == nil && b.stride == 3:
+			return b.scanTinyRegression(j, lo, hi, buf, tot, best)
+		case buf < 0 && hist == nil && b.cls != nil && !b.entropy:
+			return b.scanTinyGini(j, lo, hi, tot, best)
+		}
+	}
 	present := b.gatherCats(j, lo, hi, buf, hist)
 	m := len(b.catCodes)
 	if m < 2 {
@@ -379,14 +424,28 @@ func (b *builder) scanCategorical(j, lo, hi, buf int, key uint64, hist, tot []in
 	}
 	switch {
 	case b.cls == nil:
-		b.catOrder(0)
+		if b.catKeyed {
+			b.sortCats(b.catFast)
+		} else {
+			b.catOrder(0)
+		}
 		b.scanCuts(j, 0, -1, tot, &present, best)
 	case b.d == 2:
 		b.catOrder(1)
 		b.scanCuts(j, 0, -1, tot, &present, best)
 	default:
 		// The orderings of the node's heaviest classes (catOrderings).
-		for _, x := range b.catOrder3 {
+		orderings := b.catOrder3
+		if m == 2 && len(orderings) == 2 {
+			// One cut, the same two sides in every ordering, so the same
+			// score: the ordering of the lower class wins the tie
+			// (better), and only it need be scanned.
+			orderings = orderings[:1]
+			if b.catOrder3[1] < b.catOrder3[0] {
+				orderings = b.catOrder3[1:]
+			}
+		}
+		for _, x := range orderings {
 			b.catOrder(x - 2)
 			b.scanCuts(j, x-2, -1, tot, &present, best)
 		}
@@ -545,4 +604,271 @@ func catFeatures(bn *Binner) []bool {
 		cat[j] = bn.IsCategorical(j)
 	}
 	return cat
+}
+
+// tinyNode is the most rows of a node that scanTinyRegression takes: most
+// nodes of deep trees are this small, where the general path's calls and
+// buffers cost more than the rows.
+const tinyNode = 16
+
+// tinyRows is the most rows scanCategorical sends to scanTinyRegression
+// (tinyNode; tests set 0 to compare with the general path).
+var tinyRows = tinyNode
+
+// scanTinyRegression is scanCategorical for a regression node of at most
+// tinyNode rows on the sorted path (best splitter), in arrays on the
+// stack: the same orderings, cuts, scores, ties and learned default.
+func (b *builder) scanTinyRegression(j, lo, hi, buf int, tot []int64, best *split) bool {
+	off := j*b.scap + lo - b.sbase
+	sc := b.scode[buf][off : off+hi-lo]
+	ents := b.ent[buf][off : off+hi-lo]
+	if sc[0] == sc[len(sc)-1] { // sorted by code: one code
+		return false
+	}
+	var cn, cw, cs [tinyNode]int64
+	var cc [tinyNode]uint8
+	lw, lwy := b.lw, b.lwy
+	m, prev := 0, sc[0]
+	cc[0] = prev
+	for i, e := range ents {
+		if c := sc[i]; c != prev {
+			m++
+			cc[m], prev = c, c
+		}
+		cn[m]++
+		cw[m] += lw[e]
+		cs[m] += lwy[e]
+	}
+	m++
+	// The order of the mean targets, exactly (cmpFractions), ties by code.
+	var perm [tinyNode]uint8
+	for i := 1; i < m; i++ {
+		k := i
+		for ; k > 0; k-- {
+			u := perm[k-1]
+			if cmpFractions(cs[i], cw[i], cs[u], cw[u]) >= 0 {
+				break
+			}
+			perm[k] = u
+		}
+		perm[k] = uint8(i)
+	}
+	tn, tw, ts := tot[0], tot[1], tot[2]
+	minLeaf, minW, rec := int64(b.minLeaf), b.minW, b.rec
+	bestK := -1
+	var nl, wl, sl int64
+	for k, i := range perm[:m-1] {
+		nl, wl, sl = nl+cn[i], wl+cw[i], sl+cs[i]
+		if nl < minLeaf || tn-nl < minLeaf || wl < minW || tw-wl < minW {
+			continue
+		}
+		score := regressionScoreRec(sl, wl, ts, tw, rec)
+		if best.ok && score < best.score {
+			continue
+		}
+		if better(best, score, j, k, false) {
+			best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, k, false
+			best.left[0], best.left[1], best.left[2] = nl, wl, sl
+			bestK = k
+		}
+	}
+	if bestK >= 0 {
+		var set, present CategorySet
+		for _, i := range perm[:bestK+1] {
+			set.add(cc[i])
+		}
+		if 2*best.left[1] >= tot[1] { // the learned default (setCut)
+			for _, c := range cc[:m] {
+				present.add(c)
+			}
+			for w := range set {
+				set[w] |= ^present[w]
+			}
+		}
+		best.set = set
+	}
+	return true
+}
+
+// scanTinyGini is scanCategorical for a Gini node of at most tinyNode rows
+// on the rows path (best splitter), in arrays on the stack, with the
+// node's classes compacted: the same orderings (catOrderings), cuts,
+// scores, ties and learned default as the general path.
+func (b *builder) scanTinyGini(j, lo, hi int, tot []int64, best *split) bool {
+	var code [tinyNode]uint8
+	var wt [tinyNode]int64
+	var cl [tinyNode]int
+	n := hi - lo
+	if b.local {
+		col := b.loc[j*b.lsize : (j+1)*b.lsize]
+		mask := int64(-1)
+		if b.packed { // see builder.locW
+			mask = 1<<32 - 1
+		}
+		for k, i := range b.lrows[lo-b.lbase : hi-b.lbase] {
+			code[k], wt[k], cl[k] = col[i], b.locW[i]&mask, int(b.locY[i])
+		}
+	} else {
+		xb, p := b.feature(j, n)
+		for k, r := range b.rows[lo:hi] {
+			code[k], wt[k], cl[k] = xb[int(r)*p], b.rw[r], int(b.cls[r])
+		}
+	}
+	// The node's classes (entries 2+q, increasing), once a node.
+	if !b.catNode {
+		cq := b.catClasses[:0]
+		for q := 0; q < b.d; q++ {
+			if tot[2+q] != 0 {
+				cq = append(cq, 2+q)
+			}
+		}
+		b.catClasses = cq
+		if b.d > 2 {
+			b.catOrderings(tot)
+		}
+		b.catNode = true
+	}
+	cq := b.catClasses
+	K := len(cq) // at most n <= tinyNode: the classes of the node's rows
+	// Group the rows by code: codes in the order first seen, then ranked
+	// in increasing order (as gatherCats lists them).
+	var seen [tinyNode]uint8
+	var idx [tinyNode]uint8
+	m := 0
+	for k := range n {
+		c := code[k]
+		at := 0
+		for at < m && seen[at] != c {
+			at++
+		}
+		if at == m {
+			seen[m] = c
+			m++
+		}
+		idx[k] = uint8(at)
+	}
+	if m < 2 {
+		return false
+	}
+	var rank [tinyNode]uint8
+	var cc [tinyNode]uint8
+	for a := range m {
+		r := 0
+		for b2 := range m {
+			if seen[b2] < seen[a] {
+				r++
+			}
+		}
+		rank[a], cc[r] = uint8(r), seen[a]
+	}
+	var cn, cw [tinyNode]int64
+	cs := b.catStats[:m*K]
+	clear(cs)
+	for k := range n {
+		r := int(rank[idx[k]])
+		x := 0
+		for cq[x] != 2+cl[k] {
+			x++
+		}
+		cn[r]++
+		cw[r] += wt[k]
+		cs[r*K+x] += wt[k]
+	}
+	// The orderings: the share of the second class (two classes), else of
+	// the node's heaviest classes (catOrder3), the lower class alone when
+	// two codes give one cut (scanCategorical).
+	var orderings []int
+	switch {
+	case b.d == 2:
+		orderings = []int{3}
+	default:
+		orderings = b.catOrder3
+		if m == 2 && len(orderings) == 2 {
+			orderings = orderings[:1]
+			if b.catOrder3[1] < b.catOrder3[0] {
+				orderings = b.catOrder3[1:]
+			}
+		}
+	}
+	minLeaf, minW := int64(b.minLeaf), b.minW
+	var sqTot int64
+	for _, x := range cq {
+		sqTot += tot[x] * tot[x]
+	}
+	for _, xo := range orderings {
+		q := xo - 2
+		xc := 0 // the ordering class's compact index (-1: not in the node)
+		for xc < K && cq[xc] != xo {
+			xc++
+		}
+		key := func(i uint8) int64 {
+			if xc == K {
+				return 0
+			}
+			return cs[int(i)*K+xc]
+		}
+		var perm [tinyNode]uint8
+		for i := 1; i < m; i++ {
+			k := i
+			for ; k > 0; k-- {
+				u := perm[k-1]
+				if cmpFractions(key(uint8(i)), cw[i], key(u), cw[u]) >= 0 {
+					break
+				}
+				perm[k] = u
+			}
+			perm[k] = uint8(i)
+		}
+		var left, right [tinyNode]int64
+		for x := range K {
+			right[x] = tot[cq[x]]
+		}
+		var nl, wl, sqL int64
+		sqR := sqTot
+		bestK := -1
+		for k, i := range perm[:m-1] {
+			for x := range K {
+				v := cs[int(i)*K+x]
+				sqL += v * (2*left[x] + v)
+				sqR += v * (v - 2*right[x])
+				left[x] += v
+				right[x] -= v
+			}
+			nl += cn[i]
+			wl += cw[i]
+			if nl < minLeaf || tot[0]-nl < minLeaf || wl < minW || tot[1]-wl < minW {
+				continue
+			}
+			score := float64(sqL)/float64(wl) + float64(sqR)/float64(tot[1]-wl)
+			if best.ok && score < best.score {
+				continue
+			}
+			tie := q<<8 | k
+			if better(best, score, j, tie, false) {
+				best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, tie, false
+				clear(best.left)
+				best.left[0], best.left[1] = nl, wl
+				for x := range K {
+					best.left[cq[x]] = left[x]
+				}
+				bestK = k
+			}
+		}
+		if bestK >= 0 {
+			var set, present CategorySet
+			for _, i := range perm[:bestK+1] {
+				set.add(cc[i])
+			}
+			if 2*best.left[1] >= tot[1] { // the learned default (setCut)
+				for _, c := range cc[:m] {
+					present.add(c)
+				}
+				for w := range set {
+					set[w] |= ^present[w]
+				}
+			}
+			best.set = set
+		}
+	}
+	return true
 }

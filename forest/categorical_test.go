@@ -601,3 +601,51 @@ func TestCategoricalAbsentCodesFollowHeavierSide(t *testing.T) {
 		})
 	}
 }
+
+// TestTinyCategoricalPathAgrees: the stack-array scan of small regression
+// nodes (scanTinyRegression) gives the trees of the general path, on
+// targets with many equal category means (ties of the ordering), missing
+// values, sample weights and minimum leaf sizes.
+func TestTinyCategoricalPathAgrees(t *testing.T) {
+	d := catData(1500, 31, 0, true)
+	for i := range d.Y {
+		d.Y[i] = float64(i % 3) // integer targets: many tied means
+		if int(d.X[2*i])%4 == 0 {
+			d.Y[i] = 2
+		}
+	}
+	w := d.Clone()
+	w.Weights = make([]float64, w.Rows)
+	for i := range w.Weights {
+		w.Weights[i] = float64(1 + i%4)
+	}
+	for _, c := range []struct {
+		name string
+		d    *data.Dataset
+		opt  Options
+	}{
+		{"ties", d, Options{Task: Regression, Trees: 6, Seed: 1}},
+		{"ties-leaf2", d, Options{Task: Regression, Trees: 6, Seed: 2, MinSamplesLeaf: 2}},
+		{"weights", w, Options{Task: Regression, Trees: 6, Seed: 3, MinWeightFractionLeaf: 0.001}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer func() { tinyRows = tinyNode }()
+			var files [2][]byte
+			for k, rows := range []int{tinyNode, 0} {
+				tinyRows = rows
+				f, err := Fit(c.d, c.opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var b bytes.Buffer
+				if err := f.Save(&b); err != nil {
+					t.Fatal(err)
+				}
+				files[k] = b.Bytes()
+			}
+			if !bytes.Equal(files[0], files[1]) {
+				t.Fatal("the small-node scan grows other trees than the general path")
+			}
+		})
+	}
+}

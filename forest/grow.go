@@ -150,6 +150,8 @@ type builder struct {
 	catClasses []int     // the node's classes, as entries 2+q
 	catOrder3  []int     // the classes whose orderings a multiclass node tries
 	catNode    bool      // catClasses and catOrder3 hold the node's (findSplit resets it)
+	catKeyed   bool      // gatherCats set catNum, catDen, catKeys (regression keys)
+	catFast    bool      // and every one of them below 2^53 (sortCats)
 	sets       []CategorySet
 }
 
@@ -1285,6 +1287,7 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 		b.compactClasses(tot)
 		defer func() { b.cstride = 0 }()
 	}
+	cat := b.cat
 	for i, kj := range order {
 		if examined >= b.k {
 			break
@@ -1296,7 +1299,7 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 		j := int(kj & 0xFFFF)
 		var ok bool
 		switch {
-		case b.isCat(j):
+		case cat != nil && cat[j]:
 			ok = b.scanCategorical(j, lo, hi, buf, key, hist, tot, &best)
 		case b.random:
 			ok = b.scanRandom(j, lo, hi, key, tot, &best)
@@ -1655,6 +1658,13 @@ func (b *builder) emit(tr *Tree) {
 				for i := range tr.Category {
 					tr.Category[i] = -1
 				}
+				sets := 0
+				for _, nd := range b.nodes {
+					if nd.feature >= 0 && nd.set >= 0 {
+						sets++
+					}
+				}
+				tr.Sets = make([]CategorySet, 0, sets)
 			}
 			tr.Category[out] = int32(len(tr.Sets))
 			tr.Sets = append(tr.Sets, b.sets[src.set])
