@@ -56,6 +56,10 @@ type DataSpec struct {
 	// (data.CSVOptions.Categorical); a column with a value that is not a
 	// number is categorical without being named.
 	Categorical []string
+	// Shard and Shards, when Shards > 1, read only shard Shard (0 ..
+	// Shards-1) of Train (data.LoadFileShard: a CSV file's lines by byte
+	// ranges), for data-parallel training; not with a hold-out split.
+	Shard, Shards int
 	// MaxBytes caps each file read (a CSV, Parquet or Arrow file, an MNIST
 	// file decompressed): a larger one is an error naming it and this option,
 	// wrapping data.ErrTooLarge. 0 means data.DefaultMaxBytes (1 GiB).
@@ -88,6 +92,12 @@ func (s DataSpec) Validate() error {
 		return errors.New("forest: DataSpec.Categorical needs a training file (DataSpec.Train)")
 	case s.Weight != "" && s.Train == "":
 		return errors.New("forest: DataSpec.Weight needs a training file (DataSpec.Train)")
+	case s.Shards > 1 && s.Train == "":
+		return errors.New("forest: DataSpec.Shards needs a training file (DataSpec.Train)")
+	case s.Shards > 1 && s.Holdout > 0:
+		return errors.New("forest: DataSpec.Shards: a hold-out split needs every row; give a test file (DataSpec.Test)")
+	case s.Shards > 1 && (s.Shard < 0 || s.Shard >= s.Shards):
+		return fmt.Errorf("forest: DataSpec.Shard %d of %d shards", s.Shard, s.Shards)
 	case s.MaxBytes < 0:
 		return fmt.Errorf("forest: DataSpec.MaxBytes %d: want a positive number of bytes (0: the default %d)", s.MaxBytes, data.DefaultMaxBytes)
 	}
@@ -148,7 +158,11 @@ func LoadData(ctx context.Context, s DataSpec) (*Split, error) {
 	default:
 		trainOpt := csvOpt
 		trainOpt.Weight = s.Weight
-		sp.Train, err = data.OpenFile(s.Train, trainOpt)
+		if s.Shards > 1 {
+			sp.Train, err = data.LoadFileShard(s.Train, trainOpt, s.Shard, s.Shards)
+		} else {
+			sp.Train, err = data.OpenFile(s.Train, trainOpt)
+		}
 		sp.Name = s.Train
 	}
 	if err != nil {

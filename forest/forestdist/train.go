@@ -35,8 +35,10 @@ func Agree(c forest.Comm, err error) error {
 // Train does what `gotrain forest train --distributed MODE` does on each
 // rank of c, every rank calling it with the same arguments: it loads the
 // data spec names (forest.LoadData; the same split on every rank), takes
-// this rank's part of the training set — all of it for ModeTrees, the
-// rank's even share of the rows, in order, for ModeData — and trains with
+// this rank's part of the training set — all of it for ModeTrees; for
+// ModeData the shard of a training file it reads alone (a CSV file's
+// lines by byte ranges, data.LoadFileShard; no hold-out split then), or
+// its even share of an embedded data set's rows — and trains with
 // forest.Train on the learner of the mode. Every rank gets the same
 // forest; rank 0 alone evaluates the test set and the permutation
 // importances, so the other ranks' results have no test scores. A rank's
@@ -48,6 +50,15 @@ func Train(ctx context.Context, c forest.Comm, mode string, spec forest.DataSpec
 	if mode != ModeTrees && mode != ModeData {
 		return nil, fmt.Errorf("forestdist: train: mode %q: want %q or %q", mode, ModeTrees, ModeData)
 	}
+	// Data-parallel training from a file: each rank reads its shard (a
+	// CSV file's lines by byte ranges); only rank 0 reads the test file.
+	sharded := mode == ModeData && spec.Train != "" && c.Size() > 1
+	if sharded {
+		spec.Shard, spec.Shards = c.Rank(), c.Size()
+		if c.Rank() != 0 {
+			spec.Test = ""
+		}
+	}
 	split, err := forest.LoadData(ctx, spec)
 	if err == nil {
 		opt, err = split.TrainOptions(opt, cfg)
@@ -55,7 +66,7 @@ func Train(ctx context.Context, c forest.Comm, mode string, spec forest.DataSpec
 	var train *data.Dataset
 	if err == nil {
 		train = split.Train
-		if mode == ModeData {
+		if mode == ModeData && !sharded {
 			train, err = rankRows(train, c.Rank(), c.Size())
 		}
 	}
@@ -71,10 +82,17 @@ func Train(ctx context.Context, c forest.Comm, mode string, spec forest.DataSpec
 	} else {
 		cfg.Learner = Learner(c)
 	}
+	rows := []int64{int64(train.Rows)}
+	if mode == ModeData {
+		if err := c.AllreduceInt64(rows); err != nil {
+			return nil, fmt.Errorf("forestdist: train: counting the rows: %w", err)
+		}
+	}
 	res, err := forest.Train(train, test, opt, cfg)
 	if err != nil {
 		return nil, err
 	}
+	res.TrainRows = int(rows[0]) // every shard's
 	res.Data, res.Engine, res.Device = split.Name, "native", "cpu"
 	return res, nil
 }

@@ -1,0 +1,186 @@
+package data
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gotrain/gotrain/internal/readlimit"
+)
+
+// ShardRange returns the bytes [start, end) of the CSV file at path that
+// hold shard k of n: the data lines (after the header line) that start in
+// the k-th of n equal byte ranges of the data. The n shards hold every data
+// line once, in the file's order, whatever the line lengths; a shard may
+// be empty (start == end). header is the length of the header line, its
+// line break included.
+func ShardRange(f io.ReaderAt, size int64, k, n int) (header, start, end int64, err error) {
+	if n < 1 || k < 0 || k >= n {
+		return 0, 0, 0, fmt.Errorf("shard %d of %d", k, n)
+	}
+	header, err = lineStart(f, size, 0, true)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	at := func(i int) int64 { return header + (size-header)*int64(i)/int64(n) }
+	if start, err = lineStart(f, size, at(k), at(k) == header); err != nil {
+		return 0, 0, 0, err
+	}
+	if end, err = lineStart(f, size, at(k+1), at(k+1) == header); err != nil {
+		return 0, 0, 0, err
+	}
+	return header, start, end, nil
+}
+
+// lineStart returns the first line start at or after pos (pos itself when
+// first, or when the byte before it ends a line), size when none.
+func lineStart(f io.ReaderAt, size, pos int64, first bool) (int64, error) {
+	if pos >= size {
+		return size, nil
+	}
+	if !first && pos > 0 {
+		pos-- // the line break before pos, if any, makes pos a start
+	} else if first && pos == 0 {
+		// The header: the first line break ends it.
+	} else {
+		return pos, nil
+	}
+	buf := make([]byte, 64<<10)
+	for pos < size {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), size-pos)], pos)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return pos + int64(i) + 1, nil
+		}
+		pos += int64(n)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		if n == 0 {
+			break
+		}
+	}
+	return size, nil
+}
+
+// LoadCSVShard reads shard k of n of the CSV file at path (ShardRange):
+// its header and the data lines of the shard, with ReadCSV's options, so
+// that n processes each reading one shard read the file's rows once
+// between them, in order. A shard holding no line gives a data set of no
+// rows with the columns of the header (and of the file's first data
+// line, which decides its columns' kinds there). A quoted field that spans
+// lines is refused: where a byte range starts inside one, its lines
+// cannot be told apart. Errors name the file, the shard and its first
+// byte, and the line within the shard (the header is line 1). opts.MaxBytes
+// caps the shard's bytes.
+func LoadCSVShard(path string, opts CSVOptions, k, n int) (*Dataset, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("data: %s: reading a shard needs a regular file (its size and byte ranges), not %s", path, st.Mode().Type())
+	}
+	header, start, end, err := ShardRange(f, st.Size(), k, n)
+	if err != nil {
+		return nil, fmt.Errorf("data: %s: %w", path, err)
+	}
+	limit, err := readlimit.Check(opts.MaxBytes, DefaultMaxBytes, "CSVOptions.MaxBytes")
+	if err != nil {
+		return nil, fmt.Errorf("data: %s: %w", path, err)
+	}
+	if header+end-start > limit {
+		return nil, fmt.Errorf("data: %w", &readlimit.Error{Name: fmt.Sprintf("%s (shard %d of %d)", path, k+1, n), Limit: limit, Option: "CSVOptions.MaxBytes"})
+	}
+	name := fmt.Sprintf("%s (shard %d of %d, from byte %d)", path, k+1, n, start)
+	empty := start == end
+	if empty {
+		// No rows: the header and the first data line decide the columns.
+		if start, err = lineStart(f, st.Size(), header+1, false); err != nil {
+			return nil, fmt.Errorf("data: %s: %w", path, err)
+		}
+		start, end = header, start
+		if start == end {
+			return nil, fmt.Errorf("data: %s: no data rows after the header", path)
+		}
+	}
+	body := io.NewSectionReader(f, start, end-start)
+	if err := noQuotedBreaks(io.NewSectionReader(f, 0, header), name, 0); err != nil {
+		return nil, err
+	}
+	if err := noQuotedBreaks(body, name, 1); err != nil {
+		return nil, err
+	}
+	d, err := ReadCSV(io.MultiReader(io.NewSectionReader(f, 0, header), io.NewSectionReader(f, start, end-start)), name, opts)
+	if err != nil {
+		return nil, err
+	}
+	d.Name = path
+	if empty {
+		d.X, d.Y, d.Rows = d.X[:0], d.Y[:0], 0
+		if d.Weights != nil {
+			d.Weights = d.Weights[:0]
+		}
+	}
+	return d, nil
+}
+
+// noQuotedBreaks refuses a line break inside double quotes: a quoted field
+// that goes on past its line's end (first is the number of the line
+// before the first one read: 0 for the header, 1 after it). Doubled
+// quotes inside a quoted field toggle twice, so counting parity suffices.
+func noQuotedBreaks(r io.Reader, name string, first int) error {
+	buf := make([]byte, 64<<10)
+	line, quoted := first+1, false
+	for {
+		n, err := r.Read(buf)
+		for _, c := range buf[:n] {
+			switch c {
+			case '"':
+				quoted = !quoted
+			case '\n':
+				if quoted {
+					return fmt.Errorf("data: %s line %d: a quoted field spans lines, which a shard read by byte ranges cannot split; read the file whole, or remove the line breaks inside quotes", name, line)
+				}
+				line++
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("data: reading %s: %w", name, err)
+		}
+	}
+}
+
+// LoadFileShard reads shard k of n of the data file at path: a CSV file's
+// lines by byte ranges (LoadCSVShard), so that each process parses only
+// its part; a Parquet or Arrow file is read whole (LoadFile) and its even
+// share of the rows kept, rows [rows·k/n, rows·(k+1)/n).
+func LoadFileShard(path string, opts CSVOptions, k, n int) (*Dataset, error) {
+	if n < 1 || k < 0 || k >= n {
+		return nil, fmt.Errorf("data: %s: shard %d of %d", path, k, n)
+	}
+	if sniffFormat(path) == "" {
+		return LoadCSVShard(path, opts, k, n)
+	}
+	d, err := LoadFile(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := d.Rows*k/n, d.Rows*(k+1)/n
+	idx := make([]int, hi-lo)
+	for i := range idx {
+		idx[i] = lo + i
+	}
+	s := d.Subset(idx)
+	s.Name = d.Name
+	return s, nil
+}
