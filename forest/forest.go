@@ -77,16 +77,66 @@ func fitTrees(d *data.Dataset, opt Options, mine []int) (*Forest, *prepared, [][
 		return nil, nil, nil, err
 	}
 	opt = pr.Options
-	n, p := pr.Rows, pr.Cols
 	f := pr.NewForest(opt.Trees)
+	b := newBuilder(pr, f.Binner)
+	draws := pr.Draws
+
+	f.Trees = make([]Tree, opt.Trees)
+	var inbag [][]uint64
+	if opt.OOB {
+		inbag = make([][]uint64, opt.Trees)
+	}
+	if mine == nil {
+		mine = make([]int, opt.Trees)
+		for t := range mine {
+			mine[t] = t
+		}
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(opt.Threads, len(mine)); w++ {
+		wb := newWorker(b)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(mine) {
+					return
+				}
+				t := mine[i]
+				if opt.NoBootstrap {
+					for i := range wb.counts {
+						wb.counts[i] = 1
+					}
+				} else {
+					core.BootstrapCounts(opt.Seed, t, draws, wb.counts)
+				}
+				if inbag != nil {
+					inbag[t] = core.InBagMask(wb.counts)
+				}
+				wb.buildTree(t, &f.Trees[t])
+			}
+		}()
+	}
+	wg.Wait()
+	return f, pr, inbag, nil
+}
+
+// newBuilder sets up the learner of pr's trees (the split-search paths,
+// their layouts, the reciprocals of the weights) for binner's edges; each
+// goroutine grows trees with a newWorker of it.
+func newBuilder(pr *prepared, binner *Binner) *builder {
+	opt := pr.Options
+	n, p := pr.Rows, pr.Cols
 	b := &builder{n: n, p: p, seed: opt.Seed, maxDepth: opt.MaxDepth, minLeaf: opt.MinSamplesLeaf, minSplit: opt.MinSamplesSplit, minWF: opt.MinWeightFractionLeaf}
 	b.k = pr.K
 	b.cls, b.yq = pr.Class, pr.YQ
 	b.d = pr.Outputs
 	b.entropy = opt.Task == Classification && opt.Criterion == Entropy
 	b.stride = 2 + b.d
-	b.edges = f.Binner.Edges
-	b.cat = catFeatures(f.Binner)
+	b.edges = binner.Edges
+	b.cat = catFeatures(binner)
 	b.prep = pr
 	b.xb = pr.Codes
 	b.cwords = (p + 63) / 64
@@ -163,46 +213,7 @@ func fitTrees(d *data.Dataset, opt Options, mine []int) (*Forest, *prepared, [][
 		}
 	}
 
-	f.Trees = make([]Tree, opt.Trees)
-	var inbag [][]uint64
-	if opt.OOB {
-		inbag = make([][]uint64, opt.Trees)
-	}
-	if mine == nil {
-		mine = make([]int, opt.Trees)
-		for t := range mine {
-			mine[t] = t
-		}
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < min(opt.Threads, len(mine)); w++ {
-		wb := newWorker(b)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(mine) {
-					return
-				}
-				t := mine[i]
-				if opt.NoBootstrap {
-					for i := range wb.counts {
-						wb.counts[i] = 1
-					}
-				} else {
-					core.BootstrapCounts(opt.Seed, t, draws, wb.counts)
-				}
-				if inbag != nil {
-					inbag[t] = core.InBagMask(wb.counts)
-				}
-				wb.buildTree(t, &f.Trees[t])
-			}
-		}()
-	}
-	wg.Wait()
-	return f, pr, inbag, nil
+	return b
 }
 
 // columnMajor returns the n x p row-major codes transposed, feature by

@@ -363,6 +363,7 @@ type kernels struct {
 	weight  []uint32
 	slot    []int32
 	trees   int
+	subs    []core.Subtrees // one learner a thread, made when first needed
 }
 
 // localLimit, when not negative, replaces the bytes of a histogram as the
@@ -370,6 +371,11 @@ type kernels struct {
 // tests set it to 0 (every slot summed over the ranks) and to a large
 // value (every slot local).
 var localLimit int64 = -1
+
+// subtreeRowsOverride, when not negative, replaces the most distinct rows
+// of a node whose subtree one rank grows whole (kernels.SubtreeRows): tests
+// set 0 (none) and large values (every child of the root).
+var subtreeRowsOverride int64 = -1
 
 // batchBytes bounds the per-(tree, row) arrays of a batch of trees.
 const batchBytes = 256 << 20
@@ -539,4 +545,208 @@ func (k *kernels) Move(dec []int32) error {
 		}
 	}
 	return nil
+}
+
+// SubtreeRows is the most distinct rows of a node whose subtree one rank
+// grows whole with package forest's learner (GrowSubtrees): below about a
+// quarter of a rank's share of the rows, the subtrees outnumber the ranks
+// several times over, so they can be shared out evenly, and the histograms
+// of their nodes (most nodes of deep trees) are never built or summed.
+func (k *kernels) SubtreeRows() int64 {
+	if subtreeRowsOverride >= 0 {
+		return subtreeRowsOverride
+	}
+	if k.c.Size() == 1 {
+		return 0
+	}
+	return max(64, int64(k.n/(4*k.c.Size())))
+}
+
+// GrowSubtrees shares the subtrees of reqs out among the ranks (the
+// largest first, each to the least loaded rank, by distinct rows: the
+// same plan on every rank), grows this rank's with its threads, each
+// from the rows of its node (every rank tracks every row's slot), and
+// gives every rank every subtree.
+func (k *kernels) GrowSubtrees(reqs []level.SubtreeReq, dec []int32) ([][]core.Node, error) {
+	size, rank := k.c.Size(), k.c.Rank()
+	order := make([]int, len(reqs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmpInt64(reqs[b].Rows, reqs[a].Rows) })
+	owner := make([]int, len(reqs))
+	load := make([]int64, size)
+	for _, i := range order {
+		r := 0
+		for q := 1; q < size; q++ {
+			if load[q] < load[r] {
+				r = q
+			}
+		}
+		owner[i], load[r] = r, load[r]+reqs[i].Rows
+	}
+	// This rank's requests' rows: one pass over the batch's rows.
+	byChild := make(map[[2]int32]int, len(reqs))
+	for i, r := range reqs {
+		if owner[i] == rank {
+			byChild[[2]int32{r.Slot, int32(r.Side)}] = i
+		}
+	}
+	rows := make([][]int32, len(reqs))
+	weights := make([][]int64, len(reqs))
+	pr, p := k.pr, k.p
+	for t := range k.trees {
+		base := t * k.n
+		for i := range k.n {
+			s := k.slot[base+i]
+			if s < 0 || dec[4*s] < 0 {
+				continue
+			}
+			f := dec[4*s]
+			code := pr.Codes[i*p+int(f)]
+			bin, ml := uint8(dec[4*s+1]&0xFF), dec[4*s+1]>>8 != 0
+			side := int32(1)
+			if code <= bin || (code == pr.MissCode[f] && ml) {
+				side = 0
+			}
+			if q, ok := byChild[[2]int32{s, side}]; ok {
+				rows[q] = append(rows[q], int32(i))
+				weights[q] = append(weights[q], int64(k.weight[base+i]))
+			}
+		}
+	}
+	var mine []int
+	for i := range reqs {
+		if owner[i] == rank {
+			mine = append(mine, i)
+		}
+	}
+	out := make([][]core.Node, len(reqs))
+	threads := max(1, min(k.threads, len(mine)))
+	for len(k.subs) < threads {
+		st, err := core.NewSubtrees(pr)
+		if err != nil {
+			return nil, err
+		}
+		k.subs = append(k.subs, st)
+	}
+	errs := make([]error, threads)
+	var wg sync.WaitGroup
+	for th := range threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for x := th; x < len(mine); x += threads {
+				i := mine[x]
+				r := reqs[i]
+				nodes, err := k.subs[th].Grow(r.TreeIndex, rows[i], weights[i], r.Key, r.Depth, r.MinW)
+				if err != nil {
+					errs[th] = err
+					return
+				}
+				out[i] = nodes
+			}
+		}()
+	}
+	wg.Wait()
+	var err error
+	if e := errors.Join(errs...); e != nil {
+		err = e
+	}
+	// Every rank's subtrees to every rank.
+	var msg []byte
+	for _, i := range mine {
+		msg = binary.LittleEndian.AppendUint32(msg, uint32(i))
+		msg = appendNodes(msg, out[i])
+	}
+	parts, err := allgather(k.c, msg, err)
+	if err != nil {
+		return nil, err
+	}
+	d := pr.Outputs
+	for r, part := range parts {
+		for len(part) > 0 {
+			if len(part) < 4 {
+				return nil, fmt.Errorf("forestdist: rank %d's subtrees are truncated", r)
+			}
+			i := int(binary.LittleEndian.Uint32(part))
+			if i >= len(reqs) || owner[i] != r {
+				return nil, fmt.Errorf("forestdist: rank %d sent subtree %d, not its own", r, i)
+			}
+			var nodes []core.Node
+			nodes, part, err = readNodes(part[4:], d)
+			if err != nil {
+				return nil, fmt.Errorf("forestdist: rank %d's subtree %d: %w", r, i, err)
+			}
+			out[i] = nodes
+		}
+	}
+	return out, nil
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// nodeBytes is the size of a core.Node without its values.
+const nodeBytes = 4 + 1 + 1 + 4 + 4 + 8 + 8
+
+// appendNodes appends a count and the nodes, values last in each.
+func appendNodes(b []byte, nodes []core.Node) []byte {
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(nodes)))
+	for _, nd := range nodes {
+		b = binary.LittleEndian.AppendUint32(b, uint32(nd.Feature))
+		ml := byte(0)
+		if nd.MissingLeft {
+			ml = 1
+		}
+		b = append(b, nd.Bin, ml)
+		b = binary.LittleEndian.AppendUint32(b, uint32(nd.Left))
+		b = binary.LittleEndian.AppendUint32(b, uint32(nd.N))
+		b = binary.LittleEndian.AppendUint64(b, uint64(nd.W))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(nd.Gain))
+		for _, v := range nd.Values {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+		}
+	}
+	return b
+}
+
+// readNodes reads what appendNodes wrote (d values a node) and returns the
+// rest of b.
+func readNodes(b []byte, d int) ([]core.Node, []byte, error) {
+	if len(b) < 4 {
+		return nil, nil, errors.New("truncated")
+	}
+	n := int(binary.LittleEndian.Uint32(b))
+	b = b[4:]
+	per := nodeBytes + 8*d
+	if n < 1 || n > len(b)/per {
+		return nil, nil, fmt.Errorf("%d nodes in %d bytes", n, len(b))
+	}
+	nodes := make([]core.Node, n)
+	for i := range nodes {
+		nd := &nodes[i]
+		nd.Feature = int32(binary.LittleEndian.Uint32(b))
+		nd.Bin, nd.MissingLeft = b[4], b[5] != 0
+		nd.Left = int32(binary.LittleEndian.Uint32(b[6:]))
+		nd.N = int32(binary.LittleEndian.Uint32(b[10:]))
+		nd.W = int64(binary.LittleEndian.Uint64(b[14:]))
+		nd.Gain = math.Float64frombits(binary.LittleEndian.Uint64(b[22:]))
+		nd.Values = make([]float64, d)
+		for v := range nd.Values {
+			nd.Values[v] = math.Float64frombits(binary.LittleEndian.Uint64(b[30+8*v:]))
+		}
+		if nd.Left < -1 || nd.Left >= int32(n) || (nd.Left >= 0 && nd.Left+1 >= int32(n)) {
+			return nil, nil, fmt.Errorf("node %d's children at %d of %d nodes", i, nd.Left, n)
+		}
+		b = b[per:]
+	}
+	return nodes, b, nil
 }

@@ -116,18 +116,22 @@ func TestFitMatchesFit(t *testing.T) {
 			}
 			want := modelBytes(t, ref)
 			for _, sh := range []struct {
-				shards []*data.Dataset
-				limit  int64
+				shards  []*data.Dataset
+				limit   int64
+				subtree int64
 			}{
-				{cuts(c.d), -1},
-				{cuts(c.d, 0.5), 0},            // every slot summed over the ranks
-				{cuts(c.d, 0.5), -1},           // small slots built by every rank
-				{cuts(c.d, 0.2, 0.2, 0.9), 0},  // rank 1's shard is empty
-				{cuts(c.d, 0.3, 0.6), 1 << 14}, // some slots of each kind
+				{cuts(c.d), -1, -1},
+				{cuts(c.d, 0.5), 0, 0},              // every slot summed over the ranks
+				{cuts(c.d, 0.5), -1, 0},             // small slots built by every rank
+				{cuts(c.d, 0.2, 0.2, 0.9), 0, 0},    // rank 1's shard is empty
+				{cuts(c.d, 0.3, 0.6), 1 << 14, 0},   // some slots of each kind
+				{cuts(c.d, 0.5), 0, -1},             // the default subtree size
+				{cuts(c.d, 0.3, 0.6), 0, 1 << 40},   // every child of a root grown whole
+				{cuts(c.d, 0.2, 0.2, 0.9), -1, 100}, // some of each
 			} {
 				shards := sh.shards
-				localLimit = sh.limit
-				defer func() { localLimit = -1 }()
+				localLimit, subtreeRowsOverride = sh.limit, sh.subtree
+				defer func() { localLimit, subtreeRowsOverride = -1, -1 }()
 				fs, errs := run(shards, func(d *data.Dataset, cm forest.Comm) (*forest.Forest, error) {
 					f, _, err := Fit(d, opt, cm)
 					return f, err

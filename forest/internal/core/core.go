@@ -116,3 +116,47 @@ func Prepare[O, F any](d *data.Dataset, opt O) (*Prepared[O, F], error) {
 	}
 	return fn(d, opt)
 }
+
+// Node is a node of a subtree that package forest's learner grew for a
+// level-wise learner (Subtrees): the subtree's nodes in breadth-first
+// order, node 0 its root, a split node's children at Left and Left+1
+// (indices in the subtree), Left −1 at a leaf.
+type Node struct {
+	Feature     int32
+	Bin         uint8
+	MissingLeft bool
+	Left        int32
+	N           int32
+	W           int64
+	Gain        float64
+	Values      []float64
+}
+
+// Subtrees grows the subtrees of a preparation's trees with package
+// forest's learner, as forest.Fit grows them below a node. One value is
+// used by one goroutine at a time.
+type Subtrees interface {
+	// Grow grows the subtree of tree t below a node with key key at depth
+	// depth whose rows are rows (increasing indices), each weighing
+	// weights[i] in the tree (its bootstrap count times its sample
+	// weight); minW is the tree's least leaf weight. The node must not be
+	// categorical-only material: categorical splits are not returned.
+	Grow(t int, rows []int32, weights []int64, key uint64, depth int, minW int64) ([]Node, error)
+}
+
+// newSubtrees is package forest's constructor of Subtrees, a
+// func(*Prepared[O, F]) Subtrees.
+var newSubtrees any
+
+// RegisterSubtrees records package forest's constructor of Subtrees.
+func RegisterSubtrees[O, F any](fn func(*Prepared[O, F]) Subtrees) { newSubtrees = fn }
+
+// NewSubtrees returns a Subtrees for pr, with the constructor package
+// forest registered.
+func NewSubtrees[O, F any](pr *Prepared[O, F]) (Subtrees, error) {
+	fn, ok := newSubtrees.(func(*Prepared[O, F]) Subtrees)
+	if !ok {
+		return nil, fmt.Errorf("forest/internal/core: no subtree learner registered for %T (package forest is not initialised)", pr)
+	}
+	return fn(pr), nil
+}

@@ -76,6 +76,71 @@ const (
 	hostWindowBytes = 64 << 20
 )
 
+// SubtreeReq asks for the subtree below a node of the level being grown:
+// side Side (0 left, 1 right) of frontier slot Slot, node Node of tree
+// Tree of the batch (TreeIndex in the forest), with its key, depth, the
+// tree's least leaf weight and the node's distinct rows.
+type SubtreeReq struct {
+	Tree, TreeIndex int
+	Node            int32
+	Slot            int32
+	Side            int
+	Key             uint64
+	Depth           int
+	MinW            int64
+	Rows            int64
+}
+
+// SubtreeKernels are Kernels that also grow the subtrees of small nodes
+// whole, with package forest's learner (core.Subtrees): the data-parallel
+// learner's, whose histograms of small nodes would cost more to sum over
+// the ranks than their subtrees cost to grow.
+type SubtreeKernels interface {
+	Kernels
+	// SubtreeRows is the most distinct rows of a node whose subtree is
+	// grown whole (0: none).
+	SubtreeRows() int64
+	// GrowSubtrees grows the subtrees of reqs, the children that the
+	// level's split decisions dec (as Move takes them, before Move) make,
+	// and returns each one's nodes (core.Subtrees.Grow's form).
+	GrowSubtrees(reqs []SubtreeReq, dec []int32) ([][]core.Node, error)
+}
+
+// graft grows the subtrees of reqs (g.sub) and puts their nodes into the
+// trees: each request's node takes its subtree root's split, and the
+// other nodes are appended (emit orders them breadth-first).
+func (g *grower) graft(nodes [][]gnode, reqs []SubtreeReq, dec []int32) error {
+	subs, err := g.sub.GrowSubtrees(reqs, dec)
+	if err != nil {
+		return err
+	}
+	if len(subs) != len(reqs) {
+		return fmt.Errorf("%s: %d subtrees for %d requests", g.name, len(subs), len(reqs))
+	}
+	for i, r := range reqs {
+		sub := subs[i]
+		tn := nodes[r.Tree]
+		if len(sub) == 0 || int64(sub[0].N) != r.Rows || sub[0].W != tn[r.Node].w {
+			return fmt.Errorf("%s: the subtree of tree %d node %d does not start at that node", g.name, r.TreeIndex, r.Node)
+		}
+		base := int32(len(tn)) - 1 // sub[k] for k >= 1 goes to base+k
+		at := func(k int32) int32 {
+			if k < 0 {
+				return -1
+			}
+			return base + k
+		}
+		root := &tn[r.Node]
+		root.feature, root.bin, root.missingLeft, root.gain, root.left = sub[0].Feature, sub[0].Bin, sub[0].MissingLeft, sub[0].Gain, at(sub[0].Left)
+		for _, nd := range sub[1:] {
+			tn = append(tn, gnode{feature: nd.Feature, bin: nd.Bin, missingLeft: nd.MissingLeft, gain: nd.Gain,
+				left: at(nd.Left), n: nd.N, w: nd.W, values: nd.Values})
+		}
+		nodes[r.Tree] = tn
+	}
+	return nil
+}
+
 // Grow grows the forest of pr with kernels k, trees trees at a time, the
 // split search and every float64 here, and finishes it (pr.Finish: the
 // out-of-bag score, the leaf samples, the predictor). It equals
@@ -92,6 +157,9 @@ func Grow(name string, pr *Prepared, k Kernels, trees, window int, rep *Report) 
 		entropy: pr.Options.Task == forest.Classification && pr.Options.Criterion == forest.Entropy,
 		rep:     rep, windowNodes: window, k: k, trees: trees}
 	g.rep.TreesPerBatch = trees
+	if sk, ok := k.(SubtreeKernels); ok && sk.SubtreeRows() > 0 {
+		g.sub, g.subRows = sk, sk.SubtreeRows()
+	}
 	f := pr.NewForest(g.opt.Trees)
 	var inbag [][]uint64
 	if g.opt.OOB {
@@ -112,6 +180,8 @@ func Grow(name string, pr *Prepared, k Kernels, trees, window int, rep *Report) 
 // grower grows the trees of one fit.
 type grower struct {
 	name            string
+	sub             SubtreeKernels // nil: every node searched here
+	subRows         int64
 	pr              *Prepared
 	opt             forest.Options
 	k               Kernels
@@ -261,6 +331,7 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 		N := len(frontier)
 		dec := make([]int32, 4*N)
 		var next []frontierNode
+		var reqs []SubtreeReq
 		kept := 0
 		// The frontier in windows of nodes whose histograms the host
 		// holds at once; a window keeps sibling pairs together (one may be
@@ -302,6 +373,11 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 					if g.leafNode(fn.depth+1, st, g.minW[fn.tree]) {
 						continue
 					}
+					if g.sub != nil && st[0] <= g.subRows {
+						reqs = append(reqs, SubtreeReq{Tree: fn.tree, Node: id, Slot: int32(s), Side: side,
+							Key: core.ChildKey(fn.key, uint64(side)), Depth: fn.depth + 1, MinW: g.minW[fn.tree], TreeIndex: t0 + fn.tree, Rows: st[0]})
+						continue
+					}
 					dec[4*s+2+side] = int32(len(next))
 					next = append(next, frontierNode{tree: fn.tree, node: id, depth: fn.depth + 1, key: core.ChildKey(fn.key, uint64(side)), tot: st, sib: -1})
 				}
@@ -318,6 +394,11 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 				nodes[fn.tree] = tn
 			}
 			w0 = w1
+		}
+		if len(reqs) > 0 {
+			if err := g.graft(nodes, reqs, dec); err != nil {
+				return err
+			}
 		}
 		if len(next) > 0 {
 			if err := g.k.Move(dec); err != nil {
@@ -583,12 +664,18 @@ func (g *grower) emit(nodes []gnode, tr *forest.Tree) {
 		MissingLeft: make([]bool, nn), Left: make([]int32, nn), Value: make([]float64, nn*d),
 		Samples: make([]int32, nn), Weight: make([]int64, nn), Gain: make([]float64, nn),
 	}
-	for i, nd := range nodes {
-		tr.Feature[i], tr.Samples[i], tr.Weight[i], tr.Left[i] = nd.feature, nd.n, nd.w, nd.left
+	// Breadth-first from the root (grafted subtrees' nodes come after
+	// later levels' in nodes), a split's children adjacent.
+	queue := make([]int32, 1, nn)
+	for i := 0; i < len(queue); i++ {
+		nd := nodes[queue[i]]
+		tr.Feature[i], tr.Samples[i], tr.Weight[i], tr.Left[i] = nd.feature, nd.n, nd.w, -1
 		copy(tr.Value[i*d:(i+1)*d], nd.values)
 		if nd.feature >= 0 {
 			tr.Bin[i], tr.MissingLeft[i], tr.Gain[i] = nd.bin, nd.missingLeft, nd.gain
 			tr.Threshold[i] = g.pr.Edges[nd.feature][nd.bin]
+			tr.Left[i] = int32(len(queue))
+			queue = append(queue, nd.left, nd.left+1)
 		}
 	}
 }
