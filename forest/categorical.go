@@ -640,13 +640,24 @@ func (b *builder) scanTinyRegression(j, lo, hi, buf int, tot []int64, best *spli
 		cs[m] += lwy[e]
 	}
 	m++
-	// The order of the mean targets, exactly (cmpFractions), ties by code.
+	// The order of the mean targets (as sortCats: float64 quotients where
+	// they differ and every sum is below 2^53, else exactly), ties by code.
+	var keys [tinyNode]float64
+	fast := true
+	for i := range m {
+		keys[i] = float64(cs[i]) / float64(cw[i])
+		fast = fast && cs[i] > -1<<53 && cs[i] < 1<<53 && cw[i] < 1<<53
+	}
 	var perm [tinyNode]uint8
 	for i := 1; i < m; i++ {
 		k := i
 		for ; k > 0; k-- {
 			u := perm[k-1]
-			if cmpFractions(cs[i], cw[i], cs[u], cw[u]) >= 0 {
+			if fast && keys[i] != keys[u] {
+				if keys[i] > keys[u] {
+					break
+				}
+			} else if cmpFractions(cs[i], cw[i], cs[u], cw[u]) >= 0 {
 				break
 			}
 			perm[k] = u

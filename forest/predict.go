@@ -79,6 +79,9 @@ func compile(f *Forest) (*compiled, error) {
 		tr := &f.Trees[t]
 		nn := tr.NumNodes()
 		ct := ctree{nodes: make([]cnode, 0, nn), vals: make([]float64, 0, nn*int(d)), depth: tr.Depth()}
+		if tr.Category != nil {
+			ct.set = make([]int32, 0, nn)
+		}
 		// Depth-first order with an explicit stack (trees can be deep): the
 		// left child follows its parent; the parent learns its right child
 		// when that is placed.
