@@ -282,7 +282,9 @@ func runForestDistributed(cmd *cobra.Command, g *globals, fl *forestTrainFlags) 
 	if err != nil {
 		return fmt.Errorf("forest train: %w", err)
 	}
-	if res.Distributed.Rank != 0 {
+	if d := res.Distributed; d.Rank != 0 {
+		// Rank 0 reports; the others log what they sent, on stderr.
+		slog.Info("forest train: rank finished", "rank", d.Rank, "ranks", d.Ranks, "mode", d.Mode, "bytes_sent", d.BytesSent, "comm_seconds", d.CommSeconds)
 		return nil
 	}
 	if fl.save != "" {
