@@ -24,4 +24,17 @@ func TestForestDistributedRefusals(t *testing.T) {
 			t.Errorf("%v: error %v, want one with %q", c.args, err, c.want)
 		}
 	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--distributed", "--device", "go"}, "--device go is refused"},
+		{[]string{"--distributed"}, "built without MPI"},
+	} {
+		args := append([]string{"forest", "predict", "--model", "m.gtf", "--data", "d.csv"}, c.args...)
+		_, _, err := run(t, args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("predict %v: error %v, want one with %q", c.args, err, c.want)
+		}
+	}
 }

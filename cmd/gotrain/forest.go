@@ -130,7 +130,7 @@ func runForestTrain(cmd *cobra.Command, g *globals, fl *forestTrainFlags) error 
 
 func newForestPredictCmd(g *globals) *cobra.Command {
 	var modelFile, dataFile, outFile, quantiles string
-	var proba bool
+	var proba, distributed bool
 	var batchRows int
 	cmd := &cobra.Command{
 		Use:   "predict --model FILE --data FILE.csv",
@@ -170,6 +170,9 @@ WriteFile.`,
 			if err := g.outputs(cmd, []string{"out"}, []string{"data", "model"}, nil); err != nil {
 				return err
 			}
+			if distributed {
+				return runForestPredictDistributed(cmd, g, modelFile, dataFile, outFile, forest.PredictOptions{Proba: popt.Proba, Quantiles: popt.Quantiles})
+			}
 			return g.onEngine(cmd, "forest predict", nil, func(eng *device.Engine) error {
 				rep, err := forestgraph.PredictFile(eng, modelFile, dataFile, g.maxInput(), popt)
 				if err != nil {
@@ -186,7 +189,34 @@ WriteFile.`,
 	cmd.Flags().BoolVar(&proba, "proba", false, "write class probabilities, one column per class")
 	cmd.Flags().StringVar(&quantiles, "quantiles", "", "write these quantiles of each row's predicted distribution, one column each (for example 0.05,0.5,0.95; a regression model trained with --keep-leaf-samples; CPU only)")
 	cmd.Flags().IntVar(&batchRows, "batch-rows", forestgraph.DefaultBatchRows, "rows per graph execution on graph devices (bounds device memory)")
+	cmd.Flags().BoolVar(&distributed, "distributed", false, "predict across the processes of an MPI launcher (a binary built with -tags mpi): each reads its shard of --data (a CSV file's lines by byte ranges) and rank 0 writes every prediction, in the file's order (docs/DISTRIBUTED.md)")
 	return cmd
+}
+
+// runForestPredictDistributed is forest predict --distributed: every
+// process predicts its shard (forestdist.PredictFile) on its CPU; rank 0
+// writes the predictions and the report.
+func runForestPredictDistributed(cmd *cobra.Command, g *globals, modelFile, dataFile, outFile string, popt forest.PredictOptions) error {
+	if dev := cmd.Flags().Lookup("device"); dev != nil && dev.Changed && dev.Value.String() != "cpu" {
+		return fmt.Errorf("forest predict: --distributed runs the native predictor on each process's CPU; --device %s is refused (use --device cpu or leave it out)", dev.Value.String())
+	}
+	comm, err := dist.World()
+	if err != nil {
+		return fmt.Errorf("forest predict --distributed: %w", err)
+	}
+	p, err := forestdist.PredictFile(comm, modelFile, dataFile, g.maxInput(), popt)
+	rank := comm.Rank()
+	if cerr := comm.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return flagError(fmt.Errorf("forest predict: %w", err), fieldFlags(cmd.Flags()))
+	}
+	if rank != 0 {
+		return nil
+	}
+	rep := &forestgraph.PredictReport{Device: "cpu", Engine: forestgraph.NativeEngine, Model: modelFile, Data: dataFile, Out: outFile, Predictions: p}
+	return g.writeTable(cmd, outFile, p, rep, "forest: predictions written", "rows", p.Rows, "device", "cpu", "engine", rep.Engine)
 }
 
 // table is what forest predict and forest explain write: a CSV table.
