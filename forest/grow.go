@@ -245,55 +245,17 @@ func (b *builder) putHist(h []int64) {
 	}
 }
 
-// xlogx is x·ln x with 0·ln 0 = 0.
-func xlogx(x float64) float64 {
-	if x <= 0 {
-		return 0
-	}
-	return float64(x * math.Log(x))
-}
 
-// proxy is the impurity proxy of a side with statistics st (n, w, sums).
-// Higher proxy sums mean purer children.
+// proxy is the impurity proxy of a side with statistics st (n, w, sums):
+// core.Proxy.
 func (b *builder) proxy(st []int64) float64 {
-	w := float64(st[1])
-	if w <= 0 {
-		return 0
-	}
-	switch {
-	case b.cls == nil:
-		s := float64(st[2])
-		return float64(s*s) / w
-	case b.entropy:
-		var s float64
-		for _, v := range st[2:b.stride] {
-			s += xlogx(float64(v))
-		}
-		return s - xlogx(w)
-	}
-	var sq int64
-	for _, v := range st[2:b.stride] {
-		sq += v * v
-	}
-	return float64(sq) / w
+	return core.Proxy(st[:b.stride], b.cls != nil, b.entropy)
 }
 
-// better reports whether candidate (score, j, bin, ml) beats the current best
-// under the tie-breaking rule.
+// better reports whether candidate (score, j, bin, ml) beats the best so
+// far: core.Better's tie rule.
 func better(cur *split, score float64, j, bin int, ml bool) bool {
-	if !cur.ok || score > cur.score {
-		return true
-	}
-	if score < cur.score {
-		return false
-	}
-	if j != cur.feature {
-		return j < cur.feature
-	}
-	if bin != cur.bin {
-		return bin < cur.bin
-	}
-	return !ml && cur.missingLeft
+	return core.Better(cur.ok, cur.score, cur.feature, cur.bin, cur.missingLeft, score, j, bin, ml)
 }
 
 // buildTree grows tree t over the rows with positive counts.

@@ -12,6 +12,7 @@ package core
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gotrain/gotrain/data"
 )
@@ -159,4 +160,60 @@ func NewSubtrees[O, F any](pr *Prepared[O, F]) (Subtrees, error) {
 		return nil, fmt.Errorf("forest/internal/core: no subtree learner registered for %T (package forest is not initialised)", pr)
 	}
 	return fn(pr), nil
+}
+
+// XLogX is x·ln x with 0·ln 0 = 0 (the entropy proxy's terms).
+func XLogX(x float64) float64 {
+	if x <= 0 {
+		return 0
+	}
+	return float64(x * math.Log(x))
+}
+
+// Proxy is the impurity proxy of a side of a split with statistics st
+// (n, w, then the sums: one for regression, one a class otherwise), the
+// expression every learner scores splits with (docs/FOREST.md, "Split
+// rules"): s²/w for regression (classes false), Σ c_k²/w for Gini,
+// Σ c_k·ln c_k − w·ln w for entropy, 0 for an empty side. Higher is purer.
+func Proxy(st []int64, classes, entropy bool) float64 {
+	w := float64(st[1])
+	if w <= 0 {
+		return 0
+	}
+	switch {
+	case !classes:
+		s := float64(st[2])
+		return float64(s*s) / w
+	case entropy:
+		var s float64
+		for _, v := range st[2:] {
+			s += XLogX(float64(v))
+		}
+		return s - XLogX(w)
+	}
+	var sq int64
+	for _, v := range st[2:] {
+		sq += v * v
+	}
+	return float64(sq) / w
+}
+
+// Better reports whether the candidate split (score, feature j, bin, missing
+// values left ml) beats the best so far (ok: there is one, with curScore,
+// curJ, curBin, curML): a higher score, then the lower feature, the lower
+// bin, missing values right before left — the tie rule of every learner.
+func Better(ok bool, curScore float64, curJ, curBin int, curML bool, score float64, j, bin int, ml bool) bool {
+	if !ok || score > curScore {
+		return true
+	}
+	if score < curScore {
+		return false
+	}
+	if j != curJ {
+		return j < curJ
+	}
+	if bin != curBin {
+		return bin < curBin
+	}
+	return !ml && curML
 }

@@ -482,55 +482,16 @@ type split struct {
 }
 
 // better reports whether candidate (score, j, bin, ml) beats the best so
-// far: a higher score, then the lower feature, the lower bin, missing
-// values right before left (forest.Fit's rule).
+// far: core.Better's tie rule.
 func better(cur *split, score float64, j, bin int, ml bool) bool {
-	if !cur.ok || score > cur.score {
-		return true
-	}
-	if score < cur.score {
-		return false
-	}
-	if j != cur.feature {
-		return j < cur.feature
-	}
-	if bin != cur.bin {
-		return bin < cur.bin
-	}
-	return !ml && cur.missingLeft
+	return core.Better(cur.ok, cur.score, cur.feature, cur.bin, cur.missingLeft, score, j, bin, ml)
 }
 
-// xlogx is x·ln x with 0·ln 0 = 0.
-func xlogx(x float64) float64 {
-	if x <= 0 {
-		return 0
-	}
-	return float64(x * math.Log(x))
-}
 
-// proxy is the impurity proxy of a side with statistics st (n, w, sums),
-// forest.Fit's expression.
+// proxy is the impurity proxy of a side with statistics st (n, w, sums):
+// core.Proxy.
 func (g *grower) proxy(st []int64) float64 {
-	w := float64(st[1])
-	if w <= 0 {
-		return 0
-	}
-	switch {
-	case g.pr.Class == nil:
-		s := float64(st[2])
-		return float64(s*s) / w
-	case g.entropy:
-		var s float64
-		for _, v := range st[2:g.q] {
-			s += xlogx(float64(v))
-		}
-		return s - xlogx(w)
-	}
-	var sq int64
-	for _, v := range st[2:g.q] {
-		sq += v * v
-	}
-	return float64(sq) / w
+	return core.Proxy(st[:g.q], g.pr.Class != nil, g.entropy)
 }
 
 // regressionScore is forest.Fit's squared-error score of a split whose
