@@ -580,17 +580,29 @@ func (b *builder) setCut(bestK int, tot []int64, present *CategorySet, best *spl
 	if bestK < 0 {
 		return
 	}
-	perm := b.catPerm
-	var s CategorySet
-	for _, i := range perm[:bestK+1] {
-		s.add(b.catCodes[i])
+	best.set = cutSet(b.catCodes, b.catPerm[:bestK+1], 2*best.left[1] >= tot[1])
+}
+
+// cutSet is the category set of a cut: the codes codes[i] of the indices
+// i in left, and when heavier (the left side has at least half the
+// node's weight) every code the node does not hold (codes lists those it
+// holds): the learned default, absent and unseen codes following the
+// heavier side.
+func cutSet(codes []uint8, left []uint8, heavier bool) CategorySet {
+	var set CategorySet
+	for _, i := range left {
+		set.add(codes[i])
 	}
-	if 2*best.left[1] >= tot[1] { // the learned default: absent codes follow the heavier side
-		for w := range s {
-			s[w] |= ^present[w]
+	if heavier {
+		var present CategorySet
+		for _, c := range codes {
+			present.add(c)
+		}
+		for w := range set {
+			set[w] |= ^present[w]
 		}
 	}
-	best.set = s
+	return set
 }
 
 // catFeatures returns which features the binner has categorical, nil when
@@ -684,19 +696,7 @@ func (b *builder) scanTinyRegression(j, lo, hi, buf int, tot []int64, best *spli
 		}
 	}
 	if bestK >= 0 {
-		var set, present CategorySet
-		for _, i := range perm[:bestK+1] {
-			set.add(cc[i])
-		}
-		if 2*best.left[1] >= tot[1] { // the learned default (setCut)
-			for _, c := range cc[:m] {
-				present.add(c)
-			}
-			for w := range set {
-				set[w] |= ^present[w]
-			}
-		}
-		best.set = set
+		best.set = cutSet(cc[:m], perm[:bestK+1], 2*best.left[1] >= tot[1])
 	}
 	return true
 }
@@ -866,19 +866,7 @@ func (b *builder) scanTinyGini(j, lo, hi int, tot []int64, best *split) bool {
 			}
 		}
 		if bestK >= 0 {
-			var set, present CategorySet
-			for _, i := range perm[:bestK+1] {
-				set.add(cc[i])
-			}
-			if 2*best.left[1] >= tot[1] { // the learned default (setCut)
-				for _, c := range cc[:m] {
-					present.add(c)
-				}
-				for w := range set {
-					set[w] |= ^present[w]
-				}
-			}
-			best.set = set
+			best.set = cutSet(cc[:m], perm[:bestK+1], 2*best.left[1] >= tot[1])
 		}
 	}
 	return true

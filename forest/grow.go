@@ -245,7 +245,6 @@ func (b *builder) putHist(h []int64) {
 	}
 }
 
-
 // proxy is the impurity proxy of a side with statistics st (n, w, sums):
 // core.Proxy.
 func (b *builder) proxy(st []int64) float64 {

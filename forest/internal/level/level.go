@@ -487,7 +487,6 @@ func better(cur *split, score float64, j, bin int, ml bool) bool {
 	return core.Better(cur.ok, cur.score, cur.feature, cur.bin, cur.missingLeft, score, j, bin, ml)
 }
 
-
 // proxy is the impurity proxy of a side with statistics st (n, w, sums):
 // core.Proxy.
 func (g *grower) proxy(st []int64) float64 {
