@@ -38,3 +38,15 @@ func TestForestDistributedRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedUnderLauncherWithoutMPI: a binary without MPI that a launcher
+// started as one of several processes refuses every command, saying how to
+// build one with MPI, instead of running the whole job in each process.
+func TestRefusedUnderLauncherWithoutMPI(t *testing.T) {
+	t.Setenv("OMPI_COMM_WORLD_SIZE", "3")
+	t.Setenv("OMPI_COMM_WORLD_RANK", "1")
+	_, _, err := run(t, "forest", "train", "--dataset", "diabetes", "--trees", "2")
+	if err == nil || !strings.Contains(err.Error(), "started 3 processes, but this binary was built without MPI") {
+		t.Fatalf("error %v", err)
+	}
+}

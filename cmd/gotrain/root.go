@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gotrain/gotrain/device"
+	"github.com/gotrain/gotrain/dist"
 	"github.com/gotrain/gotrain/internal/cpufeat"
 	"github.com/gotrain/gotrain/internal/outputs"
 	"github.com/gotrain/gotrain/internal/readlimit"
@@ -58,6 +59,11 @@ reason, unless --fallback is given.`,
 				return fmt.Errorf("--max-input-mib %d: want 0 (the readers' defaults) to %d", g.maxInputMiB, 1<<30)
 			}
 			slog.SetDefault(slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})))
+			if err := dist.CheckLaunch(); err != nil {
+				// Started as one of several processes by mpirun, srun or
+				// the like, without MPI: each would do the whole job alone.
+				return err
+			}
 			return cpufeat.Err() // an unknown GOTRAIN_CPU value
 		},
 	}
