@@ -136,11 +136,7 @@ func (c *counting) Gather(buf []byte, root int) (parts [][]byte, err error) {
 // with an error (err != nil) sends it instead, and then every rank returns
 // the errors of all the ranks that had one, naming them.
 func allgather(c forest.Comm, msg []byte, err error) ([][]byte, error) {
-	tagged := append([]byte{0}, msg...)
-	if err != nil {
-		tagged = append([]byte{1}, err.Error()...)
-	}
-	parts, gerr := c.Gather(tagged, 0)
+	parts, gerr := c.Gather(tag(msg, err), 0)
 	if gerr != nil {
 		return nil, fmt.Errorf("forestdist: gather: %w", gerr)
 	}
@@ -153,48 +149,81 @@ func allgather(c forest.Comm, msg []byte, err error) ([][]byte, error) {
 			packed = append(packed, p...)
 		}
 	}
-	n := binary.LittleEndian.AppendUint64(nil, uint64(len(packed)))
-	if err := c.Bcast(n, 0); err != nil {
-		return nil, fmt.Errorf("forestdist: broadcast: %w", err)
+	packed, err = bcastBytes(c, packed)
+	if err != nil {
+		return nil, err
 	}
-	size := binary.LittleEndian.Uint64(n)
-	if size < 8 || size > 1<<40 {
-		return nil, fmt.Errorf("forestdist: rank 0 announced %d bytes", size)
+	size := uint64(len(packed))
+	if size < 8 || binary.LittleEndian.Uint64(packed) != uint64(c.Size()) {
+		return nil, fmt.Errorf("forestdist: rank 0 gathered a malformed set of %d bytes from %d ranks", size, c.Size())
 	}
-	if c.Rank() != 0 {
-		packed = make([]byte, size)
-	}
-	if err := c.Bcast(packed, 0); err != nil {
-		return nil, fmt.Errorf("forestdist: broadcast: %w", err)
-	}
-	count := binary.LittleEndian.Uint64(packed)
-	if count != uint64(c.Size()) {
-		return nil, fmt.Errorf("forestdist: rank 0 gathered %d messages from %d ranks", count, c.Size())
-	}
-	out := make([][]byte, count)
+	parts = make([][]byte, c.Size())
 	at := uint64(8)
-	var errs []error
-	for r := range out {
+	for r := range parts {
 		if at+8 > size {
 			return nil, errors.New("forestdist: a truncated gather")
 		}
 		l := binary.LittleEndian.Uint64(packed[at:])
 		at += 8
-		if l == 0 || l > size-at {
+		if l > size-at {
 			return nil, errors.New("forestdist: a truncated gather")
 		}
-		p := packed[at : at+l]
+		parts[r] = packed[at : at+l]
 		at += l
-		if p[0] != 0 {
+	}
+	return untag(parts)
+}
+
+// tag is a rank's message as allgather sends it: 0 and the message, or 1
+// and the error's text.
+func tag(msg []byte, err error) []byte {
+	if err != nil {
+		return append([]byte{1}, err.Error()...)
+	}
+	return append([]byte{0}, msg...)
+}
+
+// untag returns the messages of tagged parts (rank order), or the errors
+// of every rank that sent one, naming the ranks.
+func untag(parts [][]byte) ([][]byte, error) {
+	out := make([][]byte, len(parts))
+	var errs []error
+	for r, p := range parts {
+		switch {
+		case len(p) == 0:
+			errs = append(errs, fmt.Errorf("rank %d: an empty message", r))
+		case p[0] != 0:
 			errs = append(errs, fmt.Errorf("rank %d: %s", r, p[1:]))
-			continue
+		default:
+			out[r] = p[1:]
 		}
-		out[r] = p[1:]
 	}
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("forestdist: fit: %w", errors.Join(errs...))
+		return nil, fmt.Errorf("forestdist: %w", errors.Join(errs...))
 	}
 	return out, nil
+}
+
+// bcastBytes gives every rank rank 0's b, whatever its length: the length,
+// then the bytes.
+func bcastBytes(c forest.Comm, b []byte) ([]byte, error) {
+	n := binary.LittleEndian.AppendUint64(nil, uint64(len(b)))
+	if err := c.Bcast(n, 0); err != nil {
+		return nil, fmt.Errorf("forestdist: broadcast: %w", err)
+	}
+	size := binary.LittleEndian.Uint64(n)
+	if size > 1<<40 {
+		return nil, fmt.Errorf("forestdist: rank 0 announced %d bytes", size)
+	}
+	if c.Rank() != 0 {
+		b = make([]byte, size)
+	}
+	if size > 0 {
+		if err := c.Bcast(b, 0); err != nil {
+			return nil, fmt.Errorf("forestdist: broadcast: %w", err)
+		}
+	}
+	return b, nil
 }
 
 // shardInfo is what a rank tells the others about its shard.

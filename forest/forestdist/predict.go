@@ -70,63 +70,22 @@ func PredictFile(c forest.Comm, model, dataFile string, maxBytes int64, opt fore
 // whether any rank had an error (then every rank returns the errors, naming
 // the ranks); only rank 0 gets the messages.
 func allgatherTo0(c forest.Comm, msg []byte, err error) ([][]byte, error) {
-	tagged := append([]byte{0}, msg...)
-	if err != nil {
-		tagged = append([]byte{1}, err.Error()...)
-	}
-	parts, gerr := c.Gather(tagged, 0)
+	parts, gerr := c.Gather(tag(msg, err), 0)
 	if gerr != nil {
 		return nil, fmt.Errorf("forestdist: gather: %w", gerr)
 	}
-	// Rank 0 tells the others the errors, if any (Agree's message).
-	var errs []error
-	out := make([][]byte, len(parts))
-	for r, p := range parts {
-		if len(p) == 0 {
-			errs = append(errs, fmt.Errorf("rank %d: an empty message", r))
-			continue
+	var out [][]byte
+	var verdict []byte // rank 0's verdict: the errors' text, if any
+	if c.Rank() == 0 {
+		if out, err = untag(parts); err != nil {
+			verdict = []byte(err.Error())
 		}
-		if p[0] != 0 {
-			errs = append(errs, fmt.Errorf("rank %d: %s", r, p[1:]))
-		}
-		out[r] = p[1:]
 	}
-	var verdict error
-	if len(errs) > 0 {
-		verdict = errors.Join(errs...)
-	}
-	if c.Rank() != 0 {
-		verdict = nil
-	}
-	if err := agree0(c, verdict); err != nil {
+	if verdict, err = bcastBytes(c, verdict); err != nil {
 		return nil, err
 	}
+	if len(verdict) > 0 {
+		return nil, errors.New(string(verdict))
+	}
 	return out, nil
-}
-
-// agree0 is Agree where only rank 0 may hold an error: it broadcasts rank
-// 0's error (or none) to every rank.
-func agree0(c forest.Comm, err error) error {
-	var msg []byte
-	if c.Rank() == 0 && err != nil {
-		msg = []byte(err.Error())
-	}
-	n := binary.LittleEndian.AppendUint64(nil, uint64(len(msg)))
-	if err := c.Bcast(n, 0); err != nil {
-		return fmt.Errorf("forestdist: broadcast: %w", err)
-	}
-	size := binary.LittleEndian.Uint64(n)
-	if size == 0 {
-		return nil
-	}
-	if size > 1<<30 {
-		return fmt.Errorf("forestdist: rank 0 announced an error of %d bytes", size)
-	}
-	if c.Rank() != 0 {
-		msg = make([]byte, size)
-	}
-	if err := c.Bcast(msg, 0); err != nil {
-		return fmt.Errorf("forestdist: broadcast: %w", err)
-	}
-	return fmt.Errorf("forestdist: %s", msg)
 }
