@@ -22,14 +22,41 @@ import (
 // logger; read its Context. A checkpoint of a run with Config.EMADecay
 // loads with the moving averages as the weights.
 func LoadForInference(backend backends.Backend, path string, model ModelFn, loss LossFn) (*Harness, error) {
-	fi, err := os.Stat(path)
+	f, hdr, blob, err := firstReadableCheckpoint(path)
 	if err != nil {
 		return nil, fmt.Errorf("train: %w", err)
+	}
+	h, err := inferenceHarness(backend, model, loss)
+	if err != nil {
+		return nil, err
+	}
+	// The data position only matters to training; the placeholder data
+	// set has none to restore.
+	hdr.Data = DataPosition{}
+	if err := (&Checkpointer{}).load(h, hdr, blob); err != nil {
+		return nil, fmt.Errorf("train: loading %s: %w", f, err)
+	}
+	// A run with EMADecay saved the weights' moving averages: inference
+	// uses them (AveragedWeights tells).
+	if err := h.applyEMA(); err != nil {
+		return nil, fmt.Errorf("train: loading %s: %w", f, err)
+	}
+	return h, nil
+}
+
+// firstReadableCheckpoint reads the checkpoint file path, or the first
+// that reads of a run folder's or a folder of runs' files, newest first
+// (RunCheckpoints): its name, header and bytes. Otherwise the error wraps
+// ErrNoCheckpoint with why each file failed (or the Stat error).
+func firstReadableCheckpoint(path string) (string, ckptHeader, []byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", ckptHeader{}, nil, err
 	}
 	files := []string{path}
 	if fi.IsDir() {
 		if files, err = RunCheckpoints(path); err != nil {
-			return nil, err
+			return "", ckptHeader{}, nil, err
 		}
 	}
 	var skipped []string
@@ -39,27 +66,12 @@ func LoadForInference(backend backends.Backend, path string, model ModelFn, loss
 			skipped = append(skipped, err.Error())
 			continue
 		}
-		h, err := inferenceHarness(backend, model, loss)
-		if err != nil {
-			return nil, err
-		}
-		// The data position only matters to training; the placeholder data
-		// set has none to restore.
-		hdr.Data = DataPosition{}
-		if err := (&Checkpointer{}).load(h, hdr, blob); err != nil {
-			return nil, fmt.Errorf("train: loading %s: %w", f, err)
-		}
-		// A run with EMADecay saved the weights' moving averages: inference
-		// uses them (AveragedWeights tells).
-		if err := h.applyEMA(); err != nil {
-			return nil, fmt.Errorf("train: loading %s: %w", f, err)
-		}
-		return h, nil
+		return f, hdr, blob, nil
 	}
 	if len(skipped) > 0 {
-		return nil, fmt.Errorf("train: %s: %w: %s", path, ErrNoCheckpoint, strings.Join(skipped, "; "))
+		return "", ckptHeader{}, nil, fmt.Errorf("%s: %w: %s", path, ErrNoCheckpoint, strings.Join(skipped, "; "))
 	}
-	return nil, fmt.Errorf("train: %s: %w (no checkpoint files)", path, ErrNoCheckpoint)
+	return "", ckptHeader{}, nil, fmt.Errorf("%s: %w (no checkpoint files)", path, ErrNoCheckpoint)
 }
 
 // inferenceHarness returns a harness for model and loss on a one-row

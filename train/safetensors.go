@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -156,29 +155,11 @@ func ExportSafetensors(path, out string, opts ExportOptions) (*ExportReport, err
 	default:
 		return nil, fmt.Errorf("train: export: Weights %q: want auto, ema or raw", opts.Weights)
 	}
-	fi, err := os.Stat(path)
+	f, hdr, blob, err := firstReadableCheckpoint(path)
 	if err != nil {
 		return nil, fmt.Errorf("train: export: %w", err)
 	}
-	files := []string{path}
-	if fi.IsDir() {
-		if files, err = RunCheckpoints(path); err != nil {
-			return nil, err
-		}
-	}
-	var skipped []string
-	for _, f := range files {
-		hdr, blob, err := readCheckpointFile(f)
-		if err != nil {
-			skipped = append(skipped, err.Error())
-			continue
-		}
-		return writeSafetensors(f, hdr, blob, out, opts.Weights)
-	}
-	if len(skipped) > 0 {
-		return nil, fmt.Errorf("train: export: %s: %w: %s", path, ErrNoCheckpoint, strings.Join(skipped, "; "))
-	}
-	return nil, fmt.Errorf("train: export: %s: %w (no checkpoint files)", path, ErrNoCheckpoint)
+	return writeSafetensors(f, hdr, blob, out, opts.Weights)
 }
 
 // writeSafetensors writes the model variables of the checkpoint ckpt
