@@ -175,12 +175,17 @@ func LoadFileShard(path string, opts CSVOptions, k, n int) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
+	return d.RowShare(k, n), nil
+}
+
+// RowShare returns share k of n of d's rows, in order: rows
+// [Rows·k/n, Rows·(k+1)/n), a copy (Subset). d holds its rows in X (not a
+// Source: Materialize it first).
+func (d *Dataset) RowShare(k, n int) *Dataset {
 	lo, hi := d.Rows*k/n, d.Rows*(k+1)/n
 	idx := make([]int, hi-lo)
 	for i := range idx {
 		idx[i] = lo + i
 	}
-	s := d.Subset(idx)
-	s.Name = d.Name
-	return s, nil
+	return d.Subset(idx)
 }

@@ -103,12 +103,5 @@ func rankRows(d *data.Dataset, rank, size int) (*data.Dataset, error) {
 	if err := d.Materialize(); err != nil {
 		return nil, err
 	}
-	lo, hi := d.Rows*rank/size, d.Rows*(rank+1)/size
-	idx := make([]int, hi-lo)
-	for i := range idx {
-		idx[i] = lo + i
-	}
-	s := d.Subset(idx)
-	s.Classes, s.Name = d.Classes, d.Name
-	return s, nil
+	return d.RowShare(rank, size), nil
 }
