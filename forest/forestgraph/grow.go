@@ -17,6 +17,7 @@ import (
 	"github.com/gotrain/gotrain/data"
 	"github.com/gotrain/gotrain/forest"
 	"github.com/gotrain/gotrain/forest/internal/core"
+	"github.com/gotrain/gotrain/forest/internal/level"
 )
 
 // prepared is the host-side preparation forest.Fit shares with Fit.
@@ -556,18 +557,6 @@ func finalize(ts []*tensors.Tensor) {
 	}
 }
 
-// gnode is a node of a tree being grown.
-type gnode struct {
-	feature     int32
-	bin         uint8
-	missingLeft bool
-	left        int32
-	n           int32
-	w           int64
-	gain        float64
-	values      []float64
-}
-
 // frontierNode is a node whose split is searched at this level.
 type frontierNode struct {
 	tree  int // position in the batch
@@ -643,7 +632,7 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 	slotT := tensors.FromFlatDataAndDimensions(slot0, T, n)
 	defer func() { _ = slotT.FinalizeAll() }()
 
-	nodes := make([][]gnode, len(out))
+	nodes := make([][]core.Node, len(out))
 	frontier := make([]frontierNode, len(out))
 	for k := range out {
 		frontier[k] = frontierNode{tree: k, node: 0, depth: 0, key: core.RootKey, parent: -1, sib: -1}
@@ -710,7 +699,7 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 			tot := res.tot[s*q : (s+1)*q]
 			tn := nodes[fn.tree]
 			if fn.depth == 0 {
-				tn = append(tn, gnode{feature: -1, left: -1, n: int32(tot[0]), w: tot[1], values: g.pr.LeafValue(nil, tot)})
+				tn = append(tn, core.Node{Feature: -1, Left: -1, N: int32(tot[0]), W: tot[1], Values: g.pr.LeafValue(nil, tot)})
 				nodes[fn.tree] = tn
 				if g.isLeaf(0, tot[0]) {
 					continue
@@ -726,13 +715,13 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 			}
 			nd := &tn[fn.node]
 			f := res.feature[s]
-			nd.feature, nd.bin, nd.missingLeft, nd.gain = f, uint8(res.bin[s]), res.ml[s] != 0, res.gain[s]
-			nd.left = int32(len(tn))
+			nd.Feature, nd.Bin, nd.MissingLeft, nd.Gain = f, uint8(res.bin[s]), res.ml[s] != 0, res.gain[s]
+			nd.Left = int32(len(tn))
 			feat[s], bin[s], ml[s] = f, res.bin[s], res.ml[s]
 			first := len(next)
 			for side, st := range [][]int64{lt, rt} {
 				id := int32(len(tn))
-				tn = append(tn, gnode{feature: -1, left: -1, n: int32(st[0]), w: st[1], values: g.pr.LeafValue(nil, st)})
+				tn = append(tn, core.Node{Feature: -1, Left: -1, N: int32(st[0]), W: st[1], Values: g.pr.LeafValue(nil, st)})
 				if g.isLeaf(fn.depth+1, st[0]) {
 					continue
 				}
@@ -782,27 +771,9 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 		frontier = next
 	}
 	for k := range out {
-		g.emit(nodes[k], &out[k])
+		level.Emit(nodes[k], g.pr, &out[k])
 	}
 	return nil
-}
-
-// emit writes a grown tree (nodes already in breadth-first order).
-func (g *grower) emit(nodes []gnode, tr *forest.Tree) {
-	nn, d := len(nodes), g.pr.Outputs
-	*tr = forest.Tree{
-		Feature: make([]int32, nn), Bin: make([]uint8, nn), Threshold: make([]float64, nn),
-		MissingLeft: make([]bool, nn), Left: make([]int32, nn), Value: make([]float64, nn*d),
-		Samples: make([]int32, nn), Weight: make([]int64, nn), Gain: make([]float64, nn),
-	}
-	for i, nd := range nodes {
-		tr.Feature[i], tr.Samples[i], tr.Weight[i], tr.Left[i] = nd.feature, nd.n, nd.w, nd.left
-		copy(tr.Value[i*d:(i+1)*d], nd.values)
-		if nd.feature >= 0 {
-			tr.Bin[i], tr.MissingLeft[i], tr.Gain[i] = nd.bin, nd.missingLeft, nd.gain
-			tr.Threshold[i] = g.pr.Edges[nd.feature][nd.bin]
-		}
-	}
 }
 
 // splitResults are the split graph's outputs for a level's frontier.

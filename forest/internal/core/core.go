@@ -118,10 +118,11 @@ func Prepare[O, F any](d *data.Dataset, opt O) (*Prepared[O, F], error) {
 	return fn(d, opt)
 }
 
-// Node is a node of a subtree that package forest's learner grew for a
-// level-wise learner (Subtrees): the subtree's nodes in breadth-first
-// order, node 0 its root, a split node's children at Left and Left+1
-// (indices in the subtree), Left −1 at a leaf.
+// Node is a node of a tree being grown by a level-wise learner (the level
+// host, the graph learner) or of a subtree that package forest's learner
+// grew for one (Subtrees: the subtree's nodes in breadth-first order,
+// node 0 its root): a split node's children at Left and Left+1, Left −1
+// at a leaf; Values are the node's Outputs values.
 type Node struct {
 	Feature     int32
 	Bin         uint8

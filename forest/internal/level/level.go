@@ -109,7 +109,7 @@ type SubtreeKernels interface {
 // graft grows the subtrees of reqs (g.sub) and puts their nodes into the
 // trees: each request's node takes its subtree root's split, and the
 // other nodes are appended (emit orders them breadth-first).
-func (g *grower) graft(nodes [][]gnode, reqs []SubtreeReq, dec []int32) error {
+func (g *grower) graft(nodes [][]core.Node, reqs []SubtreeReq, dec []int32) error {
 	subs, err := g.sub.GrowSubtrees(reqs, dec)
 	if err != nil {
 		return err
@@ -120,7 +120,7 @@ func (g *grower) graft(nodes [][]gnode, reqs []SubtreeReq, dec []int32) error {
 	for i, r := range reqs {
 		sub := subs[i]
 		tn := nodes[r.Tree]
-		if len(sub) == 0 || int64(sub[0].N) != r.Rows || sub[0].W != tn[r.Node].w {
+		if len(sub) == 0 || int64(sub[0].N) != r.Rows || sub[0].W != tn[r.Node].W {
 			return fmt.Errorf("%s: the subtree of tree %d node %d does not start at that node", g.name, r.TreeIndex, r.Node)
 		}
 		base := int32(len(tn)) - 1 // sub[k] for k >= 1 goes to base+k
@@ -131,10 +131,10 @@ func (g *grower) graft(nodes [][]gnode, reqs []SubtreeReq, dec []int32) error {
 			return base + k
 		}
 		root := &tn[r.Node]
-		root.feature, root.bin, root.missingLeft, root.gain, root.left = sub[0].Feature, sub[0].Bin, sub[0].MissingLeft, sub[0].Gain, at(sub[0].Left)
+		root.Feature, root.Bin, root.MissingLeft, root.Gain, root.Left = sub[0].Feature, sub[0].Bin, sub[0].MissingLeft, sub[0].Gain, at(sub[0].Left)
 		for _, nd := range sub[1:] {
-			tn = append(tn, gnode{feature: nd.Feature, bin: nd.Bin, missingLeft: nd.MissingLeft, gain: nd.Gain,
-				left: at(nd.Left), n: nd.N, w: nd.W, values: nd.Values})
+			nd.Left = at(nd.Left)
+			tn = append(tn, nd)
 		}
 		nodes[r.Tree] = tn
 	}
@@ -191,18 +191,6 @@ type grower struct {
 	minW            []int64 // each tree's least leaf weight in the batch
 	windowNodes     int     // frontier nodes per window; 0: hostWindowBytes' worth
 	rep             *Report
-}
-
-// gnode is a node of a tree being grown.
-type gnode struct {
-	feature     int32
-	bin         uint8
-	missingLeft bool
-	left        int32
-	n           int32
-	w           int64
-	gain        float64
-	values      []float64
 }
 
 // frontierNode is a node whose split is searched at this level.
@@ -296,10 +284,10 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 			g.minW[t] = int64(math.Ceil(f * float64(tot[1])))
 		}
 	}
-	nodes := make([][]gnode, T)
+	nodes := make([][]core.Node, T)
 	var frontier []frontierNode
 	for t := 0; t < T; t++ {
-		nodes[t] = []gnode{{feature: -1, left: -1, n: int32(roots[t][0]), w: roots[t][1], values: g.pr.LeafValue(nil, roots[t])}}
+		nodes[t] = []core.Node{{Feature: -1, Left: -1, N: int32(roots[t][0]), W: roots[t][1], Values: g.pr.LeafValue(nil, roots[t])}}
 		if !g.leafNode(0, roots[t], g.minW[t]) {
 			frontier = append(frontier, frontierNode{tree: t, key: core.RootKey, tot: roots[t], sib: -1})
 		}
@@ -354,8 +342,8 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 				}
 				tn := nodes[fn.tree]
 				nd := &tn[fn.node]
-				nd.feature, nd.bin, nd.missingLeft, nd.gain = int32(sp.feature), uint8(sp.bin), sp.missingLeft, sp.gain
-				nd.left = int32(len(tn))
+				nd.Feature, nd.Bin, nd.MissingLeft, nd.Gain = int32(sp.feature), uint8(sp.bin), sp.missingLeft, sp.gain
+				nd.Left = int32(len(tn))
 				ml := int32(0)
 				if sp.missingLeft {
 					ml = 1
@@ -369,7 +357,7 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 				first := len(next)
 				for side, st := range [][]int64{lt, rt} {
 					id := int32(len(tn))
-					tn = append(tn, gnode{feature: -1, left: -1, n: int32(st[0]), w: st[1], values: g.pr.LeafValue(nil, st)})
+					tn = append(tn, core.Node{Feature: -1, Left: -1, N: int32(st[0]), W: st[1], Values: g.pr.LeafValue(nil, st)})
 					if g.leafNode(fn.depth+1, st, g.minW[fn.tree]) {
 						continue
 					}
@@ -408,7 +396,7 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 		frontier = next
 	}
 	for t := range out {
-		g.emit(nodes[t], &out[t])
+		Emit(nodes[t], g.pr, &out[t])
 	}
 	return nil
 }
@@ -616,26 +604,27 @@ func (g *grower) search(h, tot []int64, t int, key uint64, minW int64) split {
 	return best
 }
 
-// emit writes a grown tree (its nodes in breadth-first order).
-func (g *grower) emit(nodes []gnode, tr *forest.Tree) {
-	nn, d := len(nodes), g.pr.Outputs
+// Emit writes a grown tree of the preparation pr, its nodes in
+// breadth-first order from the root (a split's children adjacent, at
+// Left and Left+1), whatever their order in nodes: the level host grafts
+// subtrees after later levels' nodes. The graph learner's trees too.
+func Emit(nodes []core.Node, pr *Prepared, tr *forest.Tree) {
+	nn, d := len(nodes), pr.Outputs
 	*tr = forest.Tree{
 		Feature: make([]int32, nn), Bin: make([]uint8, nn), Threshold: make([]float64, nn),
 		MissingLeft: make([]bool, nn), Left: make([]int32, nn), Value: make([]float64, nn*d),
 		Samples: make([]int32, nn), Weight: make([]int64, nn), Gain: make([]float64, nn),
 	}
-	// Breadth-first from the root (grafted subtrees' nodes come after
-	// later levels' in nodes), a split's children adjacent.
 	queue := make([]int32, 1, nn)
 	for i := 0; i < len(queue); i++ {
 		nd := nodes[queue[i]]
-		tr.Feature[i], tr.Samples[i], tr.Weight[i], tr.Left[i] = nd.feature, nd.n, nd.w, -1
-		copy(tr.Value[i*d:(i+1)*d], nd.values)
-		if nd.feature >= 0 {
-			tr.Bin[i], tr.MissingLeft[i], tr.Gain[i] = nd.bin, nd.missingLeft, nd.gain
-			tr.Threshold[i] = g.pr.Edges[nd.feature][nd.bin]
+		tr.Feature[i], tr.Samples[i], tr.Weight[i], tr.Left[i] = nd.Feature, nd.N, nd.W, -1
+		copy(tr.Value[i*d:(i+1)*d], nd.Values)
+		if nd.Feature >= 0 {
+			tr.Bin[i], tr.MissingLeft[i], tr.Gain[i] = nd.Bin, nd.MissingLeft, nd.Gain
+			tr.Threshold[i] = pr.Edges[nd.Feature][nd.Bin]
 			tr.Left[i] = int32(len(queue))
-			queue = append(queue, nd.left, nd.left+1)
+			queue = append(queue, nd.Left, nd.Left+1)
 		}
 	}
 }
