@@ -37,16 +37,15 @@ func ShardRange(f io.ReaderAt, size int64, k, n int) (header, start, end int64, 
 // lineStart returns the first line start at or after pos (pos itself when
 // first, or when the byte before it ends a line), size when none.
 func lineStart(f io.ReaderAt, size, pos int64, first bool) (int64, error) {
-	if pos >= size {
+	switch {
+	case pos >= size:
 		return size, nil
-	}
-	if !first && pos > 0 {
-		pos-- // the line break before pos, if any, makes pos a start
-	} else if first && pos == 0 {
-		// The header: the first line break ends it.
-	} else {
+	case first && pos > 0: // the data's first byte
 		return pos, nil
+	case !first && pos > 0:
+		pos-- // the line break before pos, if any, makes pos a start
 	}
+	// From pos (0 for the header), the first line break ends a line.
 	buf := make([]byte, 64<<10)
 	for pos < size {
 		n, err := f.ReadAt(buf[:min(int64(len(buf)), size-pos)], pos)
@@ -110,14 +109,13 @@ func LoadCSVShard(path string, opts CSVOptions, k, n int) (*Dataset, error) {
 			return nil, fmt.Errorf("data: %s: no data rows after the header", path)
 		}
 	}
-	body := io.NewSectionReader(f, start, end-start)
-	if err := noQuotedBreaks(io.NewSectionReader(f, 0, header), name, 0); err != nil {
-		return nil, err
+	// One pass: the CSV reader's bytes go through the quote check too.
+	qc := &quoteCheck{name: name, line: 1}
+	r := io.TeeReader(io.MultiReader(io.NewSectionReader(f, 0, header), io.NewSectionReader(f, start, end-start)), qc)
+	d, err := ReadCSV(r, name, opts)
+	if qc.err != nil {
+		return nil, qc.err // a shard that starts inside a quoted field fails either way; this says why
 	}
-	if err := noQuotedBreaks(body, name, 1); err != nil {
-		return nil, err
-	}
-	d, err := ReadCSV(io.MultiReader(io.NewSectionReader(f, 0, header), io.NewSectionReader(f, start, end-start)), name, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -131,61 +129,31 @@ func LoadCSVShard(path string, opts CSVOptions, k, n int) (*Dataset, error) {
 	return d, nil
 }
 
-// noQuotedBreaks refuses a line break inside double quotes: a quoted field
-// that goes on past its line's end (first is the number of the line
-// before the first one read: 0 for the header, 1 after it). Doubled
-// quotes inside a quoted field toggle twice, so counting parity suffices.
-func noQuotedBreaks(r io.Reader, name string, first int) error {
-	buf := make([]byte, 64<<10)
-	line, quoted := first+1, false
-	for {
-		n, err := r.Read(buf)
-		for _, c := range buf[:n] {
-			switch c {
-			case '"':
-				quoted = !quoted
-			case '\n':
-				if quoted {
-					return fmt.Errorf("data: %s line %d: a quoted field spans lines, which a shard read by byte ranges cannot split; read the file whole, or remove the line breaks inside quotes", name, line)
-				}
-				line++
+// quoteCheck sees the bytes of a shard (the header, line 1, then its
+// lines) and records a line break inside double quotes: a quoted field
+// that goes on past its line's end. Doubled quotes inside a quoted field
+// toggle twice, so counting parity suffices.
+type quoteCheck struct {
+	name   string
+	line   int
+	quoted bool
+	err    error
+}
+
+func (q *quoteCheck) Write(p []byte) (int, error) {
+	for _, c := range p {
+		if q.err != nil {
+			break
+		}
+		switch c {
+		case '"':
+			q.quoted = !q.quoted
+		case '\n':
+			if q.quoted {
+				q.err = fmt.Errorf("data: %s line %d: a quoted field spans lines, which a shard read by byte ranges cannot split; read the file whole, or remove the line breaks inside quotes", q.name, q.line)
 			}
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("data: reading %s: %w", name, err)
+			q.line++
 		}
 	}
-}
-
-// LoadFileShard reads shard k of n of the data file at path: a CSV file's
-// lines by byte ranges (LoadCSVShard), so that each process parses only
-// its part; a Parquet or Arrow file is read whole (LoadFile) and its even
-// share of the rows kept, rows [rows·k/n, rows·(k+1)/n).
-func LoadFileShard(path string, opts CSVOptions, k, n int) (*Dataset, error) {
-	if n < 1 || k < 0 || k >= n {
-		return nil, fmt.Errorf("data: %s: shard %d of %d", path, k, n)
-	}
-	if sniffFormat(path) == "" {
-		return LoadCSVShard(path, opts, k, n)
-	}
-	d, err := LoadFile(path, opts)
-	if err != nil {
-		return nil, err
-	}
-	return d.RowShare(k, n), nil
-}
-
-// RowShare returns share k of n of d's rows, in order: rows
-// [Rows·k/n, Rows·(k+1)/n), a copy (Subset). d holds its rows in X (not a
-// Source: Materialize it first).
-func (d *Dataset) RowShare(k, n int) *Dataset {
-	lo, hi := d.Rows*k/n, d.Rows*(k+1)/n
-	idx := make([]int, hi-lo)
-	for i := range idx {
-		idx[i] = lo + i
-	}
-	return d.Subset(idx)
+	return len(p), nil
 }
