@@ -157,3 +157,33 @@ func (q *quoteCheck) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// LoadFileShard reads shard k of n of the data file at path: a CSV file's
+// lines by byte ranges (LoadCSVShard), so that each process parses only
+// its part; a Parquet or Arrow file is read whole (LoadFile) and its even
+// share of the rows kept, rows [rows·k/n, rows·(k+1)/n).
+func LoadFileShard(path string, opts CSVOptions, k, n int) (*Dataset, error) {
+	if n < 1 || k < 0 || k >= n {
+		return nil, fmt.Errorf("data: %s: shard %d of %d", path, k, n)
+	}
+	if sniffFormat(path) == "" {
+		return LoadCSVShard(path, opts, k, n)
+	}
+	d, err := LoadFile(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	return d.RowShare(k, n), nil
+}
+
+// RowShare returns share k of n of d's rows, in order: rows
+// [Rows·k/n, Rows·(k+1)/n), a copy (Subset). d holds its rows in X (not a
+// Source: Materialize it first).
+func (d *Dataset) RowShare(k, n int) *Dataset {
+	lo, hi := d.Rows*k/n, d.Rows*(k+1)/n
+	idx := make([]int, hi-lo)
+	for i := range idx {
+		idx[i] = lo + i
+	}
+	return d.Subset(idx)
+}
