@@ -99,7 +99,8 @@ func (c *Checkpointer) Save(h *Harness, monitor float64) (string, error) {
 	}
 	var blob bytes.Buffer
 	for v := range h.ctx.IterVariables() {
-		if !v.HasValue() || isMetricsScope(v.Scope()) || v.Scope() == StepMetricsScope {
+		if !v.HasValue() || isMetricsScope(v.Scope()) || v.Scope() == StepMetricsScope ||
+			(v.Scope() == HarnessScope && v.Name() == RankGradsVar) {
 			continue
 		}
 		t, err := v.Value()

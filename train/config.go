@@ -26,6 +26,8 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
+
+	"github.com/gotrain/gotrain/dist"
 )
 
 // Precision is the numeric precision of training.
@@ -201,6 +203,34 @@ type Config struct {
 	// last step (--find-lr-min, default 1e-7; --find-lr-max, default 10).
 	FindLRMin float64 `json:"find_lr_min,omitempty"`
 	FindLRMax float64 `json:"find_lr_max,omitempty"`
+
+	// Comm, when it has more than one rank, trains data parallel across
+	// its ranks (--distributed under an MPI launcher, see
+	// docs/DISTRIBUTED.md): every rank runs the harness on its own device
+	// with its share of each global batch of BatchSize examples (a
+	// multiple of the ranks), the gradients are summed across the ranks
+	// before each optimizer step, and the loss and step metrics are
+	// averaged before they are logged. Rank 0 alone writes checkpoints,
+	// logs, plots and reports; Resume on every rank continues from the
+	// checkpoint rank 0 reads, which it sends to the others. nil or one
+	// rank: training in this process only.
+	Comm dist.Comm `json:"-"`
+}
+
+// Rank is this process's rank in Comm (0 without one).
+func (c Config) Rank() int {
+	if c.Comm == nil {
+		return 0
+	}
+	return c.Comm.Rank()
+}
+
+// Ranks is the number of ranks training together (1 without Comm).
+func (c Config) Ranks() int {
+	if c.Comm == nil {
+		return 1
+	}
+	return c.Comm.Size()
 }
 
 // DefaultConfig returns the defaults of every option.

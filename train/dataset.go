@@ -74,6 +74,22 @@ func (d *Dataset) row(epoch, j int) int {
 // Next returns the next batch of size examples as tensors of shape
 // [size, xDim] and [size, yDim], and whether it started a new epoch.
 func (d *Dataset) Next(size int) (x, y *tensors.Tensor, newEpoch bool, err error) {
+	return d.NextPart(size, 0, 1)
+}
+
+// NextPart is Next for one of parts ranks that share each batch: it moves
+// past the next batch of size examples (a multiple of parts), as Next does,
+// and returns the part-th of its parts equal slices, size/parts examples,
+// in the batch's order. Every rank calling NextPart with its own part
+// gets the whole batch between them. Data placed on the device
+// (PlaceOnDevice) is read whole only (parts 1).
+func (d *Dataset) NextPart(size, part, parts int) (x, y *tensors.Tensor, newEpoch bool, err error) {
+	if parts < 1 || part < 0 || part >= parts || size%parts != 0 {
+		return nil, nil, false, fmt.Errorf("train: dataset: part %d of %d of a batch of %d: want 0 <= part < parts and a batch that is a multiple of parts", part, parts, size)
+	}
+	if parts > 1 && d.dev != nil {
+		return nil, nil, false, fmt.Errorf("train: dataset: a batch split in %d parts: the data set is placed on the device, which serves whole batches only", parts)
+	}
 	if size < 1 || size > d.n {
 		return nil, nil, false, fmt.Errorf("train: dataset: batch size %d: want 1..%d (the number of examples)", size, d.n)
 	}
@@ -90,13 +106,14 @@ func (d *Dataset) Next(size int) (x, y *tensors.Tensor, newEpoch bool, err error
 		d.pos = DataPosition{Epoch: start.Epoch, Offset: start.Offset + size}
 		return x, y, newEpoch, nil
 	}
-	bx := make([]float32, 0, size*d.xDim)
-	by := make([]float32, 0, size*d.yDim)
-	for j := start.Offset; j < start.Offset+size; j++ {
+	share := size / parts
+	bx := make([]float32, 0, share*d.xDim)
+	by := make([]float32, 0, share*d.yDim)
+	for j := start.Offset + part*share; j < start.Offset+(part+1)*share; j++ {
 		i := d.row(start.Epoch, j)
 		bx = append(bx, d.x[i*d.xDim:(i+1)*d.xDim]...)
 		by = append(by, d.y[i*d.yDim:(i+1)*d.yDim]...)
 	}
 	d.pos = DataPosition{Epoch: start.Epoch, Offset: start.Offset + size}
-	return tensors.FromFlatDataAndDimensions(bx, size, d.xDim), tensors.FromFlatDataAndDimensions(by, size, d.yDim), newEpoch, nil
+	return tensors.FromFlatDataAndDimensions(bx, share, d.xDim), tensors.FromFlatDataAndDimensions(by, share, d.yDim), newEpoch, nil
 }

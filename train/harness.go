@@ -57,7 +57,12 @@ type Harness struct {
 	gpu         *gpuSampler
 	history     []map[string]any // records logged in this run (for plots)
 	dp          *dataParallel    // nil on one device
+	ranks       *ranks           // nil in one process (Config.Comm)
+	// runCtx is RunContext's context while it runs (TrainStep tells the
+	// other ranks when it is cancelled).
+	runCtx      stdcontext.Context
 	sharder     Sharder
+	stepInputs  func(x *tensors.Tensor) ([]*tensors.Tensor, error)
 	opt         *optimizer
 	csv         *csvLog   // the metrics log's CSV twin
 	tb          *tbWriter // the TensorBoard event file
@@ -97,6 +102,10 @@ func New(backend backends.Backend, cfg Config, model ModelFn, loss LossFn, data 
 	if err != nil {
 		return nil, fmt.Errorf("train: %w", err)
 	}
+	if h.ranks, cfg, err = setupRanks(cfg, nDev); err != nil {
+		return nil, err
+	}
+	h.cfg = cfg
 	if nDev > 1 {
 		switch {
 		case cfg.Accumulate > 1:
@@ -142,6 +151,7 @@ func New(backend backends.Backend, cfg Config, model ModelFn, loss LossFn, data 
 		return nil, err
 	}
 	h.opt = opt
+	opt.ranks = h.ranks
 	h.logf = func(msg string) { log.Print(msg) }
 	loss = h.metricsLoss(loss)
 	if cfg.DynamicLossScaling || prec == Precision16Mixed {
@@ -162,7 +172,7 @@ func New(backend backends.Backend, cfg Config, model ModelFn, loss LossFn, data 
 	if cfg.EarlyStopMonitor != "" {
 		h.stopper = NewEarlyStopping(cfg.EarlyStopMode, cfg.EarlyStopPatience, cfg.EarlyStopMinDelta)
 	}
-	if !cfg.NoCheckpoint {
+	if !cfg.NoCheckpoint && cfg.Rank() == 0 {
 		// A new run writes into a folder of its own under CheckpointDir
 		// (Resume moves it to the folder of the run it continues).
 		name := NewRunName()
@@ -282,6 +292,16 @@ func (h *Harness) SetStepHook(fn func(step int64, loss float64)) { h.stepHook = 
 // the first step. On one device it is not used.
 func (h *Harness) SetSharder(s Sharder) { h.sharder = s }
 
+// SetStepInputs sets a function that computes, from each training batch's
+// inputs x (this rank's share across ranks), more inputs of the training
+// graph: the model function then gets x followed by them. Across ranks
+// (Config.Comm) it runs on every rank for every batch and may make
+// collective calls, as moe does to route the whole global batch. Not
+// with Devices > 1. Call it before the first step.
+func (h *Harness) SetStepInputs(fn func(x *tensors.Tensor) ([]*tensors.Tensor, error)) {
+	h.stepInputs = fn
+}
+
 // Devices returns the number of devices training runs on.
 func (h *Harness) Devices() int {
 	if h.dp == nil {
@@ -340,16 +360,32 @@ func (h *Harness) TrainStep() (float64, error) {
 			return 0, fmt.Errorf("train: step %d: setting the loss scale: %w", h.step+1, err)
 		}
 	}
+	if h.ranks != nil {
+		if err := h.ranks.reseed(h); err != nil {
+			return 0, err
+		}
+	}
 	for range h.cfg.Accumulate {
-		x, y, _, err := h.data.Next(h.cfg.BatchSize)
+		x, y, _, err := h.data.NextPart(h.cfg.BatchSize, h.cfg.Rank(), h.cfg.Ranks())
 		if err != nil {
 			return 0, err
+		}
+		inputs := []*tensors.Tensor{x}
+		if h.stepInputs != nil {
+			if h.dp != nil {
+				return 0, fmt.Errorf("train: step %d: SetStepInputs with Devices %d: not supported", h.step+1, len(h.dp.devices))
+			}
+			extra, err := h.stepInputs(x)
+			if err != nil {
+				return 0, fmt.Errorf("train: step %d: %w", h.step+1, err)
+			}
+			inputs = append(inputs, extra...)
 		}
 		var ms []*tensors.Tensor
 		var stepErr error
 		err = Catch(func() {
 			if h.dp == nil {
-				ms, stepErr = h.trainer.TrainStep(nil, []*tensors.Tensor{x}, []*tensors.Tensor{y})
+				ms, stepErr = h.trainer.TrainStep(nil, inputs, []*tensors.Tensor{y})
 				return
 			}
 			xd, err := h.dp.shard(x)
@@ -378,10 +414,22 @@ func (h *Harness) TrainStep() (float64, error) {
 		}
 		sum += l
 	}
+	if h.ranks != nil {
+		cancelled := h.runCtx != nil && h.runCtx.Err() != nil
+		var err error
+		if sum, err = h.ranks.step(h, sum, cancelled); err != nil {
+			return 0, fmt.Errorf("train: step %d: %w", h.step+1, err)
+		}
+	}
 	if err := h.checkRestored(); err != nil {
 		return 0, err
 	}
 	h.step++
+	if h.ranks != nil {
+		if err := h.ranks.agree(h); err != nil {
+			return 0, err
+		}
+	}
 	h.lastLoss = sum / float64(h.cfg.Accumulate) / scale
 	h.perf.addStep(time.Since(start))
 	h.skipped = false
@@ -493,6 +541,9 @@ func (h *Harness) evaluate(ctx stdcontext.Context) (bool, string, error) {
 		m, err = h.evaluator(h)
 		return err
 	})
+	if h.ranks != nil {
+		m, err = h.ranks.shareEval(m, err)
+	}
 	if err != nil {
 		return false, "", fmt.Errorf("train: evaluation at step %d: %w", h.step, err)
 	}
@@ -557,6 +608,8 @@ func (h *Harness) RunContext(ctx stdcontext.Context) (res Result, err error) {
 	if h.cfg.FindLR {
 		return res, h.runFindLR(ctx)
 	}
+	h.runCtx = ctx
+	defer func() { h.runCtx = nil }()
 	closeLogs, err := h.openLogs(&res, h.step)
 	if err != nil {
 		return res, err
@@ -568,12 +621,16 @@ func (h *Harness) RunContext(ctx stdcontext.Context) (res Result, err error) {
 	}()
 	h.history = nil
 	startStep := h.step
-	prog := newProgress(h.cfg.Progress, h.progressW, h.cfg.ProgressInterval, h.step, int64(h.totalSteps))
+	progW := h.progressW
+	if h.cfg.Rank() != 0 {
+		progW = nil // rank 0 shows the progress of all
+	}
+	prog := newProgress(h.cfg.Progress, progW, h.cfg.ProgressInterval, h.step, int64(h.totalSteps))
 	if prog != nil {
 		defer func() { prog.finish(h.status(startStep, res.Loss)) }()
 	}
 	for h.step < int64(h.totalSteps) {
-		if ctx.Err() != nil {
+		if h.stopNow(ctx) {
 			return h.interrupted(ctx, res)
 		}
 		loss, err := h.TrainStep()
@@ -704,8 +761,22 @@ func (h *Harness) interrupted(ctx stdcontext.Context, res Result) (Result, error
 		}
 		res.EMA = h.emaApplied
 	}
+	cause := stdcontext.Cause(ctx)
+	if cause == nil {
+		cause = errors.New("another rank was interrupted")
+	}
 	return res, fmt.Errorf("train: %w after step %d (%s; continue with Resume): %w",
-		ErrInterrupted, h.step, where, stdcontext.Cause(ctx))
+		ErrInterrupted, h.step, where, cause)
+}
+
+// stopNow tells whether RunContext stops before the next step: when ctx
+// is cancelled or, across ranks, when any rank's was by the last step
+// (every rank then stops at the same step boundary).
+func (h *Harness) stopNow(ctx stdcontext.Context) bool {
+	if h.ranks != nil {
+		return h.ranks.stop
+	}
+	return ctx.Err() != nil
 }
 
 // status is the progress after the last step; startStep is where this run
@@ -763,6 +834,18 @@ func (h *Harness) logStep(ctx stdcontext.Context, loss float64) error {
 	}
 	if err := h.stepMetricValues(rec); err != nil {
 		return err
+	}
+	if h.ranks != nil {
+		var names []string
+		for name := range h.stepMetrics {
+			if _, ok := rec[name]; ok {
+				names = append(names, name)
+			}
+		}
+		sort.Strings(names)
+		if err := h.ranks.meanAcross(rec, names); err != nil {
+			return err
+		}
 	}
 	h.gpu.sample(ctx, rec)
 	h.history = append(h.history, rec)

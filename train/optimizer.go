@@ -39,6 +39,9 @@ type optimizer struct {
 	// LossScaleVar (see Harness.lossFn); the gradients are divided by it, and
 	// a step with non-finite gradients changes no variable.
 	scaling bool
+	// ranks, when training across ranks, makes the training graph store
+	// its gradients (ranks.stash) and the apply graph update the weights.
+	ranks *ranks
 	// fixedLR leaves the learning-rate variable as the host sets it (the
 	// range test's ramp) instead of the schedule's.
 	fixedLR bool
@@ -74,6 +77,10 @@ func (o *optimizer) Clear(ctx *context.Context) error { return o.inner.Clear(ctx
 
 // UpdateGraphWithGradients implements train.OptimizeWithGradients.
 func (o *optimizer) UpdateGraphWithGradients(ctx *context.Context, grads []*graph.Node, lossDType dtypes.DType) {
+	if o.ranks != nil && !o.ranks.applying {
+		o.ranks.stash(ctx, grads, lossDType)
+		return
+	}
 	if len(grads) == 0 {
 		o.inner.(gtrain.OptimizeWithGradients).UpdateGraphWithGradients(ctx, grads, lossDType)
 		return

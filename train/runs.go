@@ -263,7 +263,19 @@ func newestCheckpoint(dir string, def time.Time) time.Time {
 // a warning naming each; a run without a valid one is passed over for the
 // next. Nothing to resume from is an error wrapping ErrNoCheckpoint, never
 // a fresh start.
+//
+// Training across ranks (Config.Comm), rank 0 finds and restores the
+// checkpoint and sends it to the other ranks, which restore the same
+// bytes; every rank calls Resume.
 func (h *Harness) Resume() (string, error) {
+	if h.ranks != nil {
+		return h.ranks.resume(h)
+	}
+	return h.resumeHere()
+}
+
+// resumeHere is Resume in this process alone.
+func (h *Harness) resumeHere() (string, error) {
 	if h.ckpt == nil {
 		return "", fmt.Errorf("train: resume: %w (checkpoints are disabled)", ErrNoCheckpoint)
 	}
@@ -295,12 +307,7 @@ func (h *Harness) Resume() (string, error) {
 			warn(fmt.Sprintf("warning: resuming run %s on other training data than it started with", dir))
 		}
 		h.ckpt.Dir, h.ckpt.manifest = dir, nil // continue the run where it is
-		h.resumedFrom, h.restored = path, map[string]bool{}
-		for v := range h.ctx.IterVariables() {
-			if v.Trainable {
-				h.restored[v.ScopeAndName()] = true
-			}
-		}
+		h.markRestored(path)
 		return path, nil
 	}
 	msg := fmt.Sprintf("train: resume: no valid checkpoint in %s", strings.Join(dirs, ", "))
@@ -308,6 +315,17 @@ func (h *Harness) Resume() (string, error) {
 		msg += " (" + strings.Join(invalid, "; ") + ")"
 	}
 	return "", fmt.Errorf("%s: %w", msg, ErrNoCheckpoint)
+}
+
+// markRestored records that the trainable variables were restored from
+// the checkpoint path (checkRestored checks them after the first step).
+func (h *Harness) markRestored(path string) {
+	h.resumedFrom, h.restored = path, map[string]bool{}
+	for v := range h.ctx.IterVariables() {
+		if v.Trainable {
+			h.restored[v.ScopeAndName()] = true
+		}
+	}
 }
 
 // RunDir returns the folder this run writes its checkpoints into: a new

@@ -206,6 +206,10 @@ func (c Config) Validate() error {
 type Model struct {
 	cfg  Config
 	seed int64
+	// ranks > 1: the model trains as one of that many ranks, each on an
+	// equal share of the global batch, and its training graph takes the
+	// routing of the whole batch as a second input (see acrossRanks).
+	ranks int
 }
 
 // New returns a Model with cfg, whose weights are initialised from seed.
@@ -234,7 +238,11 @@ func (m *Model) layerSizes() []int {
 // VarDropped, VarAssigned) in the context.
 func (m *Model) ModelFn() train.ModelFn {
 	return func(ctx *context.Context, _ any, inputs []*graph.Node) []*graph.Node {
-		return []*graph.Node{m.forward(ctx, inputs[0], true)}
+		var across *graph.Node
+		if len(inputs) > 1 {
+			across = inputs[1]
+		}
+		return []*graph.Node{m.forwardAcross(ctx, inputs[0], true, across)}
 	}
 }
 
@@ -388,22 +396,38 @@ func (m *Model) experts(ctx *context.Context, x *graph.Node) *graph.Node {
 // example to its top-k experts (dense dispatch), so that a test
 // prediction does not depend on the other examples of its batch.
 func (m *Model) forward(ctx *context.Context, x *graph.Node, training bool) *graph.Node {
+	return m.forwardAcross(ctx, x, training, nil)
+}
+
+// forwardAcross is forward for one rank's share of a global batch when
+// across, the whole batch's routing (acrossRanks), is given.
+func (m *Model) forwardAcross(ctx *context.Context, x *graph.Node, training bool, across *graph.Node) *graph.Node {
 	cf := m.cfg.CapacityFactor
 	if !training {
-		cf = 0
+		cf, across = 0, nil
 	}
-	return m.logits(ctx, x, cf, training)
+	return m.logitsAcross(ctx, x, cf, training, across)
 }
 
 // logits builds the logits with capacity factor cf (0: no limit, dense
 // dispatch); with training it also adds the balancing loss and records the
 // routing statistics.
 func (m *Model) logits(ctx *context.Context, x *graph.Node, cf float64, training bool) *graph.Node {
+	return m.logitsAcross(ctx, x, cf, training, nil)
+}
+
+// logitsAcross is logits with the whole batch's routing across ranks
+// (acrossRanks; nil in one process).
+func (m *Model) logitsAcross(ctx *context.Context, x *graph.Node, cf float64, training bool, across *graph.Node) *graph.Node {
 	ctx = ctx.In(Scope)
 	g, dt := x.Graph(), x.DType()
 	active := m.activeVar(ctx).ValueGraph(g)
 	share := zeros(ctx, VarGateShare, false, m.cfg.MaxExperts).ValueGraph(g)
-	r := route(m.gateLogits(ctx, x), share, active, m.cfg.TopK, cf)
+	var ar *rankRouting
+	if across != nil {
+		ar = m.splitAcross(across, x.Shape().Dimensions[0])
+	}
+	r := routeAcross(m.gateLogits(ctx, x), share, active, m.cfg.TopK, cf, ar)
 	var out *graph.Node
 	if m.cfg.Dense || cf <= 0 {
 		y := m.experts(ctx, x)
@@ -414,7 +438,7 @@ func (m *Model) logits(ctx *context.Context, x *graph.Node, cf float64, training
 	}
 	if training {
 		if m.cfg.BalanceAlpha > 0 {
-			gtrain.AddLoss(ctx, balanceLoss(r.probs, r.sel, active, m.cfg.BalanceAlpha))
+			gtrain.AddLoss(ctx, balanceLossAcross(r.probs, r.sel, active, m.cfg.BalanceAlpha, ar))
 		}
 		assigned := graph.ReduceAllSum(r.sel)
 		zeros(ctx, VarLoad, false, m.cfg.MaxExperts).SetValueGraph(graph.Div(graph.ReduceSum(r.sel, 0), assigned))
@@ -428,7 +452,9 @@ func (m *Model) logits(ctx *context.Context, x *graph.Node, cf float64, training
 // dispatch: the capacity with the initial experts, which bounds the
 // capacity later on (experts are only added).
 func (m *Model) bufferSize(batch int) int {
-	c := int(math.Ceil(m.cfg.CapacityFactor * float64(m.cfg.TopK*batch) / float64(m.cfg.Experts)))
+	// Across ranks the capacity is that of the global batch, which one
+	// rank's share may fill alone.
+	c := int(math.Ceil(m.cfg.CapacityFactor * float64(m.cfg.TopK*batch*max(m.ranks, 1)) / float64(m.cfg.Experts)))
 	return max(min(c, batch), 1)
 }
 
@@ -473,18 +499,37 @@ const maskedLogitOffset = 1e9
 // of z + logShare [slots]: logShare is 0 except after splits, where the two
 // halves of an expert get its logit and half its probability each.
 func route(z, logShare, active *graph.Node, k int, capacityFactor float64) routing {
+	return routeAcross(z, logShare, active, k, capacityFactor, nil)
+}
+
+// maskInactive is z with the free slots' logits pushed far below.
+func maskInactive(z, active *graph.Node) *graph.Node {
 	act := graph.BroadcastToShape(graph.ExpandAxes(active, 0), z.Shape())
-	zm := graph.Add(z, graph.MulScalar(graph.AddScalar(act, -1), maskedLogitOffset))
+	return graph.Add(z, graph.MulScalar(graph.AddScalar(act, -1), maskedLogitOffset))
+}
+
+// routeAcross is route for one rank's share of a global batch when ar is
+// given: positions continue after the assignments of the lower ranks, and
+// the capacity is the global batch's, so that exactly the assignments one
+// process would keep are kept.
+func routeAcross(z, logShare, active *graph.Node, k int, capacityFactor float64, ar *rankRouting) routing {
+	zm := maskInactive(z, active)
 	var r routing
 	r.probs = graph.Softmax(addBias(zm, logShare), -1)
 	r.sel = topKMask(graph.StopGradient(zm), k)
 	r.keep = r.sel
 	r.pos = positions(r.sel)
+	// pos numbers the rows of this rank's buffers; the capacity counts
+	// the assignments of the whole batch before each one.
+	B, global := z.Shape().Dimensions[0], r.pos
+	if ar != nil {
+		global = graph.Add(r.pos, graph.BroadcastToShape(graph.ExpandAxes(ar.before, 0), r.pos.Shape()))
+		B = ar.batch
+	}
 	if capacityFactor > 0 {
-		B := z.Shape().Dimensions[0]
 		total := graph.Scalar(z.Graph(), dtypes.Float32, capacityFactor*float64(k*B))
 		capacity := graph.Ceil(graph.Div(total, graph.ReduceAllSum(active)))
-		r.keep = capacityMask(r.sel, r.pos, capacity)
+		r.keep = capacityMask(r.sel, global, capacity)
 	}
 	r.weights = graph.Mul(routeWeights(r.probs, r.sel, k), r.keep)
 	return r
@@ -546,8 +591,48 @@ func capacityMask(sel, pos, capacity *graph.Node) *graph.Node {
 // batch's routing assignments that go to expert i and P_i the mean gate
 // probability of expert i. It is α when routing is uniform.
 func balanceLoss(probs, sel, active *graph.Node, alpha float64) *graph.Node {
-	f := graph.StopGradient(graph.Div(graph.ReduceSum(sel, 0), graph.ReduceAllSum(sel)))
+	return balanceLossAcross(probs, sel, active, alpha, nil)
+}
+
+// balanceLossAcross is balanceLoss on one rank's share of a global batch
+// when ar is given: f_i is the whole batch's share, P_i this rank's mean,
+// so that the ranks' mean loss and its gradients are one process's.
+func balanceLossAcross(probs, sel, active *graph.Node, alpha float64, ar *rankRouting) *graph.Node {
+	counts := graph.ReduceSum(sel, 0)
+	if ar != nil {
+		counts = ar.total
+	}
+	f := graph.StopGradient(graph.Div(counts, graph.ReduceAllSum(counts)))
 	p := graph.ReduceMean(probs, 0)
 	e := graph.ReduceAllSum(active)
 	return graph.MulScalar(graph.Mul(e, graph.ReduceAllSum(graph.Mul(f, p))), alpha)
+}
+
+// rankRouting is the routing of a whole global batch, as one rank's
+// training graph sees it: before[s], the assignments to slot s on the
+// lower ranks; total[s], those on every rank (float32 [slots]); batch, the
+// global batch's size.
+type rankRouting struct {
+	before, total *graph.Node
+	batch         int
+}
+
+// splitAcross reads the second input of the training graph across ranks,
+// int32 [2·slots]: the assignments to each slot on the lower ranks, then
+// on all ranks (acrossRanks computes it); local is this rank's batch.
+func (m *Model) splitAcross(across *graph.Node, local int) *rankRouting {
+	S := m.cfg.MaxExperts
+	a := graph.ConvertDType(across, dtypes.Float32)
+	return &rankRouting{before: graph.Slice(a, graph.AxisRange(0, S)), total: graph.Slice(a, graph.AxisRange(S, 2*S)),
+		batch: local * max(m.ranks, 1)}
+}
+
+// slotCounts is the number of routing assignments to each slot of the
+// batch x, int32 [slots]: what the training graph's gate selects, for
+// acrossRanks.
+func (m *Model) slotCounts(ctx *context.Context, x *graph.Node) *graph.Node {
+	ctx = ctx.In(Scope)
+	active := m.activeVar(ctx).ValueGraph(x.Graph())
+	sel := topKMask(maskInactive(m.gateLogits(ctx, x), active), m.cfg.TopK)
+	return graph.ConvertDType(graph.ReduceSum(sel, 0), dtypes.Int32)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
+	"github.com/gotrain/gotrain/dist"
 	"github.com/gotrain/gotrain/internal/atomicfile"
 	"github.com/gotrain/gotrain/train"
 )
@@ -203,6 +204,15 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 		logf = func(string, ...any) {}
 	}
 	cfg := opts.Train
+	if cfg.Ranks() > 1 && opts.GrowExperts {
+		return nil, fmt.Errorf("moe: GrowExperts across %d ranks (Train.Comm): grow experts in one process", cfg.Ranks())
+	}
+	if cfg.Ranks() > 1 && opts.AutoBatchSize {
+		return nil, fmt.Errorf("moe: an automatic batch size across %d ranks (Train.Comm): every rank must use the same global batch; give it", cfg.Ranks())
+	}
+	if cfg.Rank() != 0 {
+		opts.OutDir = "" // rank 0 writes the run's files
+	}
 	if opts.OutDir != "" {
 		if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
 			return nil, fmt.Errorf("moe: output directory: %w", err)
@@ -243,6 +253,10 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 	}
 	if m.cfg.ExpertParallel {
 		h.SetSharder(m)
+	}
+	if cfg.Ranks() > 1 {
+		m.ranks = cfg.Ranks()
+		h.SetStepInputs(m.acrossRanks(backend, h.Context(), cfg.Comm))
 	}
 	h.SetStepMetric("accuracy", Accuracy)
 	h.SetProgressWriter(opts.Progress)
@@ -336,6 +350,9 @@ type tracker struct {
 func (t *tracker) afterStep(step int64, loss float64) error {
 	st, err := t.m.LastStats(t.h.Context())
 	if err != nil {
+		return err
+	}
+	if st, err = sumStats(t.opts.Train.Comm, st); err != nil {
 		return err
 	}
 	for s, v := range st.Load {
@@ -443,7 +460,112 @@ func (t *tracker) evaluate(x, y []float32) (loss, acc float64, err error) {
 			return 0, 0, fmt.Errorf("moe: building the evaluation graph: %w", err)
 		}
 	}
-	return evalLogits(t.exec, t.opts.EvalBatch, t.m.cfg.Inputs, t.m.cfg.Classes, x, y)
+	comm := t.opts.Train.Comm
+	if comm == nil || comm.Size() == 1 {
+		return evalLogits(t.exec, t.opts.EvalBatch, t.m.cfg.Inputs, t.m.cfg.Classes, x, y)
+	}
+	// Across ranks each scores its share of the rows, and the sums are
+	// added up: every rank gets the whole set's figures.
+	n, r, size := len(y), comm.Rank(), comm.Size()
+	lo, hi := r*n/size, (r+1)*n/size
+	sums := []float64{0, 0, float64(hi - lo)}
+	if hi > lo {
+		l, a, err := evalLogits(t.exec, t.opts.EvalBatch, t.m.cfg.Inputs, t.m.cfg.Classes, x[lo*t.m.cfg.Inputs:hi*t.m.cfg.Inputs], y[lo:hi])
+		if err != nil {
+			return 0, 0, err
+		}
+		sums[0], sums[1] = l*sums[2], math.Round(a*sums[2])
+	}
+	if err := comm.AllreduceFloat64(sums); err != nil {
+		return 0, 0, fmt.Errorf("moe: adding up the ranks' evaluations: %w", err)
+	}
+	return sums[0] / sums[2], sums[1] / sums[2], nil
+}
+
+// acrossRanks returns the harness's step-inputs function for training
+// across the ranks of comm: it counts the assignments of this rank's
+// share of the batch to each slot (the gate alone, in a graph of its
+// own), sums every rank's counts in one allreduce, and hands the training
+// graph, as int32 [2·slots], the assignments to each slot on the lower
+// ranks and on all ranks. With them each rank numbers its assignments
+// where one process would, keeps those within the global batch's
+// capacity and weighs the balancing loss with the whole batch's shares:
+// the ranks route exactly as one process does.
+func (m *Model) acrossRanks(backend backends.Backend, hctx *context.Context, comm dist.Comm) func(*tensors.Tensor) ([]*tensors.Tensor, error) {
+	var exec *context.Exec
+	S, rank, size := m.cfg.MaxExperts, comm.Rank(), comm.Size()
+	return func(x *tensors.Tensor) ([]*tensors.Tensor, error) {
+		if exec == nil {
+			dt := train.ComputeDType(hctx)
+			err := train.Catch(func() {
+				var err error
+				exec, err = context.NewExecAny(backend, hctx.Reuse(), func(ctx *context.Context, in *graph.Node) *graph.Node {
+					if dt != in.DType() {
+						in = graph.ConvertDType(in, dt)
+					}
+					return m.slotCounts(ctx, in)
+				})
+				if err != nil {
+					panic(err)
+				}
+			})
+			if err != nil {
+				return nil, fmt.Errorf("moe: building the routing count graph: %w", err)
+			}
+		}
+		var out []*tensors.Tensor
+		err := train.Catch(func() {
+			var err error
+			if out, err = exec.Exec(x); err != nil {
+				panic(err)
+			}
+		})
+		if err != nil {
+			return nil, fmt.Errorf("moe: counting the batch's routing: %w", err)
+		}
+		counts, err := tensors.CopyFlatData[int32](out[0])
+		if err != nil || len(counts) != S {
+			return nil, fmt.Errorf("moe: reading the routing counts (%d of %d): %v", len(counts), S, err)
+		}
+		all := make([]int64, size*S)
+		for s, c := range counts {
+			all[rank*S+s] = int64(c)
+		}
+		if err := comm.AllreduceInt64(all); err != nil {
+			return nil, fmt.Errorf("moe: adding up the ranks' routing: %w", err)
+		}
+		across := make([]int32, 2*S)
+		for r := range size {
+			for s := range S {
+				if r < rank {
+					across[s] += int32(all[r*S+s])
+				}
+				across[S+s] += int32(all[r*S+s])
+			}
+		}
+		return []*tensors.Tensor{tensors.FromFlatDataAndDimensions(across, 2*S)}, nil
+	}
+}
+
+// sumStats adds up the ranks' routing statistics of a step (st is this
+// rank's): the loads weighted by each rank's assignments.
+func sumStats(comm dist.Comm, st Stats) (Stats, error) {
+	if comm == nil || comm.Size() == 1 {
+		return st, nil
+	}
+	buf := make([]float64, len(st.Load)+2)
+	for s, v := range st.Load {
+		buf[s] = v * st.Assigned
+	}
+	buf[len(st.Load)], buf[len(st.Load)+1] = st.Assigned, st.Dropped
+	if err := comm.AllreduceFloat64(buf); err != nil {
+		return st, fmt.Errorf("moe: adding up the ranks' routing statistics: %w", err)
+	}
+	out := Stats{Load: make([]float64, len(st.Load)), Assigned: buf[len(st.Load)], Dropped: buf[len(st.Load)+1]}
+	for s := range out.Load {
+		out.Load[s] = buf[s] / math.Max(out.Assigned, 1)
+	}
+	return out, nil
 }
 
 // evalLogits runs exec over x in batches and scores its logits against y.
