@@ -193,7 +193,7 @@ func New(backend backends.Backend, cfg Config, model ModelFn, loss LossFn, data 
 	}
 	h.progressW = os.Stderr
 	h.gpu = newGPUSampler(cfg.GPUSampleInterval)
-	h.perf = Perf{Device: backend.Name(), Devices: nDev, Precision: string(prec), BatchSize: cfg.BatchSize, Accumulate: cfg.Accumulate, Data: dataPlace}
+	h.perf = Perf{Device: backend.Name(), Devices: nDev, Precision: string(prec), BatchSize: cfg.BatchSize, Ranks: cfg.Ranks(), Accumulate: cfg.Accumulate, Data: dataPlace}
 	return h, nil
 }
 

@@ -71,6 +71,9 @@ type Perf struct {
 	BatchSize, Accumulate int
 	// Devices is the number of devices trained on (data parallel).
 	Devices int `json:"devices,omitempty"`
+	// Ranks is the number of processes trained across (Config.Comm),
+	// each on BatchSize/Ranks examples of every batch; 0 or 1: one.
+	Ranks int `json:"ranks,omitempty"`
 	// Data says where the training data lives (host or device-resident).
 	Data string `json:"data,omitempty"`
 	// Steps is the number of optimizer steps timed.
@@ -142,6 +145,9 @@ func (p Perf) Summary() string {
 	var b strings.Builder
 	steady := p.SteadyMedian()
 	fmt.Fprintf(&b, "device: %s\n", p.Device)
+	if p.Ranks > 1 {
+		fmt.Fprintf(&b, "ranks: %d processes (data parallel, %d examples of every batch each; this file is rank 0's)\n", p.Ranks, p.BatchSize/p.Ranks)
+	}
 	if p.Devices > 1 {
 		fmt.Fprintf(&b, "devices: %d (data parallel)\n", p.Devices)
 	}

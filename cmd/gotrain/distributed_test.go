@@ -50,3 +50,22 @@ func TestRefusedUnderLauncherWithoutMPI(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// TestTrainDistributedWithoutMPI: moe train and lm lstm train take
+// --distributed, and a binary without MPI says how to get one; lm
+// transformer train, which trains in one process, has no such flag.
+func TestTrainDistributedWithoutMPI(t *testing.T) {
+	for _, args := range [][]string{
+		{"moe", "train", "--dataset", "digits", "--steps", "1", "--distributed"},
+		{"lm", "lstm", "train", "--steps", "1", "--distributed"},
+	} {
+		_, _, err := run(t, args...)
+		if err == nil || !strings.Contains(err.Error(), "--distributed: dist: this binary was built without MPI") ||
+			!strings.Contains(err.Error(), "go build -tags mpi ./cmd/gotrain") {
+			t.Errorf("%v: error %v, want how to build with MPI", args, err)
+		}
+	}
+	if _, _, err := run(t, "lm", "transformer", "train", "--distributed"); err == nil || !strings.Contains(err.Error(), "unknown flag: --distributed") {
+		t.Errorf("lm transformer train --distributed: %v, want an unknown flag", err)
+	}
+}

@@ -54,6 +54,7 @@ Newton's Opticks from the Go source tree.`,
 	rf.batchSize, rf.out = fmt.Sprint(o.Train.BatchSize), "checkpoints"
 	addTrainFlags(cmd, &o.Train, &rf, "batch size, or auto (the largest that fits, on an accelerator; 64 on the host)",
 		"output directory: each run keeps its checkpoints in a folder of its own there (run-TIME-ID, with run.json)")
+	addDistributedFlag(cmd, &rf)
 	f.Lookup("early-stop-patience").Usage = "stop after this many validations (one per epoch, or --eval-every steps) without a better --early-stop-monitor (0: no early stopping)"
 	deprecatedAlias(f, "lr", "learning-rate")
 	deprecatedAlias(f, "early-stop-patience", "patience")
@@ -77,6 +78,9 @@ func runLMTrain(cmd *cobra.Command, g *globals, rf *runFlags, opts *charlstm.Opt
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	o.Progress, o.MaxBytes = cmd.ErrOrStderr(), g.maxInput()
+	if err := g.joinRanks(name, rf, &o.Train); err != nil {
+		return err
+	}
 	return g.runTraining(cmd, name, func(ctx context.Context, eng *device.Engine, b backends.Backend) (textReport, error) {
 		out, err := charlstm.Train(ctx, b, o)
 		if err != nil {

@@ -69,6 +69,7 @@ and checkpoints (--out/checkpoints) go to --out.`,
 		"output directory of the run: plots, performance_summary.txt, metrics.jsonl, epochs.jsonl, and checkpoints/ with a folder per run",
 		"plots-dir", "perf-summary")
 	// Before --out held everything, --checkpoint-dir named the checkpoints' folder; it still does.
+	addDistributedFlag(cmd, &fl.run)
 	f.StringVar(&fl.checkpointDir, "checkpoint-dir", "", "checkpoint directory (default: --out/checkpoints)")
 	_ = f.MarkDeprecated("checkpoint-dir", "use --out (checkpoints go to --out/checkpoints)")
 	return cmd
@@ -99,6 +100,9 @@ func runMoETrain(cmd *cobra.Command, g *globals, fl *moeTrainFlags) error {
 	}
 	o.Train.PlotsDir, o.OutDir = fl.run.out, fl.run.out
 	o.Progress, fl.data.Seed, fl.data.MaxBytes = cmd.ErrOrStderr(), o.Train.Seed, g.maxInput()
+	if err := g.joinRanks(name, &fl.run, &o.Train); err != nil {
+		return err
+	}
 	return g.runTraining(cmd, name, func(ctx context.Context, eng *device.Engine, backend backends.Backend) (textReport, error) {
 		var err error
 		if o.Data, err = moe.LoadData(ctx, fl.data); err != nil {

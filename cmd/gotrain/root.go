@@ -34,6 +34,9 @@ type globals struct {
 	// its path.
 	stdout     *outputs.Pipe
 	stdoutPath string
+	// comm is the MPI launch a training command joined with
+	// --distributed (joinRanks); runTraining leaves it.
+	comm dist.Comm
 }
 
 // maxInput is --max-input-mib in bytes (0: each reader's default cap).

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/gotrain/gotrain/device"
+	"github.com/gotrain/gotrain/dist"
 	"github.com/gotrain/gotrain/models/text"
 	"github.com/gotrain/gotrain/train"
 )
@@ -33,6 +34,9 @@ type runFlags struct {
 	resume string
 	// out is --out, the run's output directory.
 	out string
+	// distributed is --distributed (addDistributedFlag): train data
+	// parallel across the processes of an MPI launch.
+	distributed bool
 }
 
 // unboundOptions are the options set from a flag that is not bound to
@@ -40,7 +44,7 @@ type runFlags struct {
 // fieldFlags: each applies to a command that has the flag.
 var unboundOptions = map[string]string{"BatchSize": "batch-size", "CheckpointDir": "out", "Resume": "resume",
 	"DataSpec.Holdout": "holdout", "Hidden": "hidden", "SNRMinDB": "snr", "SNRMaxDB": "snr", "SNRStepDB": "snr",
-	"TopK": "top-k", "Proba": "proba"}
+	"TopK": "top-k", "Proba": "proba", "Comm": "distributed"}
 
 // fieldFlags maps the option names in library errors to the flags of fs
 // that set them: every field of the structs roots point to (nested ones
@@ -147,6 +151,26 @@ func addTrainFlags(cmd *cobra.Command, cfg *train.Config, rf *runFlags, batchUsa
 	cmd.Args = resumeArgs(rf)
 }
 
+// addDistributedFlag adds --distributed to a training command whose
+// model trains across ranks (moe train, lm lstm train).
+func addDistributedFlag(cmd *cobra.Command, rf *runFlags) {
+	cmd.Flags().BoolVar(&rf.distributed, "distributed", false, "train data parallel across the processes of an MPI launcher (mpirun -np N gotrain ..., srun, an MPIJob; a binary built with -tags mpi): each process takes an equal share of every --batch-size batch on its own --device, gradients are summed across the processes before each step; rank 0 writes the logs, checkpoints and report (docs/DISTRIBUTED.md)")
+}
+
+// joinRanks, with --distributed, joins the MPI launch's processes and
+// makes cfg train across them; runTraining leaves them.
+func (g *globals) joinRanks(name string, rf *runFlags, cfg *train.Config) error {
+	if !rf.distributed {
+		return nil
+	}
+	comm, err := dist.World()
+	if err != nil {
+		return fmt.Errorf("%s --distributed: %w", name, err)
+	}
+	cfg.Comm, g.comm = comm, comm
+	return nil
+}
+
 // deprecatedAlias registers old names of the flag canonical: each sets
 // its value and has its default, is hidden from the help and prints a
 // deprecation warning when used.
@@ -244,6 +268,20 @@ func (g *globals) runTraining(cmd *cobra.Command, name string, fn func(context.C
 	ctx, stop := train.NotifyContext(cmd.Context())
 	defer stop()
 	rep, err := fn(ctx, eng, backend)
+	if comm := g.comm; comm != nil {
+		g.comm = nil
+		sent := comm.BytesSent()
+		if cerr := comm.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("%s: %w", name, cerr)
+		}
+		if comm.Rank() != 0 {
+			// Rank 0 reports; the others log what they sent, on stderr.
+			if err == nil {
+				slog.Info(name+": rank finished", "rank", comm.Rank(), "ranks", comm.Size(), "bytes_sent", sent)
+			}
+			return err
+		}
+	}
 	var found *train.LRFound
 	if errors.As(err, &found) { // --find-lr: the range test instead of training
 		return g.print(cmd, found.Test)

@@ -71,7 +71,7 @@ func TestConfigFieldFlags(t *testing.T) {
 	set := map[string]map[string]bool{ // flags a command does not offer, because it sets the field itself
 		"moe train":            {"plots-dir": true, "perf-summary": true},
 		"lm lstm train":        {},
-		"lm transformer train": {},
+		"lm transformer train": {"distributed": true}, // trains in one process (two phases)
 	}
 	typ := reflect.TypeOf(train.Config{})
 	for i := range typ.NumField() {
@@ -410,5 +410,6 @@ func trainFlagSet(c *train.Config) *pflag.FlagSet {
 	fs.StringVar(&rf.batchSize, "batch-size", "32", "")
 	fs.StringVar(&rf.out, "out", "checkpoints", "")
 	fs.StringVar(&rf.resume, "resume", "", "")
+	fs.BoolVar(&rf.distributed, "distributed", false, "")
 	return fs
 }

@@ -49,6 +49,9 @@ func (rep *Report) WriteText(w io.Writer) error {
 	r := rep.Result
 	var b strings.Builder
 	fmt.Fprintf(&b, "device:      %s\n", rep.Device)
+	if n := r.Perf.Ranks; n > 1 {
+		fmt.Fprintf(&b, "ranks:       %d processes, %d windows of every batch each, gradients summed before each step (rank 0's report)\n", n, rep.BatchSize/n)
+	}
 	fmt.Fprintf(&b, "data:        %s (%d train / %d validation characters, vocabulary %d, %d windows)\n",
 		r.Data, r.TrainChars, r.ValChars, r.Vocab, r.Windows)
 	fmt.Fprintf(&b, "model:       LSTM %d x %d, seq-length %d, batch %d\n", r.Arch.Layers, r.Arch.Hidden, r.SeqLength, rep.BatchSize)

@@ -16,6 +16,9 @@ type Report struct {
 	Device   string `json:"device"`
 	Fallback string `json:"fallback,omitempty"`
 	Devices  int    `json:"devices"`
+	// Ranks is the number of processes trained across (--distributed),
+	// each on an equal share of every batch; absent for one.
+	Ranks int `json:"ranks,omitempty"`
 	// Parallel is how the run placed the experts (Result.Parallel):
 	// "expert" or "data"; ParallelRequested is what Model.ExpertParallel
 	// asked for, and ParallelNote why the two differ ("" when they do not).
@@ -51,7 +54,16 @@ func (r *Result) Report(opts Options, device, fallback string) *Report {
 	return &Report{Device: device, Fallback: fallback, Devices: r.Devices, Parallel: parallel, ParallelRequested: requested,
 		ParallelNote: r.ParallelNote, Summary: r.Summary, BatchSize: r.BatchSize, Experts: r.Experts,
 		ExpertLoad: r.Load, DroppedShare: r.DroppedShare, ExpertsPerDev: r.ExpertsPerDevice, Grown: r.Grown,
-		PeakMemoryMiB: r.PeakMemoryMiB, Out: opts.OutDir, Files: r.Files, Stopped: r.Train.Stopped, Model: opts.Model}
+		PeakMemoryMiB: r.PeakMemoryMiB, Out: opts.OutDir, Files: r.Files, Stopped: r.Train.Stopped, Model: opts.Model,
+		Ranks: r.ranks()}
+}
+
+// ranks is the number of processes the run trained across (0 for one).
+func (r *Result) ranks() int {
+	if r.Perf.Ranks > 1 {
+		return r.Perf.Ranks
+	}
+	return 0
 }
 
 // WriteText writes the report as `gotrain moe train` prints it: the
@@ -64,6 +76,9 @@ func (rep *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "device:        %s (%d device(s), %s parallel)\n", rep.Device, rep.Devices, rep.Parallel)
 	if rep.ParallelNote != "" {
 		fmt.Fprintf(&b, "parallel:      %s\n", rep.ParallelNote)
+	}
+	if rep.Ranks > 1 {
+		fmt.Fprintf(&b, "ranks:         %d processes, %d examples of every batch each, gradients summed before each step (rank 0's report)\n", rep.Ranks, rep.BatchSize/rep.Ranks)
 	}
 	fmt.Fprintf(&b, "data:          %s\n", rep.Data)
 	fmt.Fprintf(&b, "model:         %d experts %v, top-%d, capacity factor %g, balance alpha %g\n",
