@@ -74,6 +74,12 @@ type Perf struct {
 	// Ranks is the number of processes trained across (Config.Comm),
 	// each on BatchSize/Ranks examples of every batch; 0 or 1: one.
 	Ranks int `json:"ranks,omitempty"`
+	// CommSeconds is the time this rank spent in the collective calls of
+	// its optimizer steps (summing the gradients and the loss), and
+	// BytesSent the payload it handed over for the other ranks (see
+	// dist.Comm.BytesSent); both 0 in one process.
+	CommSeconds float64 `json:"comm_seconds,omitempty"`
+	BytesSent   int64   `json:"bytes_sent,omitempty"`
 	// Data says where the training data lives (host or device-resident).
 	Data string `json:"data,omitempty"`
 	// Steps is the number of optimizer steps timed.
@@ -147,6 +153,7 @@ func (p Perf) Summary() string {
 	fmt.Fprintf(&b, "device: %s\n", p.Device)
 	if p.Ranks > 1 {
 		fmt.Fprintf(&b, "ranks: %d processes (data parallel, %d examples of every batch each; this file is rank 0's)\n", p.Ranks, p.BatchSize/p.Ranks)
+		fmt.Fprintf(&b, "collective calls: %.3f s, %d bytes sent by rank 0\n", p.CommSeconds, p.BytesSent)
 	}
 	if p.Devices > 1 {
 		fmt.Fprintf(&b, "devices: %d (data parallel)\n", p.Devices)

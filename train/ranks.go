@@ -9,6 +9,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/graph"
@@ -60,6 +61,8 @@ type ranks struct {
 	// stop: some rank's run was cancelled; every rank stops after the
 	// step in which that was found.
 	stop bool
+	// commTime is the time spent in the steps' collective calls.
+	commTime time.Duration
 }
 
 // setupRanks checks cfg for training across cfg.Comm's ranks and returns
@@ -181,9 +184,11 @@ func (r *ranks) step(h *Harness, loss float64, cancelled bool) (float64, error) 
 	if len(sum) != r.total {
 		return 0, fmt.Errorf("train: %d gradient values, want %d", len(sum), r.total)
 	}
+	start := time.Now()
 	if err := r.comm.AllreduceFloat32(sum); err != nil {
 		return 0, fmt.Errorf("train: summing the gradients across the ranks: %w", err)
 	}
+	r.commTime += time.Since(start)
 	if r.apply == nil {
 		if err := Catch(func() {
 			r.apply, err = context.NewExec(h.backend, h.ctx.Checked(false), r.applyGraph(h.opt))
@@ -208,9 +213,12 @@ func (r *ranks) step(h *Harness, loss float64, cancelled bool) (float64, error) 
 		flag = 1
 	}
 	buf := []float64{loss, flag}
+	start = time.Now()
 	if err := r.comm.AllreduceFloat64(buf); err != nil {
 		return 0, fmt.Errorf("train: averaging the loss across the ranks: %w", err)
 	}
+	r.commTime += time.Since(start)
+	h.perf.CommSeconds, h.perf.BytesSent = r.commTime.Seconds(), r.comm.BytesSent()
 	r.stop = r.stop || buf[1] > 0
 	return buf[0] / float64(r.comm.Size()), nil
 }

@@ -120,6 +120,11 @@ func TestRanksMatchOneProcess(t *testing.T) {
 					if run.err != nil {
 						t.Fatalf("%d ranks, rank %d: %v", n, r, run.err)
 					}
+					// 96 parameters (4x16 + 16 + 16x1) and the loss
+					// and flag each step.
+					if p := run.h.Perf(); p.Ranks != n || p.BytesSent < 50*(96*4+16) {
+						t.Fatalf("%d ranks, rank %d: Perf says %d ranks, %d bytes sent", n, r, p.Ranks, p.BytesSent)
+					}
 					if len(run.losses) != len(one.losses) {
 						t.Fatalf("%d ranks, rank %d: %d steps, one process %d", n, r, len(run.losses), len(one.losses))
 					}
