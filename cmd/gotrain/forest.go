@@ -206,7 +206,7 @@ func runForestPredictDistributed(cmd *cobra.Command, g *globals, modelFile, data
 	}
 	p, err := forestdist.PredictFile(comm, modelFile, dataFile, g.maxInput(), popt)
 	rank := comm.Rank()
-	if cerr := comm.Close(); err == nil && cerr != nil {
+	if cerr := leaveRanks(comm, err); cerr != nil {
 		err = cerr
 	}
 	if err != nil {
@@ -306,7 +306,7 @@ func runForestDistributed(cmd *cobra.Command, g *globals, fl *forestTrainFlags) 
 	}
 	fl.data.MaxBytes = g.maxInput()
 	res, err := forestdist.Train(cmd.Context(), comm, fl.distributed, fl.data, fl.opt, fl.cfg)
-	if cerr := comm.Close(); err == nil && cerr != nil {
+	if cerr := leaveRanks(comm, err); cerr != nil {
 		err = cerr
 	}
 	if err != nil {

@@ -171,6 +171,19 @@ func (g *globals) joinRanks(name string, rf *runFlags, cfg *train.Config) error 
 	return nil
 }
 
+// leaveRanks ends this process's part in a launch of several when its
+// command ends with err: with nil it closes comm (MPI_Finalize, which every
+// rank calls), and returns the error of that; after a failure it leaves
+// without finalising, so that the launcher (mpirun) ends every process of
+// the job instead of the others waiting in a collective call for this one
+// forever.
+func leaveRanks(comm dist.Comm, err error) error {
+	if err != nil && comm.Size() > 1 {
+		return nil
+	}
+	return comm.Close()
+}
+
 // deprecatedAlias registers old names of the flag canonical: each sets
 // its value and has its default, is hidden from the help and prints a
 // deprecation warning when used.
@@ -271,7 +284,7 @@ func (g *globals) runTraining(cmd *cobra.Command, name string, fn func(context.C
 	if comm := g.comm; comm != nil {
 		g.comm = nil
 		sent := comm.BytesSent()
-		if cerr := comm.Close(); err == nil && cerr != nil {
+		if cerr := leaveRanks(comm, err); cerr != nil {
 			err = fmt.Errorf("%s: %w", name, cerr)
 		}
 		if comm.Rank() != 0 {
