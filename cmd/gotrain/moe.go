@@ -63,6 +63,7 @@ and checkpoints (--out/checkpoints) go to --out.`,
 	f.BoolVar(&o.GrowExperts, "grow-experts", false, "split the most loaded expert when the validation loss plateaus")
 	f.IntVar(&o.GrowPatience, "grow-patience", o.GrowPatience, "epochs without validation improvement before a split")
 	f.Float64Var(&o.GrowMinDelta, "grow-min-delta", o.GrowMinDelta, "least validation-loss decrease that counts as improvement")
+	f.Float64Var(&o.WarmupFraction, "warmup-fraction", o.WarmupFraction, "with --warmup-steps 0: warm the learning rate up over this fraction of the run's steps (0: no warm-up)")
 	f.BoolVar(&o.MonitorMemory, "monitor-memory", false, "record resident memory every epoch (epochs.jsonl, summary)")
 	fl.run.batchSize, fl.run.out = fmt.Sprint(o.Train.BatchSize), "runs/moe"
 	addTrainFlags(cmd, &o.Train, &fl.run, "batch size, or auto (the largest that fits, on an accelerator; 256 on the host)",

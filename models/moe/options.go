@@ -21,6 +21,9 @@ func (o Options) check() error {
 	if !(o.GrowEps >= 0) || math.IsInf(o.GrowEps, 0) {
 		bad("moe: GrowEps %v: want a finite number >= 0 (0: 0.05)", o.GrowEps)
 	}
+	if !(o.WarmupFraction >= 0 && o.WarmupFraction < 1) {
+		bad("moe: WarmupFraction %v: want a fraction from 0 (no warm-up) to below 1", o.WarmupFraction)
+	}
 	if o.EvalBatch < 0 {
 		bad("moe: EvalBatch %d: want >= 1 (0: 1000)", o.EvalBatch)
 	}

@@ -45,6 +45,10 @@ type Options struct {
 	// GrowEps is the size of the function-preserving perturbation of a
 	// split expert (default 0.05).
 	GrowEps float64
+	// WarmupFraction, when Train.WarmupSteps is 0, warms the learning rate
+	// up over this fraction of the run's optimizer steps (rounded up; 0:
+	// no warm-up). DefaultOptions sets 0.1.
+	WarmupFraction float64
 	// MonitorMemory records the process's resident memory every epoch.
 	MonitorMemory bool
 	// EvalBatch is the batch size of evaluation (default 1000).
@@ -63,12 +67,21 @@ type Options struct {
 
 // DefaultOptions returns the options `gotrain moe train` starts from: the
 // model of DefaultConfig trained with Adam for 5 epochs in batches of 256,
-// a split considered after one epoch without a validation-loss decrease
-// of 0.001 (when GrowExperts is set). Set Data.
+// the learning rate warmed up to 0.004 over the first tenth of the steps
+// and then decayed to 0 along a half cosine, a split considered after one
+// epoch without a validation-loss decrease of 0.001 (when GrowExperts is
+// set). Set Data.
+//
+// Why these: with Adam at a constant 0.001 the default mixture reached
+// 96.9-97.2 % on MNIST in 5 epochs; the cosine decay lets a higher peak
+// rate learn fast early and settle late, and the warm-up keeps that peak
+// from upsetting the fresh gate. Peaks from 0.003 to 0.006 all reached
+// 97.7-98.0 % on seeds 1-3 (docs/MOE.md); 0.004 sits inside that range.
 func DefaultOptions() Options {
 	cfg := train.DefaultConfig()
 	cfg.Optimizer, cfg.Epochs, cfg.BatchSize = train.OptimizerAdam, 5, 256
-	return Options{Model: DefaultConfig(), Train: cfg, GrowPatience: 1, GrowMinDelta: 0.001}
+	cfg.LearningRate, cfg.Cosine = 0.004, true
+	return Options{Model: DefaultConfig(), Train: cfg, GrowPatience: 1, GrowMinDelta: 0.001, WarmupFraction: 0.1}
 }
 
 // EpochRecord is what Train records at the end of every epoch.
@@ -240,6 +253,9 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 		}
 		logf("moe: %s", note)
 		cfg.BatchSize = n
+	}
+	if cfg.WarmupSteps == 0 && opts.WarmupFraction > 0 {
+		cfg.WarmupSteps = int(math.Ceil(opts.WarmupFraction * float64(runSteps(cfg, len(d.TrainY)))))
 	}
 	// The architecture of a run: what the checkpoint's shapes depend on.
 	shape := struct {
@@ -545,6 +561,15 @@ func (m *Model) acrossRanks(backend backends.Backend, hctx *context.Context, com
 		}
 		return []*tensors.Tensor{tensors.FromFlatDataAndDimensions(across, 2*S)}, nil
 	}
+}
+
+// runSteps is the number of optimizer steps cfg makes over n examples,
+// as the harness counts them (train.Harness.TotalSteps).
+func runSteps(cfg train.Config, n int) int {
+	if cfg.Steps > 0 {
+		return cfg.Steps
+	}
+	return cfg.Epochs * (n / max(cfg.BatchSize, 1)) / max(cfg.Accumulate, 1)
 }
 
 // sumStats adds up the ranks' routing statistics of a step (st is this
