@@ -13,7 +13,7 @@
 #   BUDGET    the ResNet's training wall-time budget [30m]
 #   PER_CLASS training records per class [1200]; TEST_PER_CLASS test records per class [320]
 #   STEPS     optimizer steps the learning-rate schedule spans [8000]; BUDGET may end training first
-#   RECIPE    impairment recipe file [the recipe of docs/SIGNAL.md "Impairments", written to OUT/recipe.json]
+#   RECIPE    impairment recipe: default, none or a file [default: the built-in recipe of docs/SIGNAL.md "Impairments"]
 #   GOTRAIN   gotrain binary [built from this checkout into OUT/gotrain]
 # Outputs in OUT: train/ and test/ (data sets with IQ records), forest.json,
 # resnet.json (the --json reports), resnet-runs/ (checkpoints), metrics.jsonl,
@@ -39,20 +39,7 @@ if [[ -z "${GOTRAIN:-}" ]]; then
 	GOTRAIN=$OUT/gotrain
 	(cd "$(dirname "$0")/.." && go build -o "$GOTRAIN" ./cmd/gotrain)
 fi
-if [[ -z "${RECIPE:-}" ]]; then
-	RECIPE=$OUT/recipe.json
-	cat >"$RECIPE" <<'EOF'
-{
-  "cfo": {"probability": 1, "offset_hz": {"min": -2000, "max": 2000}, "drift_hz_per_s": {"min": 0, "max": 100}},
-  "phase_noise": {"probability": 0.5, "linewidth_hz": {"min": 1, "max": 100}},
-  "fading": {"probability": 0.5, "k": {"min": 0, "max": 10}, "doppler_hz": {"min": 1, "max": 50}},
-  "multipath": {"probability": 0.3, "taps": [{"delay": 0, "power_db": 0}, {"delay": 3, "power_db": -6}], "doppler_hz": {"min": 0, "max": 10}},
-  "sample_rate_offset": {"probability": 0.5, "ppm": {"min": -20, "max": 20}},
-  "interference": {"probability": 0.2, "sir_db": {"min": 10, "max": 25}, "offset_hz": {"min": -50000, "max": 50000}},
-  "quantize": {"probability": 1, "bits": 12, "full_scale": 4}
-}
-EOF
-fi
+RECIPE=${RECIPE:-default} # signal dataset's built-in recipe (signal/impair/default_recipe.json)
 
 echo "== data sets: 24 classes, SNR $SNR dB, $SAMPLES samples, recipe $RECIPE"
 "$GOTRAIN" signal dataset --mods "$MODS" --per-class "$PER_CLASS" --samples "$SAMPLES" --snr "$SNR" \

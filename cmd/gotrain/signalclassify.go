@@ -8,6 +8,7 @@ import (
 
 	"github.com/gotrain/gotrain/forest"
 	"github.com/gotrain/gotrain/signal"
+	"github.com/gotrain/gotrain/signal/impair"
 	"github.com/gotrain/gotrain/signal/modclass"
 	"github.com/gotrain/gotrain/train"
 )
@@ -201,7 +202,7 @@ ranges in docs/SIGNAL.md, which describes the files.`,
 	f.Uint64Var(&s.Options.Seed, "seed", 1, "random seed (every record derives its own from it)")
 	f.Float64Var(&s.Options.MaxOffsetHz, "max-offset", 0, "carrier offset bound in Hz (uniform in +-bound; the cumulant features need a corrected carrier, see docs/SIGNAL.md)")
 	f.StringVar(&s.SPS, "sps", "4,8,16", "samples-per-symbol choices of the digital modes, comma-separated (one drawn per record)")
-	f.StringVar(&s.Impairments, "impairments", "", "impair each record by this JSON recipe (docs/SIGNAL.md, Impairments); each record's parameters go to impairments.jsonl")
+	f.StringVar(&s.Impairments, "impairments", impair.DefaultRecipeName, "impair each record by a recipe: default (the built-in one: carrier offset and drift, phase noise, fading, multipath, sample-rate offset, interference, 12-bit quantization; docs/SIGNAL.md, Impairments), none, or a JSON recipe file; each record's parameters go to impairments.jsonl")
 	f.StringVar(&s.Dir, "out", "", "output folder (required)")
 	f.BoolVar(&s.Options.IQ, "iq", false, "also write every record as a SigMF pair under DIR/iq")
 	f.BoolVar(&s.Force, "force", false, "replace the data set in a non-empty DIR")

@@ -131,3 +131,37 @@ func TestSignalClassifyDemo(t *testing.T) {
 		}
 	}
 }
+
+// signal dataset impairs by the built-in recipe unless told otherwise:
+// every record's draw goes to impairments.jsonl (a carrier offset on each,
+// as the default recipe has it); --impairments none writes clean records.
+func TestSignalDatasetDefaultRecipe(t *testing.T) {
+	dir := t.TempDir()
+	gen := func(out string, extra ...string) {
+		t.Helper()
+		args := append([]string{"signal", "dataset", "--per-class", "3", "--samples", "2048", "--snr", "10",
+			"--mods", "bpsk,qpsk", "--out", out}, extra...)
+		if _, _, err := run(t, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	def, none := filepath.Join(dir, "default"), filepath.Join(dir, "none")
+	gen(def)
+	gen(none, "--impairments", "none")
+	b, err := os.ReadFile(filepath.Join(def, "impairments.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 6 {
+		t.Fatalf("%d impairment lines, want 6", len(lines))
+	}
+	for _, l := range lines {
+		if !strings.Contains(l, `"cfo"`) || !strings.Contains(l, `"quantize"`) {
+			t.Errorf("record without the default recipe's carrier offset and quantization: %s", l)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(none, "impairments.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("--impairments none wrote impairments.jsonl: %v", err)
+	}
+}

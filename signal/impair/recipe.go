@@ -2,6 +2,7 @@ package impair
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -128,6 +129,36 @@ func LoadRecipe(path string) (*Recipe, error) {
 	if err != nil {
 		return nil, fmt.Errorf("impair: %w", err)
 	}
+	return parseRecipe(b, path)
+}
+
+// defaultRecipe is the JSON of DefaultRecipe.
+//
+//go:embed default_recipe.json
+var defaultRecipe []byte
+
+// DefaultRecipeName is what `signal dataset --impairments` calls
+// DefaultRecipe (the flag's default; "none" turns impairments off).
+const DefaultRecipeName = "default"
+
+// DefaultRecipe returns the recipe `signal dataset` impairs its records
+// with unless told otherwise (default_recipe.json, in docs/SIGNAL.md): a
+// carrier offset of up to ±2 kHz drifting up to 100 Hz/s on every record;
+// phase noise of 1-100 Hz linewidth, Rician/Rayleigh flat fading (K 0-10,
+// Doppler 1-50 Hz) and a sample-rate offset of up to ±20 ppm on half of
+// them; two-tap multipath on 30 %, an interferer 10-25 dB down within
+// ±50 kHz on 20 %; 12-bit quantization of every record. Each call returns
+// a new copy.
+func DefaultRecipe() *Recipe {
+	r, err := parseRecipe(defaultRecipe, "default_recipe.json")
+	if err != nil {
+		panic(err) // the embedded file is checked by TestDefaultRecipe
+	}
+	return r
+}
+
+// parseRecipe decodes and validates the recipe b read from name.
+func parseRecipe(b []byte, path string) (*Recipe, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var r Recipe
@@ -220,8 +251,8 @@ func (r *Recipe) Draw(seed, index uint64) Params {
 // Apply impairs x (sample rate fs) by p, in a fixed order: multipath,
 // fading, sample-rate offset, carrier offset, phase noise, interference
 // (with interferer(n), called only then, giving n samples to add), then
-// quantization. The sample-rate offset may shorten the record by a few
-// samples; the result is x itself or a new slice.
+// quantization. The record keeps its length (SampleRateOffset); the
+// result is x itself or a new slice.
 func (p Params) Apply(x []complex64, fs float64, interferer func(n int) ([]complex64, error)) ([]complex64, error) {
 	var err error
 	if m := p.Multipath; m != nil {

@@ -98,3 +98,28 @@ func TestRecipeErrors(t *testing.T) {
 		}
 	}
 }
+
+// The built-in recipe parses, validates, and turns on every impairment
+// with the probabilities docs/SIGNAL.md states; each call is a new copy.
+func TestDefaultRecipe(t *testing.T) {
+	r := DefaultRecipe()
+	if err := r.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, p := range map[string]float64{"cfo": r.CFO.Probability, "phase_noise": r.PhaseNoise.Probability,
+		"fading": r.Fading.Probability, "multipath": r.Multipath.Probability, "sample_rate_offset": r.SampleRateOffset.Probability,
+		"interference": r.Interference.Probability, "quantize": r.Quantize.Probability} {
+		want := map[string]float64{"cfo": 1, "phase_noise": 0.5, "fading": 0.5, "multipath": 0.3, "sample_rate_offset": 0.5,
+			"interference": 0.2, "quantize": 1}[name]
+		if p != want {
+			t.Errorf("%s.probability %v, want %v", name, p, want)
+		}
+	}
+	if r.CFO.OffsetHz != (Range{-2000, 2000}) || r.Quantize.Bits != 12 || len(r.Multipath.Taps) != 2 {
+		t.Errorf("default recipe %+v", r)
+	}
+	r.CFO.Probability = 0
+	if DefaultRecipe().CFO.Probability != 1 {
+		t.Error("DefaultRecipe returned a shared recipe")
+	}
+}

@@ -45,8 +45,10 @@ type DatasetSpec struct {
 	// SPS lists the samples-per-symbol choices of the digital modes as
 	// comma-separated integers, such as "4,8,16".
 	SPS string
-	// Impairments names a recipe file (impair.LoadRecipe) that sets
-	// Options.Impairments; "" leaves them as they are.
+	// Impairments sets Options.Impairments: "default" (impair.DefaultRecipeName)
+	// the built-in impair.DefaultRecipe, "none" no impairments, any other
+	// value a recipe file (impair.LoadRecipe; ./default names a file
+	// called default); "" leaves them as they are.
 	Impairments string
 }
 
@@ -61,7 +63,13 @@ func (s DatasetSpec) DatasetOptions() (DatasetOptions, error) {
 	if o.SNRMinDB, o.SNRMaxDB, o.SNRStepDB, err = ParseSNRRange(s.SNR); err != nil {
 		return o, fmt.Errorf("DatasetSpec.SNR: %w", err)
 	}
-	if s.Impairments != "" {
+	switch s.Impairments {
+	case "":
+	case impair.DefaultRecipeName:
+		o.Impairments = impair.DefaultRecipe()
+	case "none":
+		o.Impairments = nil
+	default:
 		if o.Impairments, err = impair.LoadRecipe(s.Impairments); err != nil {
 			return o, err
 		}
