@@ -18,6 +18,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/context"
 
 	"github.com/gotrain/gotrain/dist"
+	"github.com/gotrain/gotrain/rng"
 )
 
 // RankGradsVar is the harness variable (in HarnessScope) where a rank's
@@ -301,16 +302,11 @@ func weightsHash(ctx *context.Context) (uint64, error) {
 	return hs.Sum64(), nil
 }
 
-// mix64 mixes its words into one (splitmix64 finalizer over each).
+// mix64 mixes its words into one (SplitMix64's finalizer over each).
 func mix64(words ...uint64) uint64 {
 	var h uint64 = 0x9e3779b97f4a7c15
 	for _, w := range words {
-		h ^= w + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)
-		h ^= h >> 30
-		h *= 0xbf58476d1ce4e5b9
-		h ^= h >> 27
-		h *= 0x94d049bb133111eb
-		h ^= h >> 31
+		h = rng.Mix(h ^ (w + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2)))
 	}
 	return h
 }

@@ -2,18 +2,15 @@ package charlstm
 
 import (
 	stdcontext "context"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/gomlx/gomlx/backends"
 
-	"github.com/gotrain/gotrain/device"
 	"github.com/gotrain/gotrain/dist"
-	"github.com/gotrain/gotrain/train"
+	"github.com/gotrain/gotrain/train/traintest"
 )
 
 // lstmLosses trains a small 2-layer char-LSTM for 50 steps of global
@@ -29,17 +26,8 @@ func lstmLosses(b backends.Backend, comm dist.Comm, dir string) (*Result, []floa
 	if err != nil || cfg.Rank() != 0 {
 		return res, nil, err
 	}
-	recs, err := train.ReadMetricsLog(cfg.MetricsLog)
-	if err != nil {
-		return nil, nil, err
-	}
-	var losses []float64
-	for _, r := range recs {
-		if l, ok := r["loss"].(float64); ok {
-			losses = append(losses, l)
-		}
-	}
-	return res, losses, nil
+	losses, err := traintest.LogLosses(cfg.MetricsLog)
+	return res, losses, err
 }
 
 // Two ranks with global batch 32 follow one process with batch 32: the
@@ -53,49 +41,24 @@ func TestTrainAcrossRanks(t *testing.T) {
 	if len(want) != 50 {
 		t.Fatalf("one process logged %d losses, want 50", len(want))
 	}
-	comms := dist.Local(2)
-	bs := make([]backends.Backend, 2)
 	dirs := []string{t.TempDir(), t.TempDir()}
-	for r := range bs {
-		e, b, err := device.Open("go")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(e.Close)
-		bs[r] = b
-	}
 	res := make([]*Result, 2)
-	errs := make([]error, 2)
 	var got []float64
-	var wg sync.WaitGroup
-	for r, c := range comms {
-		wg.Go(func() {
-			defer c.Close()
-			var l []float64
-			res[r], l, errs[r] = lstmLosses(bs[r], c, dirs[r])
-			if r == 0 {
-				got = l
-			}
-		})
-	}
-	wg.Wait()
+	errs := traintest.OnRanks(t, 2, func(r int, c dist.Comm, b backends.Backend) error {
+		var l []float64
+		var err error
+		res[r], l, err = lstmLosses(b, c, dirs[r])
+		if r == 0 {
+			got = l
+		}
+		return err
+	})
 	for r, err := range errs {
 		if err != nil {
 			t.Fatalf("rank %d: %v", r, err)
 		}
 	}
-	if len(got) != len(want) {
-		t.Fatalf("2 ranks logged %d losses, one process %d", len(got), len(want))
-	}
-	worst := 0.0
-	for i := range want {
-		rel := math.Abs(got[i]-want[i]) / math.Abs(want[i])
-		worst = max(worst, rel)
-		if rel > 1e-3 {
-			t.Errorf("step %d: loss %.6f on 2 ranks, %.6f in one process (relative %.2g)", i+1, got[i], want[i], rel)
-		}
-	}
-	t.Logf("largest relative loss difference over 50 steps: %.3g (loss %.4f -> %.4f)", worst, want[0], want[len(want)-1])
+	traintest.CheckCurveMatches(t, got, want, 1e-3)
 	if res[0].ValLoss != res[1].ValLoss {
 		t.Errorf("validation loss %v on rank 0, %v on rank 1", res[0].ValLoss, res[1].ValLoss)
 	}

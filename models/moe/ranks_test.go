@@ -2,16 +2,15 @@ package moe
 
 import (
 	stdcontext "context"
-	"math"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/gomlx/gomlx/backends"
 
 	"github.com/gotrain/gotrain/dist"
 	"github.com/gotrain/gotrain/train"
+	"github.com/gotrain/gotrain/train/traintest"
 )
 
 // trainLosses trains the mixture of the data-parallel check for 50 steps
@@ -27,17 +26,8 @@ func trainLosses(b backends.Backend, comm dist.Comm, d *Data, mc Config, batch i
 	if err != nil || cfg.Rank() != 0 {
 		return res, nil, err
 	}
-	recs, err := train.ReadMetricsLog(filepath.Join(out, "metrics.jsonl"))
-	if err != nil {
-		return nil, nil, err
-	}
-	var losses []float64
-	for _, r := range recs {
-		if l, ok := r["loss"].(float64); ok {
-			losses = append(losses, l)
-		}
-	}
-	return res, losses, nil
+	losses, err := traintest.LogLosses(filepath.Join(out, "metrics.jsonl"))
+	return res, losses, err
 }
 
 // N ranks with global batch B follow one process with batch B: the loss
@@ -73,44 +63,28 @@ func checkAcrossRanks(t *testing.T, d *Data, mc Config, n, batch int) {
 	if len(want) != 50 {
 		t.Fatalf("one process logged %d losses, want 50", len(want))
 	}
-	comms := dist.Local(n)
-	bs := make([]backends.Backend, n)
 	outs := make([]string, n)
 	for r := range n {
-		bs[r], outs[r] = testBackend(t), t.TempDir()
+		outs[r] = t.TempDir()
 	}
 	res := make([]*Result, n)
-	errs := make([]error, n)
 	var got []float64
-	var wg sync.WaitGroup
-	for r, c := range comms {
-		wg.Go(func() {
-			defer c.Close()
-			var l []float64
-			res[r], l, errs[r] = trainLosses(bs[r], c, d, mc, batch, outs[r])
-			if r == 0 {
-				got = l
-			}
-		})
-	}
-	wg.Wait()
+	errs := traintest.OnRanks(t, n, func(r int, c dist.Comm, b backends.Backend) error {
+		var l []float64
+		var err error
+		res[r], l, err = trainLosses(b, c, d, mc, batch, outs[r])
+		if r == 0 {
+			got = l
+		}
+		return err
+	})
 	for r, err := range errs {
 		if err != nil {
 			t.Fatalf("rank %d: %v", r, err)
 		}
 	}
-	if len(got) != len(want) {
-		t.Fatalf("%d ranks logged %d losses, one process %d", n, len(got), len(want))
-	}
-	worst := 0.0
-	for i := range want {
-		rel := math.Abs(got[i]-want[i]) / math.Abs(want[i])
-		worst = max(worst, rel)
-		if rel > 1e-3 {
-			t.Errorf("step %d: loss %.6f on %d ranks, %.6f in one process (relative %.2g)", i+1, got[i], n, want[i], rel)
-		}
-	}
-	t.Logf("largest relative loss difference over 50 steps: %.3g; dropped %.4f", worst, res[0].DroppedShare)
+	traintest.CheckCurveMatches(t, got, want, 1e-3)
+	t.Logf("dropped %.4f", res[0].DroppedShare)
 	for r := 1; r < n; r++ {
 		if res[0].TestAccuracy != res[r].TestAccuracy || res[0].DroppedShare != res[r].DroppedShare {
 			t.Errorf("ranks 0 and %d disagree: accuracy %v / %v, dropped %v / %v", r, res[0].TestAccuracy, res[r].TestAccuracy, res[0].DroppedShare, res[r].DroppedShare)

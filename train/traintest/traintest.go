@@ -1,15 +1,18 @@
 // Package traintest holds test helpers that the model packages share: the
 // comparison of a model's training on gotrain's cpu backend with its
-// training on GoMLX's simplego.
+// training on GoMLX's simplego, and of its training across in-process
+// ranks with one process's.
 package traintest
 
 import (
 	"math"
+	"sync"
 	"testing"
 
 	"github.com/gomlx/gomlx/backends"
 
 	"github.com/gotrain/gotrain/device"
+	"github.com/gotrain/gotrain/dist"
 	"github.com/gotrain/gotrain/train"
 )
 
@@ -64,4 +67,64 @@ func CheckCurvesAgree(tb testing.TB, name string, cpu, simplego []float64, fall 
 		tb.Errorf("%s: loss did not fall on cpu: %g → %g", name, cpu[0], last)
 	}
 	tb.Logf("%s: loss %.4f → %.4f on cpu, %.4f → %.4f on simplego", name, cpu[0], cpu[len(cpu)-1], simplego[0], simplego[len(simplego)-1])
+}
+
+// LogLosses returns the loss of every step that logged one in the metrics
+// log at path, in the log's order.
+func LogLosses(path string) ([]float64, error) {
+	recs, err := train.ReadMetricsLog(path)
+	if err != nil {
+		return nil, err
+	}
+	var losses []float64
+	for _, r := range recs {
+		if l, ok := r["loss"].(float64); ok {
+			losses = append(losses, l)
+		}
+	}
+	return losses, nil
+}
+
+// CheckCurveMatches fails tb unless got, a run across ranks, logged as
+// many losses as want, one process's, each within rel relative of its
+// step's; it logs the largest difference.
+func CheckCurveMatches(tb testing.TB, got, want []float64, rel float64) {
+	tb.Helper()
+	if len(got) != len(want) || len(want) == 0 {
+		tb.Fatalf("%d losses across ranks, %d in one process", len(got), len(want))
+	}
+	worst := 0.0
+	for i := range want {
+		d := math.Abs(got[i]-want[i]) / math.Abs(want[i])
+		worst = max(worst, d)
+		if d > rel {
+			tb.Errorf("step %d: loss %.6f across ranks, %.6f in one process (relative %.2g)", i+1, got[i], want[i], d)
+		}
+	}
+	tb.Logf("largest relative loss difference over %d steps: %.3g", len(want), worst)
+}
+
+// OnRanks runs fn on n in-process ranks (dist.Local), each on a goroutine
+// with a simplego backend of its own, and returns their errors.
+func OnRanks(tb testing.TB, n int, fn func(rank int, c dist.Comm, be backends.Backend) error) []error {
+	tb.Helper()
+	bs := make([]backends.Backend, n)
+	for r := range n {
+		e, b, err := device.Open("go")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(e.Close)
+		bs[r] = b
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for r, c := range dist.Local(n) {
+		wg.Go(func() {
+			defer c.Close()
+			errs[r] = fn(r, c, bs[r])
+		})
+	}
+	wg.Wait()
+	return errs
 }

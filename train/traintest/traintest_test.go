@@ -51,3 +51,29 @@ func TestCheckCurvesAgree(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckCurveMatches(t *testing.T) {
+	cases := []struct {
+		name        string
+		got, want   []float64
+		wantFailure bool
+	}{
+		{"equal", []float64{2, 1.5}, []float64{2, 1.5}, false},
+		{"within 1e-3", []float64{2.0019, 1.5}, []float64{2, 1.5}, false},
+		{"beyond 1e-3", []float64{2.0021, 1.5}, []float64{2, 1.5}, true},
+		{"a step short", []float64{2}, []float64{2, 1.5}, true},
+		{"empty", nil, nil, true},
+	}
+	for _, c := range cases {
+		r := &recorder{}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			CheckCurveMatches(r, c.got, c.want, 1e-3)
+		}()
+		<-done
+		if r.failed != c.wantFailure {
+			t.Errorf("%s: failed = %v (%q), want %v", c.name, r.failed, r.msg, c.wantFailure)
+		}
+	}
+}
