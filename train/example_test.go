@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/graph"
@@ -15,6 +16,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/ml/train/losses"
 
 	"github.com/gotrain/gotrain/device"
+	"github.com/gotrain/gotrain/dist"
 	"github.com/gotrain/gotrain/train"
 )
 
@@ -119,4 +121,50 @@ func ExampleLRFound() {
 	// diverged before the last step: true
 	// suggestion below the lowest loss's learning rate: true
 	// training steps: 0
+}
+
+// Train data parallel across two ranks: here two goroutines of one
+// process (dist.Local); under an MPI launcher each process passes
+// dist.World() instead. Each rank takes half of every batch of 16, the
+// gradients are summed before each step, and the ranks end with the same
+// weights as each other (and, but for the order of float sums, as one
+// process with batch 16).
+func ExampleConfig_comm() {
+	comms := dist.Local(2)
+	weights := make([]string, 2)
+	var wg sync.WaitGroup
+	for r, c := range comms {
+		eng, backend, err := device.Open("cpu")
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer eng.Close()
+		wg.Go(func() {
+			defer c.Close()
+			cfg := train.DefaultConfig()
+			cfg.Optimizer, cfg.LearningRate, cfg.BatchSize, cfg.Steps = train.OptimizerAdam, 0.05, 16, 20
+			cfg.NoCheckpoint, cfg.Progress, cfg.Comm = true, train.ProgressOff, c
+			h, err := train.New(backend, cfg, linear, losses.MeanSquaredError, lineData())
+			if err != nil {
+				log.Fatal(err)
+			}
+			if _, err := h.Run(); err != nil {
+				log.Fatal(err)
+			}
+			for v := range h.Context().IterVariables() {
+				if v.Trainable {
+					t, _ := v.Value()
+					weights[r] += fmt.Sprint(v.ScopeAndName(), t.Value())
+				}
+			}
+			if r == 0 {
+				fmt.Println("ranks:", h.Perf().Ranks, "- examples of each batch per rank:", cfg.BatchSize/cfg.Ranks())
+			}
+		})
+	}
+	wg.Wait()
+	fmt.Println("same weights on both ranks:", weights[0] == weights[1])
+	// Output:
+	// ranks: 2 - examples of each batch per rank: 8
+	// same weights on both ranks: true
 }
