@@ -361,6 +361,9 @@ func (h *Harness) TrainStep() (float64, error) {
 		}
 	}
 	if h.ranks != nil {
+		if err := h.ranks.checkSetup(h); err != nil {
+			return 0, err
+		}
 		if err := h.ranks.reseed(h); err != nil {
 			return 0, err
 		}
@@ -425,7 +428,7 @@ func (h *Harness) TrainStep() (float64, error) {
 		return 0, err
 	}
 	h.step++
-	if h.ranks != nil {
+	if h.ranks != nil && !h.ranks.checked {
 		if err := h.ranks.agree(h); err != nil {
 			return 0, err
 		}
@@ -844,6 +847,9 @@ func (h *Harness) logStep(ctx stdcontext.Context, loss float64) error {
 		}
 		sort.Strings(names)
 		if err := h.ranks.meanAcross(rec, names); err != nil {
+			return err
+		}
+		if err := h.ranks.agree(h); err != nil {
 			return err
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
+	"hash/crc32"
 	"math"
 	"sort"
 	"strings"
@@ -57,8 +57,9 @@ type ranks struct {
 	applying bool
 	apply    *context.Exec
 	// checked: the ranks' weights were compared after this run's first
-	// step (agree).
-	checked bool
+	// step (agree); setupChecked: the ranks' runs were compared
+	// (checkSetup).
+	checked, setupChecked bool
 	// stop: some rank's run was cancelled; every rank stops after the
 	// step in which that was found.
 	stop bool
@@ -224,41 +225,85 @@ func (r *ranks) step(h *Harness, loss float64, cancelled bool) (float64, error) 
 	return buf[0] / float64(r.comm.Size()), nil
 }
 
-// agree checks, after this run's first step, that every rank holds the
-// same trainable weights: a different seed or backend on one rank would
-// otherwise make it train another model unnoticed.
+// agree checks that every rank holds the same trainable weights: after
+// this run's first step (a different seed or kind of backend on one rank
+// would otherwise make it train another model unnoticed) and at every
+// logged step (ranks whose arithmetic is not bit-for-bit the same, such
+// as nondeterministic GPU reductions, would otherwise drift apart while
+// rank 0's checkpoints stand for one of them). Every rank calls it at the
+// same steps.
 func (r *ranks) agree(h *Harness) error {
-	if r.checked {
-		return nil
-	}
 	r.checked = true
 	sum, err := weightsHash(h.ctx)
 	if err != nil {
 		return err
 	}
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], sum)
-	all, err := r.comm.Gather(b[:], 0)
+	bad, err := r.sameOnAll(sum)
 	if err != nil {
 		return fmt.Errorf("train: comparing the ranks' weights: %w", err)
 	}
-	verdict := []byte{0xff}
+	if bad >= 0 {
+		return fmt.Errorf("train: after step %d rank %d holds other weights than rank 0: every rank must train the same model with the same seed on the same kind of backend, with deterministic arithmetic", h.step, bad)
+	}
+	return nil
+}
+
+// checkSetup checks, before the first collective call of the training
+// proper, that every rank trains the same run: batch, accumulation, steps,
+// logging and evaluation periods, seed, model kind and architecture, and
+// the training data's fingerprint and size. A rank launched with other
+// flags or data would otherwise fail later with a less clear error, hang,
+// or train on other data unnoticed.
+func (r *ranks) checkSetup(h *Harness) error {
+	if r.setupChecked {
+		return nil
+	}
+	r.setupChecked = true
+	c := h.cfg
+	desc := fmt.Sprint(c.BatchSize, c.Accumulate, h.totalSteps, c.LogEvery, c.EvalEvery, c.Seed, c.Optimizer,
+		c.Run.Kind, c.Run.Arch, c.Run.Data, h.data.Len(), h.data.xDim, h.data.yDim)
+	bad, err := r.sameOnAll(uint64(crc32.Checksum([]byte(desc), castagnoli)) | uint64(len(desc))<<32)
+	if err != nil {
+		return fmt.Errorf("train: comparing the ranks' runs: %w", err)
+	}
+	if bad >= 0 {
+		return fmt.Errorf("train: rank %d trains another run than rank 0 (batch size, accumulation, steps, log or evaluation period, seed, optimizer, model or training data differ): every rank must run the same command on the same data", bad)
+	}
+	return nil
+}
+
+// sameOnAll tells whether every rank passed the same value: -1, or the
+// first rank whose value differs from rank 0's (every rank gets the same
+// answer).
+func (r *ranks) sameOnAll(v uint64) (int, error) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], v)
+	all, err := r.comm.Gather(b[:], 0)
+	if err != nil {
+		return 0, err
+	}
+	verdict := make([]byte, 8)
+	binary.LittleEndian.PutUint64(verdict, ^uint64(0))
 	if r.comm.Rank() == 0 {
 		for i, o := range all {
 			if string(o) != string(b[:]) {
-				verdict[0] = byte(min(i, 254))
+				binary.LittleEndian.PutUint64(verdict, uint64(i))
 				break
 			}
 		}
 	}
 	if err := r.comm.Bcast(verdict, 0); err != nil {
-		return fmt.Errorf("train: comparing the ranks' weights: %w", err)
+		return 0, err
 	}
-	if verdict[0] != 0xff {
-		return fmt.Errorf("train: after step %d rank %d holds other weights than rank 0: every rank must train the same model with the same seed and the same kind of backend", h.step, verdict[0])
+	if bad := binary.LittleEndian.Uint64(verdict); bad != ^uint64(0) {
+		return int(bad), nil
 	}
-	return nil
+	return -1, nil
 }
+
+// castagnoli is the CRC-32C table (hardware-accelerated on amd64 and
+// arm64), for hashing weights at every logged step.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // reseed gives a rank other than 0, before each step after the first, a
 // random stream of its own (dropout masks then differ across the ranks'
@@ -278,8 +323,8 @@ func (r *ranks) reseed(h *Harness) error {
 	return nil
 }
 
-// weightsHash is an FNV-1a hash of the trainable variables' bytes, in the
-// order of their names.
+// weightsHash is a CRC-32C of the trainable variables' names and bytes,
+// in the order of their names, with their byte count in the high word.
 func weightsHash(ctx *context.Context) (uint64, error) {
 	var vars []*context.Variable
 	for v := range ctx.IterVariables() {
@@ -288,18 +333,19 @@ func weightsHash(ctx *context.Context) (uint64, error) {
 		}
 	}
 	sort.Slice(vars, func(i, j int) bool { return vars[i].ScopeAndName() < vars[j].ScopeAndName() })
-	hs := fnv.New64a()
+	hs := crc32.New(castagnoli)
+	n := 0
 	for _, v := range vars {
 		t, err := v.Value()
 		if err != nil {
 			return 0, fmt.Errorf("train: reading %s: %w", v.ScopeAndName(), err)
 		}
 		hs.Write([]byte(v.ScopeAndName()))
-		if err := t.ConstBytes(func(data []byte) { hs.Write(data) }); err != nil {
+		if err := t.ConstBytes(func(data []byte) { hs.Write(data); n += len(data) }); err != nil {
 			return 0, fmt.Errorf("train: reading %s: %w", v.ScopeAndName(), err)
 		}
 	}
-	return hs.Sum64(), nil
+	return uint64(hs.Sum32()) | uint64(n)<<32, nil
 }
 
 // mix64 mixes its words into one (SplitMix64's finalizer over each).

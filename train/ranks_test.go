@@ -12,6 +12,8 @@ import (
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/train/losses"
 
 	"github.com/gotrain/gotrain/dist"
@@ -221,15 +223,68 @@ func TestRanksResume(t *testing.T) {
 	}
 }
 
-// Ranks that would train different models (another seed on one rank) fail
-// after the first step instead of drifting apart.
+// Ranks that would train different models (other initial weights on one
+// rank) fail after the first step instead of drifting apart, and ranks
+// launched with other options fail before training.
 func TestRanksRefuseDifferentWeights(t *testing.T) {
 	cfg := testConfig(nil)
 	cfg.BatchSize = 32
-	runs := runRanks(t, 2, cfg, mlp, func(r int, c *Config) { c.Seed += int64(r) }, nil)
-	for r, run := range runs {
-		if run.err == nil || !strings.Contains(run.err.Error(), "rank 1 holds other weights") {
+	otherInit := func(r int, h *Harness) {
+		if r == 1 {
+			h.Context().SetParam(context.ParamInitialSeed, cfg.Seed+1)
+			if err := h.Context().ResetRNGState(); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	for r, run := range runRanks(t, 2, cfg, mlp, nil, otherInit) {
+		if run.err == nil || !strings.Contains(run.err.Error(), "after step 1 rank 1 holds other weights") {
 			t.Errorf("rank %d: %v, want the weights' disagreement", r, run.err)
+		}
+	}
+	for _, mod := range []func(*Config){
+		func(c *Config) { c.Seed++ },
+		func(c *Config) { c.Steps++ },
+		func(c *Config) { c.LogEvery++ },
+	} {
+		runs := runRanks(t, 2, cfg, mlp, func(r int, c *Config) {
+			if r == 1 {
+				mod(c)
+			}
+		}, nil)
+		for r, run := range runs {
+			if run.err == nil || !strings.Contains(run.err.Error(), "rank 1 trains another run than rank 0") {
+				t.Errorf("rank %d: %v, want the runs' disagreement", r, run.err)
+			}
+			if len(run.losses) != 0 {
+				t.Errorf("rank %d trained %d steps before refusing", r, len(run.losses))
+			}
+		}
+	}
+}
+
+// The ranks compare their weights at every logged step: a rank whose
+// weights drift (here changed behind the harness's back after step 3) is
+// found at the next log.
+func TestRanksFindDrift(t *testing.T) {
+	cfg := testConfig(nil)
+	cfg.BatchSize, cfg.Steps, cfg.LogEvery = 32, 20, 5
+	drift := func(r int, h *Harness) {
+		if r == 1 {
+			h.SetStepHook(func(step int64, _ float64) {
+				if step == 3 {
+					v := h.Context().GetVariableByScopeAndName("/l2", "w")
+					t0, _ := v.Value()
+					w := tensors.MustCopyFlatData[float32](t0)
+					w[0] += 1e-6
+					_ = v.SetValue(tensors.FromFlatDataAndDimensions(w, 16, 1))
+				}
+			})
+		}
+	}
+	for r, run := range runRanks(t, 2, cfg, mlp, nil, drift) {
+		if run.err == nil || !strings.Contains(run.err.Error(), "after step 5 rank 1 holds other weights") {
+			t.Errorf("rank %d: %v, want the drift found at step 5", r, run.err)
 		}
 	}
 }

@@ -269,6 +269,9 @@ func newestCheckpoint(dir string, def time.Time) time.Time {
 // bytes; every rank calls Resume.
 func (h *Harness) Resume() (string, error) {
 	if h.ranks != nil {
+		if err := h.ranks.checkSetup(h); err != nil {
+			return "", err
+		}
 		return h.ranks.resume(h)
 	}
 	return h.resumeHere()

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/gotrain/gotrain/dist"
+	"github.com/gotrain/gotrain/train"
 )
 
 // TestForestDistributedRefusals: --distributed names its modes, refuses
@@ -67,5 +72,35 @@ func TestTrainDistributedWithoutMPI(t *testing.T) {
 	}
 	if _, _, err := run(t, "lm", "transformer", "train", "--distributed"); err == nil || !strings.Contains(err.Error(), "unknown flag: --distributed") {
 		t.Errorf("lm transformer train --distributed: %v, want an unknown flag", err)
+	}
+}
+
+// closeCounter is a dist.Comm of size ranks that counts Close calls.
+type closeCounter struct {
+	dist.Comm
+	size, closed int
+}
+
+func (c *closeCounter) Size() int    { return c.size }
+func (c *closeCounter) Close() error { c.closed++; return nil }
+
+// leaveRanks finalises after success and after an interruption (every
+// rank stopped at the same step, and the others must wait for rank 0's
+// checkpoint), and leaves without finalising after a failure, so that the
+// launcher ends the job; one process always closes.
+func TestLeaveRanks(t *testing.T) {
+	interrupted := fmt.Errorf("moe: %w after step 5", train.ErrInterrupted)
+	for _, c := range []struct {
+		size  int
+		err   error
+		close int
+	}{
+		{2, nil, 1}, {2, interrupted, 1}, {2, errors.New("no data"), 0}, {1, errors.New("no data"), 1},
+	} {
+		cc := &closeCounter{size: c.size}
+		_ = leaveRanks(cc, c.err)
+		if cc.closed != c.close {
+			t.Errorf("%d ranks, error %v: closed %d times, want %d", c.size, c.err, cc.closed, c.close)
+		}
 	}
 }

@@ -177,8 +177,13 @@ func (g *globals) joinRanks(name string, rf *runFlags, cfg *train.Config) error 
 // without finalising, so that the launcher (mpirun) ends every process of
 // the job instead of the others waiting in a collective call for this one
 // forever.
+//
+// An interrupted training run (train.ErrInterrupted) ended on every rank
+// at the same step: it closes, so that the other ranks wait in
+// MPI_Finalize while rank 0 writes its checkpoint and report, instead of
+// their exit making the launcher kill rank 0 halfway.
 func leaveRanks(comm dist.Comm, err error) error {
-	if err != nil && comm.Size() > 1 {
+	if err != nil && comm.Size() > 1 && !errors.Is(err, train.ErrInterrupted) {
 		return nil
 	}
 	return comm.Close()
@@ -291,6 +296,13 @@ func (g *globals) runTraining(cmd *cobra.Command, name string, fn func(context.C
 			// Rank 0 reports; the others log what they sent, on stderr.
 			if err == nil {
 				slog.Info(name+": rank finished", "rank", comm.Rank(), "ranks", comm.Size(), "bytes_sent", sent)
+			}
+			if errors.Is(err, train.ErrInterrupted) {
+				// Every rank stopped at the same step; rank 0 reports it and
+				// carries the exit status (a failing exit here could make
+				// the launcher stop rank 0 before it has printed).
+				slog.Warn(name+": interrupted with the other ranks; rank 0 reports", "rank", comm.Rank(), "error", err)
+				return nil
 			}
 			return err
 		}

@@ -119,6 +119,9 @@ func Train(ctx stdcontext.Context, backend backends.Backend, opts Options) (*Res
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
+	if n := opts.Train.Ranks(); n > 1 && opts.AutoBatchSize {
+		return nil, fmt.Errorf("charlstm: an automatic batch size across %d ranks (Train.Comm): every rank must use the same global batch; give it", n)
+	}
 	corpus := opts.Text
 	if corpus == "" {
 		var err error

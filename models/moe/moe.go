@@ -238,9 +238,9 @@ func (m *Model) layerSizes() []int {
 // VarDropped, VarAssigned) in the context.
 func (m *Model) ModelFn() train.ModelFn {
 	return func(ctx *context.Context, _ any, inputs []*graph.Node) []*graph.Node {
-		var across *graph.Node
+		var across []*graph.Node
 		if len(inputs) > 1 {
-			across = inputs[1]
+			across = inputs[1:]
 		}
 		return []*graph.Node{m.forwardAcross(ctx, inputs[0], true, across)}
 	}
@@ -401,7 +401,7 @@ func (m *Model) forward(ctx *context.Context, x *graph.Node, training bool) *gra
 
 // forwardAcross is forward for one rank's share of a global batch when
 // across, the whole batch's routing (acrossRanks), is given.
-func (m *Model) forwardAcross(ctx *context.Context, x *graph.Node, training bool, across *graph.Node) *graph.Node {
+func (m *Model) forwardAcross(ctx *context.Context, x *graph.Node, training bool, across []*graph.Node) *graph.Node {
 	cf := m.cfg.CapacityFactor
 	if !training {
 		cf, across = 0, nil
@@ -418,7 +418,7 @@ func (m *Model) logits(ctx *context.Context, x *graph.Node, cf float64, training
 
 // logitsAcross is logits with the whole batch's routing across ranks
 // (acrossRanks; nil in one process).
-func (m *Model) logitsAcross(ctx *context.Context, x *graph.Node, cf float64, training bool, across *graph.Node) *graph.Node {
+func (m *Model) logitsAcross(ctx *context.Context, x *graph.Node, cf float64, training bool, across []*graph.Node) *graph.Node {
 	ctx = ctx.In(Scope)
 	g, dt := x.Graph(), x.DType()
 	active := m.activeVar(ctx).ValueGraph(g)
@@ -516,7 +516,11 @@ func routeAcross(z, logShare, active *graph.Node, k int, capacityFactor float64,
 	zm := maskInactive(z, active)
 	var r routing
 	r.probs = graph.Softmax(addBias(zm, logShare), -1)
-	r.sel = topKMask(graph.StopGradient(zm), k)
+	if ar != nil {
+		r.sel = ar.sel // the selection the counts were taken from
+	} else {
+		r.sel = topKMask(graph.StopGradient(zm), k)
+	}
 	r.keep = r.sel
 	r.pos = positions(r.sel)
 	// pos numbers the rows of this rank's buffers; the capacity counts
@@ -613,26 +617,29 @@ func balanceLossAcross(probs, sel, active *graph.Node, alpha float64, ar *rankRo
 // lower ranks; total[s], those on every rank (float32 [slots]); batch, the
 // global batch's size.
 type rankRouting struct {
-	before, total *graph.Node
-	batch         int
+	before, total, sel *graph.Node
+	batch              int
 }
 
-// splitAcross reads the second input of the training graph across ranks,
-// int32 [2·slots]: the assignments to each slot on the lower ranks, then
-// on all ranks (acrossRanks computes it); local is this rank's batch.
-func (m *Model) splitAcross(across *graph.Node, local int) *rankRouting {
+// splitAcross reads the extra inputs of the training graph across ranks
+// (acrossRanks computes them): int32 [2·slots], the assignments to each
+// slot on the lower ranks, then on all ranks; and int32 [batch, slots],
+// this rank's selection they were counted from, which the graph uses as
+// it is rather than selecting again (two graphs could break a near-tie
+// differently). local is this rank's batch.
+func (m *Model) splitAcross(across []*graph.Node, local int) *rankRouting {
 	S := m.cfg.MaxExperts
-	a := graph.ConvertDType(across, dtypes.Float32)
+	a := graph.ConvertDType(across[0], dtypes.Float32)
 	return &rankRouting{before: graph.Slice(a, graph.AxisRange(0, S)), total: graph.Slice(a, graph.AxisRange(S, 2*S)),
-		batch: local * max(m.ranks, 1)}
+		sel: graph.ConvertDType(across[1], dtypes.Float32), batch: local * max(m.ranks, 1)}
 }
 
-// slotCounts is the number of routing assignments to each slot of the
-// batch x, int32 [slots]: what the training graph's gate selects, for
-// acrossRanks.
-func (m *Model) slotCounts(ctx *context.Context, x *graph.Node) *graph.Node {
+// slotSelection is the gate's top-k selection of the batch x, int32
+// [batch, slots], and the number of assignments to each slot, int32
+// [slots], for acrossRanks.
+func (m *Model) slotSelection(ctx *context.Context, x *graph.Node) (sel, counts *graph.Node) {
 	ctx = ctx.In(Scope)
 	active := m.activeVar(ctx).ValueGraph(x.Graph())
-	sel := topKMask(maskInactive(m.gateLogits(ctx, x), active), m.cfg.TopK)
-	return graph.ConvertDType(graph.ReduceSum(sel, 0), dtypes.Int32)
+	s := topKMask(maskInactive(m.gateLogits(ctx, x), active), m.cfg.TopK)
+	return graph.ConvertDType(s, dtypes.Int32), graph.ConvertDType(graph.ReduceSum(s, 0), dtypes.Int32)
 }

@@ -499,11 +499,11 @@ func (t *tracker) evaluate(x, y []float32) (loss, acc float64, err error) {
 }
 
 // acrossRanks returns the harness's step-inputs function for training
-// across the ranks of comm: it counts the assignments of this rank's
-// share of the batch to each slot (the gate alone, in a graph of its
-// own), sums every rank's counts in one allreduce, and hands the training
-// graph, as int32 [2·slots], the assignments to each slot on the lower
-// ranks and on all ranks. With them each rank numbers its assignments
+// across the ranks of comm: it selects the experts of this rank's share of
+// the batch and counts the assignments to each slot (the gate alone, in a
+// graph of its own), sums every rank's counts in one allreduce, and hands
+// the training graph, as int32 [2·slots], the assignments to each slot on
+// the lower ranks and on all ranks, and the selection itself. With them each rank numbers its assignments
 // where one process would, keeps those within the global batch's
 // capacity and weighs the balancing loss with the whole batch's shares:
 // the ranks route exactly as one process does.
@@ -515,11 +515,11 @@ func (m *Model) acrossRanks(backend backends.Backend, hctx *context.Context, com
 			dt := train.ComputeDType(hctx)
 			err := train.Catch(func() {
 				var err error
-				exec, err = context.NewExecAny(backend, hctx.Reuse(), func(ctx *context.Context, in *graph.Node) *graph.Node {
+				exec, err = context.NewExecAny(backend, hctx.Reuse(), func(ctx *context.Context, in *graph.Node) (*graph.Node, *graph.Node) {
 					if dt != in.DType() {
 						in = graph.ConvertDType(in, dt)
 					}
-					return m.slotCounts(ctx, in)
+					return m.slotSelection(ctx, in)
 				})
 				if err != nil {
 					panic(err)
@@ -539,7 +539,7 @@ func (m *Model) acrossRanks(backend backends.Backend, hctx *context.Context, com
 		if err != nil {
 			return nil, fmt.Errorf("moe: counting the batch's routing: %w", err)
 		}
-		counts, err := tensors.CopyFlatData[int32](out[0])
+		counts, err := tensors.CopyFlatData[int32](out[1])
 		if err != nil || len(counts) != S {
 			return nil, fmt.Errorf("moe: reading the routing counts (%d of %d): %v", len(counts), S, err)
 		}
@@ -559,7 +559,7 @@ func (m *Model) acrossRanks(backend backends.Backend, hctx *context.Context, com
 				across[S+s] += int32(all[r*S+s])
 			}
 		}
-		return []*tensors.Tensor{tensors.FromFlatDataAndDimensions(across, 2*S)}, nil
+		return []*tensors.Tensor{tensors.FromFlatDataAndDimensions(across, 2*S), out[0]}, nil
 	}
 }
 
