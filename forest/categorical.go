@@ -2,6 +2,7 @@ package forest
 
 import (
 	"cmp"
+	"math"
 	"math/bits"
 	"slices"
 
@@ -408,6 +409,9 @@ func (b *builder) scanCategorical(j, lo, hi, buf int, key uint64, hist, tot []in
 		}
 		b.catNode = true
 	}
+	if cutsBounded && !b.random && best.ok && b.cutsBound(tot) < best.score {
+		return true // no cut of this feature can reach the best so far
+	}
 	if b.random {
 		q := 0
 		if b.cls != nil {
@@ -656,9 +660,14 @@ func (b *builder) scanTinyRegression(j, lo, hi, buf int, tot []int64, best *spli
 	// they differ and every sum is below 2^53, else exactly), ties by code.
 	var keys [tinyNode]float64
 	fast := true
+	var ub float64 // cutsBound's bound: Σ s²/w over the codes
 	for i := range m {
 		keys[i] = float64(cs[i]) / float64(cw[i])
 		fast = fast && cs[i] > -1<<53 && cs[i] < 1<<53 && cw[i] < 1<<53
+		ub += float64(cs[i]) * keys[i]
+	}
+	if cutsBounded && best.ok && ub*boundSlack < best.score {
+		return true
 	}
 	var perm [tinyNode]uint8
 	for i := 1; i < m; i++ {
@@ -785,6 +794,19 @@ func (b *builder) scanTinyGini(j, lo, hi int, tot []int64, best *split) bool {
 		cw[r] += wt[k]
 		cs[r*K+x] += wt[k]
 	}
+	if cutsBounded && best.ok { // cutsBound's bound: Σ_code Σ_c s_c²/w
+		var ub float64
+		for r := range m {
+			var sq int64
+			for _, v := range cs[r*K : (r+1)*K] {
+				sq += v * v
+			}
+			ub += float64(sq) / float64(cw[r])
+		}
+		if ub*boundSlack < best.score {
+			return true
+		}
+	}
 	// The orderings: the share of the second class (two classes), else of
 	// the node's heaviest classes (catOrder3), the lower class alone when
 	// two codes give one cut (scanCategorical).
@@ -870,4 +892,49 @@ func (b *builder) scanTinyGini(j, lo, hi int, tot []int64, best *split) bool {
 		}
 	}
 	return true
+}
+
+// cutsBounded turns on the skip of categorical features whose cutsBound
+// is below the best score so far (tests turn it off to check that the
+// trees are the same without it).
+var cutsBounded = true
+
+// boundSlack widens cutsBound past the rounding of its float64 sum and of
+// the cut scores it bounds (a few ulps each, far below 1e-9 relative).
+const boundSlack = 1 + 1e-9
+
+// cutsBound returns a number that no cut score of the gathered codes
+// (b.catCodes, b.catStats) can exceed, for squared error and Gini
+// (+Inf for entropy, which it does not bound): the score of sending every
+// code to a part of its own. A cut's score is Σ_parts Σ_c s_c²/w over its
+// two parts (the classes' weights, or the weighted target sum, s_c, and
+// the part's weight w), and merging two parts never raises it:
+// (a+b)²/(x+y) ≤ a²/x + b²/y for x, y > 0 (Titu's lemma), so the finest
+// partition bounds every cut. Skipping a feature whose bound is below the
+// best score so far gives the same split as scanning it: a cut is taken
+// only at a score of at least the best.
+func (b *builder) cutsBound(tot []int64) float64 {
+	stride, st := b.stride, b.catStats
+	var ub float64
+	switch {
+	case b.cls == nil && stride == 3:
+		for i := range b.catCodes {
+			e := st[i*3 : i*3+3 : i*3+3]
+			s := float64(e[2])
+			ub += s * s / float64(e[1])
+		}
+	case b.cls != nil && !b.entropy:
+		cq := b.catClasses
+		for i := range b.catCodes {
+			e := st[i*stride : (i+1)*stride]
+			var sq int64
+			for _, x := range cq {
+				sq += e[x] * e[x]
+			}
+			ub += float64(sq) / float64(e[1])
+		}
+	default:
+		return math.Inf(1)
+	}
+	return ub * boundSlack
 }

@@ -649,3 +649,142 @@ func TestTinyCategoricalPathAgrees(t *testing.T) {
 		})
 	}
 }
+
+// TestCutsBoundKeepsTrees checks that skipping the categorical features
+// whose bound (cutsBound) is below the best score so far grows the trees a
+// scan of every feature grows: regression, two and three classes, weights,
+// missing values, several categorical features competing with numeric
+// ones.
+func TestCutsBoundKeepsTrees(t *testing.T) {
+	wide := func(classes int, seed uint64) *data.Dataset {
+		// catData's rule column, plus three categorical columns of 2, 5
+		// and 30 levels that carry part of the signal, and the noise.
+		d := catData(3000, seed, classes, true)
+		r := rand.New(rand.NewPCG(seed, 1))
+		n, cols := d.Rows, 5
+		x := make([]float64, n*cols)
+		levels := []int{0, 2, 5, 30, 0}
+		cats := make([][]string, cols)
+		for j, k := range levels {
+			for c := range k {
+				cats[j] = append(cats[j], fmt.Sprintf("l%02d", c))
+			}
+		}
+		cats[0] = d.Categories[0]
+		for i := range n {
+			x[i*cols] = d.X[2*i]
+			y := int(d.Y[i])
+			for j := 1; j <= 3; j++ {
+				c := r.IntN(levels[j])
+				if r.IntN(3) == 0 { // a third of the rows follow the target
+					c = (y * 7) % levels[j]
+				}
+				x[i*cols+j] = float64(c)
+			}
+			x[i*cols+4] = d.X[2*i+1]
+		}
+		d.X, d.Cols, d.Categories = x, cols, cats
+		d.FeatureNames = []string{"rule", "two", "five", "thirty", "noise"}
+		return d
+	}
+	w := wide(3, 44)
+	w.Weights = make([]float64, w.Rows)
+	for i := range w.Weights {
+		w.Weights[i] = float64(1+i%5) / 2
+	}
+	for _, c := range []struct {
+		name string
+		d    *data.Dataset
+		opt  Options
+	}{
+		{"regression", wide(0, 41), Options{Task: Regression, Trees: 8, Seed: 1, MaxFeatures: "sqrt"}},
+		{"regression-all-features", wide(0, 41), Options{Task: Regression, Trees: 4, Seed: 2}},
+		{"two-classes", wide(2, 42), Options{Task: Classification, Trees: 8, Seed: 3}},
+		{"three-classes", wide(3, 43), Options{Task: Classification, Trees: 8, Seed: 4}},
+		{"three-classes-weighted", w, Options{Task: Classification, Trees: 8, Seed: 5, MinSamplesLeaf: 2}},
+		{"digits", categoricalPixels(loadEmbedded(t, "digits"), 32), Options{Task: Classification, Trees: 6, Seed: 6}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer func() { cutsBounded = true }()
+			var files [2][]byte
+			for k, on := range []bool{true, false} {
+				cutsBounded = on
+				f, err := Fit(c.d, c.opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var b bytes.Buffer
+				if err := f.Save(&b); err != nil {
+					t.Fatal(err)
+				}
+				files[k] = b.Bytes()
+			}
+			if !bytes.Equal(files[0], files[1]) {
+				t.Fatal("skipping features by their cut bound grows other trees than scanning them")
+			}
+		})
+	}
+}
+
+// TestCutsBound checks cutsBound against every cut of random code
+// statistics, scored by enumeration of the subsets: no cut, of any order,
+// scores above the bound (regression and Gini).
+func TestCutsBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for trial := range 300 {
+		m := 2 + r.IntN(7)
+		classes := []int{0, 2, 4}[trial%3]
+		stride := 3
+		b := &builder{}
+		if classes > 0 {
+			stride = 2 + classes
+			b.cls = []int32{0}
+			for q := range classes {
+				b.catClasses = append(b.catClasses, 2+q)
+			}
+		}
+		b.stride = stride
+		b.catCodes = make([]uint8, m)
+		b.catStats = make([]int64, m*stride)
+		for i := range m {
+			e := b.catStats[i*stride : (i+1)*stride]
+			e[0] = 1 + r.Int64N(50)
+			if classes == 0 {
+				e[1] = e[0] * (1 + r.Int64N(3))
+				e[2] = r.Int64N(2001) - 1000
+			} else {
+				for q := range classes {
+					e[2+q] = r.Int64N(40)
+					e[1] += e[2+q]
+				}
+				if e[1] == 0 {
+					e[2], e[1] = 1, 1
+				}
+			}
+		}
+		bound := b.cutsBound(nil)
+		for mask := 1; mask < 1<<m-1; mask++ {
+			var score float64
+			for _, left := range []bool{true, false} {
+				sums := make([]float64, stride)
+				for i := range m {
+					if (mask>>i&1 == 1) == left {
+						for x := range stride {
+							sums[x] += float64(b.catStats[i*stride+x])
+						}
+					}
+				}
+				if classes == 0 {
+					score += sums[2] * sums[2] / sums[1]
+				} else {
+					for q := range classes {
+						score += sums[2+q] * sums[2+q] / sums[1]
+					}
+				}
+			}
+			if score > bound {
+				t.Fatalf("trial %d: cut %b scores %v above the bound %v", trial, mask, score, bound)
+			}
+		}
+	}
+}
