@@ -75,3 +75,18 @@ func hannAVX2(acc *float64, a, b *complex128, n int, c *[3][4]float64)
 // hannConsts are hannAVX2's constants: the signs of two consecutive bins
 // starting at an even one, 0.5 and 0.25.
 var hannConsts = [3][4]float64{{1, 1, -1, -1}, {0.5, 0.5, 0.5, 0.5}, {0.25, 0.25, 0.25, 0.25}}
+
+// mfccPackAVX2 packs four windowed MFCC frames of env, frame b from
+// env[b·hop], two samples per complex value and interleaved across the
+// frames, into z[4i+b] for i < h; win2 holds each window pair twice (see
+// mfcc_amd64.s). Products only, so the values are the scalar code's.
+//
+//go:noescape
+func mfccPackAVX2(z *complex128, env *float64, hop int, win2 *float64, h int)
+
+// melAVX2 sums the mel bands of four interleaved power spectra:
+// e[4m+b] = Σ_i w_m[i]·pow[4(first_m+i)+b], in the scalar code's order
+// (see mfcc_amd64.s).
+//
+//go:noescape
+func melAVX2(e *float64, w *float64, band *[2]int, nbands int, pow *float64)

@@ -21,3 +21,7 @@ func accumulate3AVX2(u0, p1, q1, p2, q2 *float64, a, b, c *complex128, n int) {}
 func hannAVX2(acc *float64, a, b *complex128, n int, c *[3][4]float64) {}
 
 var hannConsts [3][4]float64
+
+func mfccPackAVX2(z *complex128, env *float64, hop int, win2 *float64, h int) {}
+
+func melAVX2(e *float64, w *float64, band *[2]int, nbands int, pow *float64) {}

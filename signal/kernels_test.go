@@ -92,3 +92,36 @@ func TestWelchVectorMatchesScalar(t *testing.T) {
 }
 
 func cmplxAbs(c complex128) float64 { return math.Hypot(real(c), imag(c)) }
+
+// TestMFCCVectorMatchesScalar checks the AVX2 frame packing and mel sums
+// against the scalar code, on a record whose last batch is partial.
+func TestMFCCVectorMatchesScalar(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("AVX2 kernels off (CPU, build or GOTRAIN_CPU): only the scalar code runs")
+	}
+	x, err := Synthesize(SynthOptions{Mod: QAM16, SampleRate: 1e4, Samples: 9000, SNRdB: 3, CarrierOffset: 900, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { useAVX2 = true }()
+	var got [2]Features
+	for i, vec := range []bool{false, true} {
+		useAVX2 = vec
+		e, err := NewExtractor(Config{SampleRate: 1e4, MFCCFrame: 512, MFCCHop: 128, MelBands: 24})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Extract(x, &got[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := got[0].MFCCFrames, got[1].MFCCFrames
+	if len(a) != len(b) || len(a) == 0 || (len(a)/13)%mfccBatch == 0 {
+		t.Fatalf("%d and %d coefficients (want a partial last batch)", len(a), len(b))
+	}
+	for i := range a {
+		if d := math.Abs(a[i] - b[i]); d > 1e-12*math.Max(1, math.Abs(a[i])) {
+			t.Fatalf("MFCC value %d: scalar %.17g, vector %.17g", i, a[i], b[i])
+		}
+	}
+}

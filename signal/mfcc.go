@@ -21,13 +21,17 @@ type mfccState struct {
 	bandLo     []int       // first bin of each mel band
 	bandW      [][]float64 // weights from bandLo on
 	dct        []float64   // MFCCs × MelBands, row-major
+	melW       []float64   // bandW's rows one after another
+	band       [][2]int    // each band's first bin and weight count
+	win2       []float64   // window pairs twice: w[2i], w[2i+1], w[2i], w[2i+1]
 	work       [2]mfccWork // buffers of up to two goroutines
 }
 
 // mfccWork is one goroutine's MFCC buffers.
 type mfccWork struct {
 	z, scr []complex128 // packed frames and FFT scratch
-	pow    []float64
+	pow    []float64    // power spectra, interleaved: pow[k·mfccBatch + b]
+	e      []float64    // mel energies, interleaved: e[m·mfccBatch + b]
 	logmel []float64
 }
 
@@ -51,9 +55,20 @@ func (s *mfccState) init(c Config) error {
 		w.z = make([]complex128, s.frame/2*mfccBatch)
 		w.scr = make([]complex128, s.frame/2*mfccBatch)
 		w.pow = make([]float64, nb*mfccBatch)
+		w.e = make([]float64, c.MelBands*mfccBatch)
 		w.logmel = make([]float64, c.MelBands)
 	}
 	s.bandLo, s.bandW = melBank(c.MelBands, s.frame, c.SampleRate)
+	s.melW, s.band = nil, make([][2]int, c.MelBands)
+	for m, bw := range s.bandW {
+		s.band[m] = [2]int{s.bandLo[m], len(bw)}
+		s.melW = append(s.melW, bw...)
+	}
+	s.win2 = make([]float64, 2*s.frame)
+	for i := range s.frame / 2 {
+		s.win2[4*i], s.win2[4*i+1] = s.win[2*i], s.win[2*i+1]
+		s.win2[4*i+2], s.win2[4*i+3] = s.win[2*i], s.win[2*i+1]
+	}
 	s.dct = DCTOrtho(c.MFCCs, c.MelBands)
 	return nil
 }
@@ -165,15 +180,19 @@ func (s *mfccState) mean(f *Features, c Config) {
 
 // batch computes the coefficients of the frames of batch bi (frames
 // bi·mfccBatch on) into their rows of f.MFCCFrames, using w's buffers.
+// The frames are packed two samples per complex value and interleaved,
+// transformed together, and their power spectra and mel energies stay
+// interleaved, so the mel sums run over four frames at once.
 func (s *mfccState) batch(env []float64, f *Features, c Config, w *mfccWork, bi int) {
 	nf := s.frames(len(env))
 	nc := c.MFCCs
-	nb := s.frame/2 + 1
 	inv := 1 / float64(s.frame)
 	h := s.frame / 2
 	f0 := bi * mfccBatch
-	{
-		cnt := min(mfccBatch, nf-f0)
+	cnt := min(mfccBatch, nf-f0)
+	if useAVX2 && cnt == mfccBatch {
+		mfccPackAVX2(&w.z[0], &env[f0*s.hop], s.hop, &s.win2[0], h)
+	} else {
 		var srcs [mfccBatch][]float64
 		for b := range cnt {
 			srcs[b] = env[(f0+b)*s.hop : (f0+b)*s.hop+s.frame]
@@ -200,29 +219,46 @@ func (s *mfccState) batch(env []float64, f *Features, c Config, w *mfccWork, bi 
 				}
 			}
 		}
-		_ = s.plan.PowerPacked(w.pow, w.z, w.scr, mfccBatch)
-		for b := range cnt {
-			pw := w.pow[b*nb : (b+1)*nb]
-			logmel := w.logmel
-			for m, bw := range s.bandW {
-				var e float64
-				p := pw[s.bandLo[m]:]
-				p = p[:len(bw)]
-				for i, v := range bw {
-					e += v * p[i]
-				}
-				logmel[m] = math.Log(math.Max(e*inv, 1e-10))
-			}
-			fr := f0 + b
-			row := f.MFCCFrames[fr*nc : fr*nc+nc]
-			for i := range row {
-				d := s.dct[i*len(logmel) : (i+1)*len(logmel)]
-				var v float64
-				for j, l := range logmel {
-					v += d[j] * l
-				}
-				row[i] = v
-			}
+	}
+	_ = s.plan.PowerPackedInterleaved(w.pow, w.z, w.scr, mfccBatch)
+	if useAVX2 && len(s.melW) > 0 {
+		melAVX2(&w.e[0], &s.melW[0], &s.band[0], len(s.band), &w.pow[0])
+	} else {
+		s.mel(w)
+	}
+	logmel := w.logmel
+	for b := range cnt {
+		for m := range logmel {
+			logmel[m] = math.Log(math.Max(w.e[m*mfccBatch+b]*inv, 1e-10))
 		}
+		fr := f0 + b
+		row := f.MFCCFrames[fr*nc : fr*nc+nc]
+		for i := range row {
+			d := s.dct[i*len(logmel) : (i+1)*len(logmel)]
+			var v float64
+			for j, l := range logmel {
+				v += d[j] * l
+			}
+			row[i] = v
+		}
+	}
+}
+
+// mel sets w.e from w.pow: each band's weighted sum, for the four frames
+// at once, each summed from zero in ascending bins (as melAVX2 does).
+func (s *mfccState) mel(w *mfccWork) {
+	for m, bw := range s.bandW {
+		var e0, e1, e2, e3 float64
+		p := w.pow[s.bandLo[m]*mfccBatch:]
+		p = p[:len(bw)*mfccBatch]
+		for i, v := range bw {
+			q := p[i*mfccBatch : i*mfccBatch+4 : i*mfccBatch+4]
+			e0 += v * q[0]
+			e1 += v * q[1]
+			e2 += v * q[2]
+			e3 += v * q[3]
+		}
+		e := w.e[m*mfccBatch : m*mfccBatch+4 : m*mfccBatch+4]
+		e[0], e[1], e[2], e[3] = e0, e1, e2, e3
 	}
 }

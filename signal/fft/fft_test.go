@@ -286,3 +286,54 @@ func TestPowerPackedAgainstNaiveDFT(t *testing.T) {
 		t.Error("PowerPacked with short dst succeeded")
 	}
 }
+
+// TestPowerPackedInterleaved checks the interleaved power spectra against
+// PowerPacked's rows on both kernel paths (the same operations, so equal
+// on one path) and the vector path against the scalar one.
+func TestPowerPackedInterleaved(t *testing.T) {
+	defer func(v bool) { useAVX2 = v }(useAVX2)
+	for _, n := range []int{2, 4, 8, 64, 2048} {
+		for _, batch := range []int{1, 3, 4, 8} {
+			p, _ := ForReal(n)
+			h := n / 2
+			r := rand.New(rand.NewPCG(uint64(n), uint64(batch)))
+			z0 := make([]complex128, h*batch)
+			for i := range z0 {
+				z0[i] = complex(r.NormFloat64(), r.NormFloat64())
+			}
+			var got [][]float64
+			for _, vec := range kernels() {
+				useAVX2 = vec
+				rows := make([]float64, (h+1)*batch)
+				z := append([]complex128(nil), z0...)
+				if err := p.PowerPacked(rows, z, make([]complex128, h*batch), batch); err != nil {
+					t.Fatal(err)
+				}
+				il := make([]float64, (h+1)*batch)
+				z = append([]complex128(nil), z0...)
+				if err := p.PowerPackedInterleaved(il, z, make([]complex128, h*batch), batch); err != nil {
+					t.Fatal(err)
+				}
+				for b := range batch {
+					for k := 0; k <= h; k++ {
+						if a, w := il[k*batch+b], rows[b*(h+1)+k]; a != w {
+							t.Fatalf("vector=%v n=%d batch=%d seq %d bin %d: interleaved %g, rows %g", vec, n, batch, b, k, a, w)
+						}
+					}
+				}
+				got = append(got, il)
+			}
+			if len(got) == 2 {
+				for i := range got[0] {
+					if d := math.Abs(got[0][i] - got[1][i]); d > 1e-12*math.Abs(got[0][i]) {
+						t.Fatalf("n=%d batch=%d: value %d: scalar %g, vector %g", n, batch, i, got[0][i], got[1][i])
+					}
+				}
+			}
+		}
+	}
+	p, _ := ForReal(8)
+	if err := p.PowerPackedInterleaved(make([]float64, 4), make([]complex128, 4), make([]complex128, 4), 1); err == nil {
+		t.Error("PowerPackedInterleaved with short dst succeeded")
+	}
+}

@@ -23,3 +23,11 @@ func radix4AVX2(y, x *complex128, m, s int, tw *complex128)
 //
 //go:noescape
 func radix2AVX2(y, x *complex128, s int)
+
+// powerUnpackAVX2 is the loop of PowerPackedInterleaved over bins
+// k = 1..h/2 (h ≥ 2) for batch a multiple of 4, with the scalar code's
+// operations in its order (no fused multiply-adds), four sequences per
+// vector.
+//
+//go:noescape
+func powerUnpackAVX2(dst *float64, z, tw *complex128, h, batch int, c *[2][4]float64)

@@ -103,3 +103,92 @@ loop2:
 	JLT loop2
 	VZEROUPPER
 	RET
+
+// func powerUnpackAVX2(dst *float64, z, tw *complex128, h, batch int, c *[2][4]float64)
+//
+// For k = 1..h/2 and each group of four sequences b: a = z[k·batch+b],
+// c = z[(h−k)·batch+b], w = tw[k];
+//   er = 0.5(ar+cr), ei = 0.5(ai−ci), or = 0.5(ai+ci), oi = −0.5(ar−cr)
+//   pr = wr·or − wi·oi, qi = wr·oi + wi·or
+//   dst[(h−k)·batch+b] = (er−pr)² + (qi−ei)², then dst[k·batch+b] = (er+pr)² + (ei+qi)².
+// The four sequences' parts are split by VUNPCKL/HPD into lanes (0, 2, 1, 3)
+// and put back in order by VPERMPD before the stores.
+TEXT ·powerUnpackAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ z+8(FP), SI
+	MOVQ tw+16(FP), R8
+	MOVQ h+24(FP), CX
+	MOVQ batch+32(FP), DX
+	MOVQ c+40(FP), R9
+	VMOVUPD 0(R9), Y14        // 0.5
+	VMOVUPD 32(R9), Y15       // −0.5
+	MOVQ DX, R13
+	SHLQ $3, R13              // R13 = batch·8: a dst row in bytes
+	MOVQ CX, R12
+	IMULQ R13, R12            // h·batch·8
+	LEAQ (DI)(R13*1), R10     // dst row k = 1
+	LEAQ (DI)(R12*1), R11
+	SUBQ R13, R11             // dst row h−1
+	LEAQ (SI)(R13*2), BX      // z row k = 1
+	LEAQ (SI)(R12*2), DX
+	SUBQ R13, DX
+	SUBQ R13, DX              // z row h−1
+	ADDQ $16, R8              // tw[1]
+	SHRQ $1, CX               // k runs 1..h/2
+
+kloop:
+	VBROADCASTSD 0(R8), Y12   // wr
+	VBROADCASTSD 8(R8), Y13   // wi
+	XORQ AX, AX
+
+gloop:
+	VMOVUPD (BX)(AX*2), Y0
+	VMOVUPD 32(BX)(AX*2), Y1
+	VMOVUPD (DX)(AX*2), Y2
+	VMOVUPD 32(DX)(AX*2), Y3
+	VUNPCKLPD Y1, Y0, Y4      // ar
+	VUNPCKHPD Y1, Y0, Y5      // ai
+	VUNPCKLPD Y3, Y2, Y6      // cr
+	VUNPCKHPD Y3, Y2, Y7      // ci
+	VADDPD Y6, Y4, Y0
+	VMULPD Y14, Y0, Y0        // er
+	VSUBPD Y7, Y5, Y1
+	VMULPD Y14, Y1, Y1        // ei
+	VADDPD Y7, Y5, Y2
+	VMULPD Y14, Y2, Y2        // or
+	VSUBPD Y6, Y4, Y3
+	VMULPD Y15, Y3, Y3        // oi
+	VMULPD Y12, Y2, Y4
+	VMULPD Y13, Y3, Y5
+	VSUBPD Y5, Y4, Y4         // pr = wr·or − wi·oi
+	VMULPD Y12, Y3, Y5
+	VMULPD Y13, Y2, Y6
+	VADDPD Y6, Y5, Y5         // qi = wr·oi + wi·or
+	VSUBPD Y4, Y0, Y6         // yr = er − pr
+	VSUBPD Y1, Y5, Y7         // yi = qi − ei
+	VADDPD Y4, Y0, Y8         // xr = er + pr
+	VADDPD Y5, Y1, Y9         // xi = ei + qi
+	VMULPD Y6, Y6, Y6
+	VMULPD Y7, Y7, Y7
+	VADDPD Y7, Y6, Y6         // yr² + yi²
+	VMULPD Y8, Y8, Y8
+	VMULPD Y9, Y9, Y9
+	VADDPD Y9, Y8, Y8         // xr² + xi²
+	VPERMPD $0xD8, Y6, Y6
+	VPERMPD $0xD8, Y8, Y8
+	VMOVUPD Y6, (R11)(AX*1)
+	VMOVUPD Y8, (R10)(AX*1)
+	ADDQ $32, AX
+	CMPQ AX, R13
+	JLT gloop
+
+	ADDQ R13, R10
+	SUBQ R13, R11
+	LEAQ (BX)(R13*2), BX
+	SUBQ R13, DX
+	SUBQ R13, DX
+	ADDQ $16, R8
+	DECQ CX
+	JNZ kloop
+	VZEROUPPER
+	RET

@@ -11,3 +11,5 @@ var useAVX2 = false
 func radix4AVX2(y, x *complex128, m, s int, tw *complex128) {}
 
 func radix2AVX2(y, x *complex128, s int) {}
+
+func powerUnpackAVX2(dst *float64, z, tw *complex128, h, batch int, c *[2][4]float64) {}
