@@ -90,3 +90,13 @@ func mfccPackAVX2(z *complex128, env *float64, hop int, win2 *float64, h int)
 //
 //go:noescape
 func melAVX2(e *float64, w *float64, band *[2]int, nbands int, pow *float64)
+
+// timeSumsAVX2 writes env[i] = |x[i]| for i < n (n a positive multiple
+// of 4) and adds the time-domain sums of timeStats to acc, four lanes per
+// sum (see timestats_amd64.s); c holds four ones and four zeros.
+//
+//go:noescape
+func timeSumsAVX2(x *complex64, env *float64, n int, acc *[12][4]float64, c *[2][4]float64)
+
+// timeConsts are timeSumsAVX2's constants.
+var timeConsts = [2][4]float64{{1, 1, 1, 1}, {0, 0, 0, 0}}

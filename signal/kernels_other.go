@@ -25,3 +25,7 @@ var hannConsts [3][4]float64
 func mfccPackAVX2(z *complex128, env *float64, hop int, win2 *float64, h int) {}
 
 func melAVX2(e *float64, w *float64, band *[2]int, nbands int, pow *float64) {}
+
+func timeSumsAVX2(x *complex64, env *float64, n int, acc *[12][4]float64, c *[2][4]float64) {}
+
+var timeConsts [2][4]float64

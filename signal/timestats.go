@@ -8,13 +8,27 @@ import "math"
 func (e *Extractor) timeStats(x []complex64, f *Features) {
 	env := e.env[:len(x)]
 	var (
-		p, amp        float64 // Σ|x|², Σ|x|
-		m20, m40, m41 complex128
-		m42           float64
-		ur, ui        float64 // Σ x/|x|
-		fsum, fsq     float64 // Σ Δφ, Σ Δφ² (phase steps)
+		p, amp     float64 // Σ|x|², Σ|x|
+		m20r, m20i float64 // Σ x²
+		m40r, m40i float64 // Σ x⁴
+		m41r, m41i float64 // Σ x²·|x|²
+		m42        float64 // Σ |x|⁴
+		ur, ui     float64 // Σ x/|x|
+		fsum, fsq  float64 // Σ Δφ, Σ Δφ² (phase steps)
+		start      int
 	)
-	for i, v := range x {
+	if n := len(x) &^ 3; useAVX2 && n > 0 {
+		// Four lanes per sum, added up here.
+		var acc [12][4]float64
+		timeSumsAVX2(&x[0], &env[0], n, &acc, &timeConsts)
+		lanes := func(r int) float64 { a := acc[r]; return (a[0] + a[1]) + (a[2] + a[3]) }
+		p, amp, ur, ui = lanes(0), lanes(1), lanes(2), lanes(3)
+		m20r, m20i, m40r, m40i = lanes(4), lanes(5), lanes(6), lanes(7)
+		m41r, m41i, m42 = lanes(8), lanes(9), lanes(10)
+		start = n
+	}
+	for i := start; i < len(x); i++ {
+		v := x[i]
 		re, im := float64(real(v)), float64(imag(v))
 		q := re*re + im*im
 		a := math.Sqrt(q)
@@ -27,12 +41,16 @@ func (e *Extractor) timeStats(x []complex64, f *Features) {
 			ui += im * ia
 		}
 		// x² = (re² − im²) + 2i·re·im
-		s2 := complex(re*re-im*im, 2*re*im)
-		m20 += s2
-		m40 += mul(s2, s2)
-		m41 += complex(real(s2)*q, imag(s2)*q)
+		s2r, s2i := re*re-im*im, 2*re*im
+		m20r += s2r
+		m20i += s2i
+		m40r += s2r*s2r - s2i*s2i
+		m40i += s2r*s2i + s2i*s2r
+		m41r += s2r * q
+		m41i += s2i * q
 		m42 += q * q
 	}
+	m20, m40, m41 := complex(m20r, m20i), complex(m40r, m40i), complex(m41r, m41i)
 	fsum, fsq = instFreqSums(x)
 	n := float64(len(x))
 	p /= n
