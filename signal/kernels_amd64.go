@@ -100,3 +100,10 @@ func timeSumsAVX2(x *complex64, env *float64, n int, acc *[12][4]float64, c *[2]
 
 // timeConsts are timeSumsAVX2's constants.
 var timeConsts = [2][4]float64{{1, 1, 1, 1}, {0, 0, 0, 0}}
+
+// shapeAVX2 computes groups·8 outputs of one RRC polyphase branch, the
+// scalar loop's sums in its order, into out[k·stride] (see
+// shaping_amd64.s); sr and si point at the first output's newest symbol.
+//
+//go:noescape
+func shapeAVX2(out *complex64, stride int, sr, si *float64, taps *float64, ntaps, groups int)

@@ -29,3 +29,5 @@ func melAVX2(e *float64, w *float64, band *[2]int, nbands int, pow *float64) {}
 func timeSumsAVX2(x *complex64, env *float64, n int, acc *[12][4]float64, c *[2][4]float64) {}
 
 var timeConsts [2][4]float64
+
+func shapeAVX2(out *complex64, stride int, sr, si *float64, taps *float64, ntaps, groups int) {}

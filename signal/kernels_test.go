@@ -175,3 +175,36 @@ func TestTimeStatsVectorMatchesScalar(t *testing.T) {
 		}
 	}
 }
+
+// TestShapeVectorMatchesScalar checks that the AVX2 pulse shaping gives
+// the scalar loop's samples bit for bit, for several samples per symbol,
+// spans and record lengths (partial groups and blocks).
+func TestShapeVectorMatchesScalar(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("AVX2 kernels off (CPU, build or GOTRAIN_CPU): only the scalar code runs")
+	}
+	defer func() { useAVX2 = true }()
+	for _, c := range []struct {
+		mod       Modulation
+		sps, span int
+		n         int
+	}{{QPSK, 8, 8, 20011}, {QAM64, 2, 6, 5003}, {BPSK, 1, 4, 999}, {PSK8, 3, 10, 7000}, {OOK, 16, 8, 40000}} {
+		o := SynthOptions{Mod: c.mod, SampleRate: 1e5, SymbolRate: 1e5 / float64(c.sps), SpanSymbols: c.span,
+			Samples: c.n, SNRdB: 5, CarrierOffset: 1234, Seed: 3}
+		var got [2][]complex64
+		for i, vec := range []bool{false, true} {
+			useAVX2 = vec
+			var s Synthesizer
+			got[i] = make([]complex64, c.n)
+			if err := s.Generate(got[i], o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range got[0] {
+			if math.Float32bits(real(got[0][i])) != math.Float32bits(real(got[1][i])) ||
+				math.Float32bits(imag(got[0][i])) != math.Float32bits(imag(got[1][i])) {
+				t.Fatalf("%s sps %d: sample %d: scalar %v, vector %v", c.mod, c.sps, i, got[0][i], got[1][i])
+			}
+		}
+	}
+}

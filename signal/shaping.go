@@ -248,6 +248,11 @@ func (s *Synthesizer) shapeLinear(out []complex64, o SynthOptions, start int) {
 			top := top0 + (phi0+n0)/sps
 			taps := s.phases[ph]
 			m := m0
+			if g := (hi - m) / 8; useAVX2 && g > 0 && len(taps) > 0 {
+				b := top + m
+				shapeAVX2(&out[n0+m*sps], sps, &sr[b], &si[b], &taps[0], len(taps), g)
+				m += 8 * g
+			}
 			for ; m+4 <= hi; m += 4 {
 				var r0, r1, r2, r3, i0, i1, i2, i3 float64
 				b := top + m
