@@ -107,3 +107,11 @@ var timeConsts = [2][4]float64{{1, 1, 1, 1}, {0, 0, 0, 0}}
 //
 //go:noescape
 func shapeAVX2(out *complex64, stride int, sr, si *float64, taps *float64, ntaps, groups int)
+
+// specPackAVX2 removes the mean of four spectrogram segments (segment b
+// at x[b·step:]) and writes them windowed and interleaved, in[4k+b], with
+// the scalar code's sums and products (see spectrogram_amd64.s); c holds
+// seg as a float64 four times.
+//
+//go:noescape
+func specPackAVX2(in *complex128, x *complex64, step, seg int, win *float64, c *[4]float64)

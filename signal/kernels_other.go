@@ -31,3 +31,5 @@ func timeSumsAVX2(x *complex64, env *float64, n int, acc *[12][4]float64, c *[2]
 var timeConsts [2][4]float64
 
 func shapeAVX2(out *complex64, stride int, sr, si *float64, taps *float64, ntaps, groups int) {}
+
+func specPackAVX2(in *complex128, x *complex64, step, seg int, win *float64, c *[4]float64) {}

@@ -73,22 +73,27 @@ func (s *specState) run(x []complex64, f *Features, c Config) {
 	out := f.Spectrogram
 	for t0 := 0; t0 < frames; t0 += specBatch {
 		nb := min(specBatch, frames-t0)
-		for b := range specBatch {
-			if b >= nb {
-				for k := range seg {
-					s.in[k*specBatch+b] = 0
+		if useAVX2 && nb == specBatch {
+			segLen := [4]float64{float64(seg), float64(seg), float64(seg), float64(seg)}
+			specPackAVX2(&s.in[0], &x[t0*step], step, seg, &s.win[0], &segLen)
+		} else {
+			for b := range specBatch {
+				if b >= nb {
+					for k := range seg {
+						s.in[k*specBatch+b] = 0
+					}
+					continue
 				}
-				continue
-			}
-			xs := x[(t0+b)*step : (t0+b)*step+seg]
-			var mr, mi float64
-			for _, v := range xs {
-				mr += float64(real(v))
-				mi += float64(imag(v))
-			}
-			mean := complex(mr/float64(seg), mi/float64(seg))
-			for k, v := range xs {
-				s.in[k*specBatch+b] = (complex128(v) - mean) * complex(s.win[k], 0)
+				xs := x[(t0+b)*step : (t0+b)*step+seg]
+				var mr, mi float64
+				for _, v := range xs {
+					mr += float64(real(v))
+					mi += float64(imag(v))
+				}
+				mean := complex(mr/float64(seg), mi/float64(seg))
+				for k, v := range xs {
+					s.in[k*specBatch+b] = (complex128(v) - mean) * complex(s.win[k], 0)
+				}
 			}
 		}
 		_ = s.plan.ForwardBatch(s.out, s.in, s.scratch, specBatch)
