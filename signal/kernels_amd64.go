@@ -115,3 +115,11 @@ func shapeAVX2(out *complex64, stride int, sr, si *float64, taps *float64, ntaps
 //
 //go:noescape
 func specPackAVX2(in *complex128, x *complex64, step, seg int, win *float64, c *[4]float64)
+
+// accumulate6AVX2 is four accumulate3AVX2 calls, for the blocks with
+// spectra c, d, e, f (a and b the two before them), in one pass: the same
+// values bit for bit, with the accumulators loaded and stored once (see
+// welch_amd64.s).
+//
+//go:noescape
+func accumulate6AVX2(u0, p1, q1, p2, q2 *float64, a, b, c, d, e, f *complex128, n int)

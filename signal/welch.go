@@ -51,7 +51,9 @@ func (w *welchState) init(c Config) error {
 	}
 	w.plan = p
 	offsets := (w.b-1+c.AutocorrLags)/w.b + 1
-	w.ring = make([][]complex128, max(offsets, 2))
+	// The vector path transforms four blocks before accumulating them,
+	// with the two before them still in the ring: six slots.
+	w.ring = make([][]complex128, max(offsets, 2, 6))
 	for i := range w.ring {
 		w.ring[i] = make([]complex128, w.m)
 	}
@@ -95,7 +97,7 @@ func (w *welchState) run(x []complex64, f *Features, c Config) {
 			clear(u)
 		}
 	}
-	for b := range nblk {
+	transform := func(b int) []complex128 {
 		lo := b * bl
 		hi := min(lo+bl, n)
 		pad := w.pad
@@ -105,6 +107,34 @@ func (w *welchState) run(x []complex64, f *Features, c Config) {
 		clear(pad[hi-lo:])
 		cur := w.ring[b%nr]
 		_ = w.plan.Forward(cur, pad, w.scratch)
+		return cur
+	}
+	hann := func(b int) {
+		if b >= 1 && b <= nseg {
+			if vec {
+				hannSegmentVec(w.acc, w.hacc, w.ring[(b-1)%nr], w.ring[b%nr])
+			} else {
+				hannSegment(w.acc, w.ring[(b-1)%nr], w.ring[b%nr])
+			}
+		}
+	}
+	for b := 0; b < nblk; {
+		if vec && b >= 2 && b+4 <= nblk {
+			// Four blocks, then their products in one pass (the values
+			// of four accumulate3AVX2 calls).
+			for i := range 4 {
+				transform(b + i)
+			}
+			accumulate6AVX2(&w.u0[0], &w.p1[0], &w.q1[0], &w.p2[0], &w.q2[0],
+				&w.ring[(b-2)%nr][0], &w.ring[(b-1)%nr][0], &w.ring[b%nr][0],
+				&w.ring[(b+1)%nr][0], &w.ring[(b+2)%nr][0], &w.ring[(b+3)%nr][0], m)
+			for i := range 4 {
+				hann(b + i)
+			}
+			b += 4
+			continue
+		}
+		cur := transform(b)
 		if vec && b >= 2 {
 			accumulate3AVX2(&w.u0[0], &w.p1[0], &w.q1[0], &w.p2[0], &w.q2[0],
 				&w.ring[(b-2)%nr][0], &w.ring[(b-1)%nr][0], &cur[0], m)
@@ -116,13 +146,8 @@ func (w *welchState) run(x []complex64, f *Features, c Config) {
 				accumulateCross(w.sj[j-1], w.ring[(b-j)%nr], cur)
 			}
 		}
-		if b >= 1 && b <= nseg {
-			if vec {
-				hannSegmentVec(w.acc, w.hacc, w.ring[(b-1)%nr], cur)
-			} else {
-				hannSegment(w.acc, w.ring[(b-1)%nr], cur)
-			}
-		}
+		hann(b)
+		b++
 	}
 	if vec {
 		w.fold()

@@ -100,3 +100,82 @@ hloop:
 hdone:
 	VZEROUPPER
 	RET
+
+// func accumulate6AVX2(u0, p1, q1, p2, q2 *float64, a, b, c, d, e, f *complex128, n int)
+//
+// accumulate3AVX2 for four blocks in one pass: the spectra c, d, e, f of
+// blocks i..i+3 with a and b those of blocks i−2 and i−1. Each accumulator
+// takes the four blocks' terms in block order, one fused multiply-add
+// each, as four accumulate3AVX2 calls would (same values bit for bit),
+// but is loaded and stored once.
+TEXT ·accumulate6AVX2(SB), NOSPLIT, $0-96
+	MOVQ u0+0(FP), R8
+	MOVQ p1+8(FP), R9
+	MOVQ q1+16(FP), R10
+	MOVQ p2+24(FP), R11
+	MOVQ q2+32(FP), R12
+	MOVQ a+40(FP), SI
+	MOVQ b+48(FP), DI
+	MOVQ c+56(FP), DX
+	MOVQ d+64(FP), R13
+	MOVQ e+72(FP), R14
+	MOVQ f+80(FP), BX
+	MOVQ n+88(FP), CX
+	SHRQ $1, CX
+	JZ   done6
+	XORQ AX, AX
+
+loop6:
+	VMOVUPD (SI)(AX*1), Y0    // a
+	VMOVUPD (DI)(AX*1), Y1    // b
+	VMOVUPD (DX)(AX*1), Y2    // c
+	VMOVUPD (R13)(AX*1), Y3   // d
+	VMOVUPD (R14)(AX*1), Y4   // e
+	VMOVUPD (BX)(AX*1), Y5    // f
+	VPERMILPD $5, Y2, Y6      // c̃
+	VPERMILPD $5, Y3, Y7      // d̃
+	VPERMILPD $5, Y4, Y8      // ẽ
+	VPERMILPD $5, Y5, Y9      // f̃
+
+	VMOVUPD (R8)(AX*1), Y10
+	VFMADD231PD Y2, Y2, Y10
+	VFMADD231PD Y3, Y3, Y10
+	VFMADD231PD Y4, Y4, Y10
+	VFMADD231PD Y5, Y5, Y10
+	VMOVUPD Y10, (R8)(AX*1)
+
+	VMOVUPD (R9)(AX*1), Y11
+	VFMADD231PD Y1, Y2, Y11
+	VFMADD231PD Y2, Y3, Y11
+	VFMADD231PD Y3, Y4, Y11
+	VFMADD231PD Y4, Y5, Y11
+	VMOVUPD Y11, (R9)(AX*1)
+
+	VMOVUPD (R10)(AX*1), Y12
+	VFMADD231PD Y1, Y6, Y12
+	VFMADD231PD Y2, Y7, Y12
+	VFMADD231PD Y3, Y8, Y12
+	VFMADD231PD Y4, Y9, Y12
+	VMOVUPD Y12, (R10)(AX*1)
+
+	VMOVUPD (R11)(AX*1), Y13
+	VFMADD231PD Y0, Y2, Y13
+	VFMADD231PD Y1, Y3, Y13
+	VFMADD231PD Y2, Y4, Y13
+	VFMADD231PD Y3, Y5, Y13
+	VMOVUPD Y13, (R11)(AX*1)
+
+	VMOVUPD (R12)(AX*1), Y14
+	VFMADD231PD Y0, Y6, Y14
+	VFMADD231PD Y1, Y7, Y14
+	VFMADD231PD Y2, Y8, Y14
+	VFMADD231PD Y3, Y9, Y14
+	VMOVUPD Y14, (R12)(AX*1)
+
+	ADDQ $32, AX
+	DECQ CX
+	JNZ  loop6
+
+done6:
+	VZEROUPPER
+	RET
