@@ -130,6 +130,20 @@ func finish(out []complex64, o SynthOptions, noise []float64) {
 	iqImbalance(out, o)
 }
 
+// applyRange applies c to the samples [lo, hi) of out, a block at a time
+// (lo a multiple of finishBlock); nz holds their deviates, 2·(hi−lo) of
+// them, or is unused when sigma is 0.
+func (c *channel) applyRange(out []complex64, lo, hi int, nz []float64) {
+	for b := lo; b < hi; b += finishBlock {
+		e := min(b+finishBlock, hi)
+		var z []float64
+		if c.sigma != 0 {
+			z = nz[2*(b-lo) : 2*(e-lo)]
+		}
+		c.apply(out[b:e], b, z)
+	}
+}
+
 // finishParallel is finish with the record's noise already drawn (noise
 // holds 2·len(out) deviates, or is unused when o.NoNoise) and the blocks
 // split over two goroutines; the result is the same.

@@ -106,6 +106,16 @@ func (r *stream) fillNorm(dst []float64) {
 	}
 }
 
+// fillNormTracked is fillNorm that also records in starts[k] the stream
+// state at the start of draw k, for k < len(starts) ≤ len(dst).
+func (r *stream) fillNormTracked(dst []float64, starts []uint64) {
+	for k := range starts {
+		starts[k] = r.state
+		dst[k] = r.norm()
+	}
+	r.fillNorm(dst[len(starts):])
+}
+
 // normSlow finishes a draw of norm whose first candidate z from layer i
 // fell outside the layer's rectangle core.
 func (r *stream) normSlow(z float64, i uint64) float64 {

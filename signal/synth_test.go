@@ -247,3 +247,38 @@ func TestSynthesizerThreadsSameRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateSplitNoise checks both ways generateSplit gets the noise of
+// the record's second part: from the caller's draws at a guessed stream
+// position (the usual case), and drawn after the helper's when the guess
+// misses. Both give the one-goroutine record bit for bit.
+func TestGenerateSplitNoise(t *testing.T) {
+	defer func(r float64) { normDrawRate = r }(normDrawRate)
+	for _, c := range []struct {
+		rate   float64
+		synced bool
+	}{{normDrawRate, true}, {1.3, false}, {0.8, false}} {
+		normDrawRate = c.rate
+		for _, n := range []int{3000, 50000, 200000} {
+			o := SynthOptions{Mod: QPSK, SampleRate: 200e3, Samples: n, SNRdB: 3, CarrierOffset: 25e3, Seed: 21}
+			var one, two Synthesizer
+			two.Threads = 2
+			a := make([]complex64, n)
+			b := make([]complex64, n)
+			if err := one.Generate(a, o); err != nil {
+				t.Fatal(err)
+			}
+			if err := two.Generate(b, o); err != nil {
+				t.Fatal(err)
+			}
+			if two.synced != c.synced {
+				t.Errorf("rate %g, %d samples: speculative noise used %v, want %v", c.rate, n, two.synced, c.synced)
+			}
+			for i := range a {
+				if a[i] != b[i] {
+					t.Fatalf("rate %g, %d samples: sample %d differs: %v vs %v", c.rate, n, i, a[i], b[i])
+				}
+			}
+		}
+	}
+}
