@@ -94,11 +94,7 @@ func newChannel(out []complex64, o SynthOptions) channel {
 // nz holds the block's standard normal deviates (real part of each
 // sample's noise first) and is not read when sigma is 0.
 func (c *channel) apply(seg []complex64, b int, nz []float64) {
-	ph := complex(c.gain, 0)
-	if c.rotate {
-		turns := c.cycles * float64(b)
-		ph = cis(2*math.Pi*(turns-math.Floor(turns))+c.phase) * complex(c.gain, 0)
-	}
+	ph := c.start(b)
 	if c.sigma != 0 {
 		nz = nz[:2*len(seg)]
 	}
@@ -114,13 +110,57 @@ func (c *channel) apply(seg []complex64, b int, nz []float64) {
 	}
 }
 
+// start returns the gain times the carrier phasor at sample b.
+func (c *channel) start(b int) complex128 {
+	ph := complex(c.gain, 0)
+	if c.rotate {
+		turns := c.cycles * float64(b)
+		ph = cis(2*math.Pi*(turns-math.Floor(turns))+c.phase) * complex(c.gain, 0)
+	}
+	return ph
+}
+
+// apply2 is apply on two blocks of finishBlock samples, starting at
+// samples b and b+finishBlock, in one loop: the same operations on each,
+// but the two phasor recurrences (a chain of dependent products each)
+// overlap. nz holds both blocks' deviates.
+func (c *channel) apply2(seg []complex64, b int, nz []float64) {
+	const n = finishBlock
+	s0, s1 := seg[:n:n], seg[n:2*n:2*n]
+	ph0, ph1 := c.start(b), c.start(b+n)
+	if !c.rotate || c.sigma == 0 {
+		c.apply(s0, b, nz)
+		c.apply(s1, b+n, nz[min(len(nz), 2*n):])
+		return
+	}
+	z0, z1 := nz[:2*n:2*n], nz[2*n:4*n:4*n]
+	step, sigma := c.step, c.sigma
+	for i := range s0 {
+		x0 := complex128(s0[i]) * ph0
+		x1 := complex128(s1[i]) * ph1
+		ph0 = mul(ph0, step)
+		ph1 = mul(ph1, step)
+		x0 += complex(sigma*z0[2*i], sigma*z0[2*i+1])
+		x1 += complex(sigma*z1[2*i], sigma*z1[2*i+1])
+		s0[i] = complex64(x0)
+		s1[i] = complex64(x1)
+	}
+}
+
 // finish scales the clean record in out to unit power, applies the
 // carrier offset and phase, adds the noise and applies IQ imbalance.
-// noise is scratch space for 2·finishBlock deviates.
+// noise is scratch space for 4·finishBlock deviates (two blocks').
 func finish(out []complex64, o SynthOptions, noise []float64) {
 	c := newChannel(out, o)
 	r := newStream(o.Seed, streamNoise)
-	for b := 0; b < len(out); b += finishBlock {
+	b := 0
+	for ; b+2*finishBlock <= len(out); b += 2 * finishBlock {
+		if c.sigma != 0 {
+			r.fillNorm(noise[:4*finishBlock])
+		}
+		c.apply2(out[b:b+2*finishBlock], b, noise)
+	}
+	for ; b < len(out); b += finishBlock {
 		seg := out[b:min(b+finishBlock, len(out))]
 		if c.sigma != 0 {
 			r.fillNorm(noise[:2*len(seg)])
@@ -134,7 +174,15 @@ func finish(out []complex64, o SynthOptions, noise []float64) {
 // (lo a multiple of finishBlock); nz holds their deviates, 2·(hi−lo) of
 // them, or is unused when sigma is 0.
 func (c *channel) applyRange(out []complex64, lo, hi int, nz []float64) {
-	for b := lo; b < hi; b += finishBlock {
+	b := lo
+	for ; b+2*finishBlock <= hi; b += 2 * finishBlock {
+		var z []float64
+		if c.sigma != 0 {
+			z = nz[2*(b-lo) : 2*(b-lo)+4*finishBlock]
+		}
+		c.apply2(out[b:b+2*finishBlock], b, z)
+	}
+	for ; b < hi; b += finishBlock {
 		e := min(b+finishBlock, hi)
 		var z []float64
 		if c.sigma != 0 {

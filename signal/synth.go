@@ -449,7 +449,7 @@ func (s *Synthesizer) Generate(out []complex64, o SynthOptions) error {
 	if s.Threads >= 2 {
 		finishParallel(out, o, nil)
 	} else {
-		s.noise = grow(s.noise, 2*finishBlock)
+		s.noise = grow(s.noise, 4*finishBlock)
 		finish(out, o, s.noise)
 	}
 	return nil
