@@ -61,35 +61,49 @@ func (e *Extractor) Extract(x []complex64, f *Features) error {
 		return nil
 	}
 	// The two goroutines write disjoint fields of f and disjoint state of
-	// e. The second one, after the frequency-domain stages, helps with
-	// the MFCC frame batches once the envelope exists; each batch fills
-	// its own rows, and the mean is summed in frame order afterwards.
+	// e. The second one computes the Welch PSD, the autocorrelation and
+	// the spectral features while the first computes the time-domain
+	// statistics; then both take spectrogram chunks and, once the
+	// envelope exists, MFCC frame batches from a shared counter. Each
+	// chunk or batch fills its own part of f with its goroutine's
+	// buffers, and the MFCC mean is summed in frame order afterwards, so
+	// the features do not depend on who did what.
 	e.mfcc.prepare(len(x), f, e.cfg)
+	e.spec.prepare(len(x), f, e.cfg)
 	var next atomic.Int64
-	nb := int64(e.mfcc.batches(len(x)))
-	mfcc := func(w *mfccWork) {
-		for bi := next.Add(1) - 1; bi < nb; bi = next.Add(1) - 1 {
-			e.mfcc.batch(e.env, f, e.cfg, w, int(bi))
+	ns := int64(e.spec.chunks(len(x), e.cfg.SpectrogramOverlap))
+	nb := ns + int64(e.mfcc.batches(len(x)))
+	envReady := make(chan struct{})
+	share := func(g int, wait <-chan struct{}) {
+		for i := next.Add(1) - 1; i < nb; i = next.Add(1) - 1 {
+			if i < ns {
+				e.spec.chunk(x, f, &e.spec.work[g], int(i))
+				continue
+			}
+			if wait != nil {
+				<-wait
+				wait = nil
+			}
+			e.mfcc.batch(e.env, f, e.cfg, &e.mfcc.work[g], int(i-ns))
 		}
 	}
-	envReady := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		e.frequencyStages(x, f)
-		<-envReady
-		mfcc(&e.mfcc.work[1])
+		e.welch.run(x, f, e.cfg)
+		e.spectral(f)
+		share(1, envReady)
 	}()
 	e.timeStats(x, f)
 	close(envReady)
-	mfcc(&e.mfcc.work[0])
+	share(0, nil)
 	<-done
 	e.mfcc.mean(f, e.cfg)
 	return nil
 }
 
 // frequencyStages computes the Welch PSD, the autocorrelation, the
-// spectral features and the spectrogram.
+// spectral features and the spectrogram (on one goroutine).
 func (e *Extractor) frequencyStages(x []complex64, f *Features) {
 	e.welch.run(x, f, e.cfg)
 	e.spectral(f)

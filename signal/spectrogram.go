@@ -20,10 +20,20 @@ type specState struct {
 	seg, step int
 	plan      *fft.Plan
 	win       []float64
-	in, out   []complex128 // specBatch interleaved segments
-	scratch   []complex128
+	work      [2]specWork // buffers of up to two goroutines
 	scale     float64
 }
+
+// specWork is one goroutine's spectrogram buffers.
+type specWork struct {
+	in, out []complex128 // specBatch interleaved segments
+	scratch []complex128
+}
+
+// specChunk is how many batches of specBatch segments one goroutine takes
+// at a time when two share the spectrogram (so that they seldom write the
+// same cache lines of the output).
+const specChunk = 8
 
 func (s *specState) init(c Config) error {
 	s.seg = c.SpectrogramSegment
@@ -39,9 +49,15 @@ func (s *specState) init(c Config) error {
 		sw += v * v
 	}
 	s.scale = 1 / (c.SampleRate * sw)
-	s.in = make([]complex128, s.seg*specBatch)
-	s.out = make([]complex128, s.seg*specBatch)
-	s.scratch = make([]complex128, s.seg*specBatch)
+	for i := range s.work {
+		if i > 0 && c.Threads < 2 {
+			break
+		}
+		w := &s.work[i]
+		w.in = make([]complex128, s.seg*specBatch)
+		w.out = make([]complex128, s.seg*specBatch)
+		w.scratch = make([]complex128, s.seg*specBatch)
+	}
 	return nil
 }
 
@@ -65,22 +81,48 @@ func TukeyWindow(m int, alpha float64) []float64 {
 	return w[:m]
 }
 
+// frames returns the number of spectrogram segments of a record of n samples.
+func (s *specState) frames(n, overlap int) int { return (n - overlap) / s.step }
+
+// chunks returns the number of chunks of specChunk batches of a record of
+// n samples.
+func (s *specState) chunks(n, overlap int) int {
+	nb := (s.frames(n, overlap) + specBatch - 1) / specBatch
+	return (nb + specChunk - 1) / specChunk
+}
+
+// prepare sizes f's spectrogram for a record of n samples.
+func (s *specState) prepare(n int, f *Features, c Config) {
+	frames := s.frames(n, c.SpectrogramOverlap)
+	f.SpecBins, f.SpecFrames = s.seg, frames
+	f.Spectrogram = grow(f.Spectrogram, s.seg*frames)
+}
+
 func (s *specState) run(x []complex64, f *Features, c Config) {
+	s.prepare(len(x), f, c)
+	for ci := range s.chunks(len(x), c.SpectrogramOverlap) {
+		s.chunk(x, f, &s.work[0], ci)
+	}
+}
+
+// chunk computes the segments of chunk ci (batches ci·specChunk on) into
+// their columns of f.Spectrogram, using w's buffers.
+func (s *specState) chunk(x []complex64, f *Features, w *specWork, ci int) {
 	seg, step := s.seg, s.step
-	frames := (len(x) - c.SpectrogramOverlap) / step
-	f.SpecBins, f.SpecFrames = seg, frames
-	f.Spectrogram = grow(f.Spectrogram, seg*frames)
+	frames := f.SpecFrames
 	out := f.Spectrogram
-	for t0 := 0; t0 < frames; t0 += specBatch {
+	lo := ci * specChunk * specBatch
+	hi := min(frames, lo+specChunk*specBatch)
+	for t0 := lo; t0 < hi; t0 += specBatch {
 		nb := min(specBatch, frames-t0)
 		if useAVX2 && nb == specBatch {
 			segLen := [4]float64{float64(seg), float64(seg), float64(seg), float64(seg)}
-			specPackAVX2(&s.in[0], &x[t0*step], step, seg, &s.win[0], &segLen)
+			specPackAVX2(&w.in[0], &x[t0*step], step, seg, &s.win[0], &segLen)
 		} else {
 			for b := range specBatch {
 				if b >= nb {
 					for k := range seg {
-						s.in[k*specBatch+b] = 0
+						w.in[k*specBatch+b] = 0
 					}
 					continue
 				}
@@ -92,20 +134,20 @@ func (s *specState) run(x []complex64, f *Features, c Config) {
 				}
 				mean := complex(mr/float64(seg), mi/float64(seg))
 				for k, v := range xs {
-					s.in[k*specBatch+b] = (complex128(v) - mean) * complex(s.win[k], 0)
+					w.in[k*specBatch+b] = (complex128(v) - mean) * complex(s.win[k], 0)
 				}
 			}
 		}
-		_ = s.plan.ForwardBatch(s.out, s.in, s.scratch, specBatch)
+		_ = s.plan.ForwardBatch(w.out, w.in, w.scratch, specBatch)
 		if useAVX2 && nb == specBatch {
 			// out[k·frames + t0 + b] for k < seg, b < 4: the last row ends
 			// at (seg−1)·frames + t0 + 3 < len(out).
-			specDBAVX2(&out[t0], frames, &s.out[0], seg, s.scale, &dbConsts)
+			specDBAVX2(&out[t0], frames, &w.out[0], seg, s.scale, &dbConsts)
 			continue
 		}
 		for k := range seg {
 			row := out[k*frames+t0 : k*frames+t0+nb]
-			z := s.out[k*specBatch : k*specBatch+nb]
+			z := w.out[k*specBatch : k*specBatch+nb]
 			for b, v := range z {
 				p := (real(v)*real(v) + imag(v)*imag(v)) * s.scale
 				row[b] = float32(dbPerNeper * fastLn(p+1e-20))
