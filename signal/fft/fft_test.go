@@ -337,3 +337,52 @@ func TestPowerPackedInterleaved(t *testing.T) {
 		t.Error("PowerPackedInterleaved with short dst succeeded")
 	}
 }
+
+// TestForwardHalf checks the transform of a zero-padded complex64 input
+// against Forward on the padded copy (the same values, on each kernel
+// path) and against the DFT.
+func TestForwardHalf(t *testing.T) {
+	defer func(v bool) { useAVX2 = v }(useAVX2)
+	for _, n := range []int{2, 4, 8, 16, 32, 256, 1024, 2048} {
+		p, _ := For(n)
+		r := rand.New(rand.NewPCG(uint64(n), 3))
+		x := make([]complex64, n/2)
+		pad := make([]complex128, n)
+		for i := range x {
+			x[i] = complex(float32(r.NormFloat64()), float32(r.NormFloat64()))
+			pad[i] = complex128(x[i])
+		}
+		want := naiveDFT(pad, -1)
+		var outs [][]complex128
+		for _, vec := range kernels() {
+			useAVX2 = vec
+			got := make([]complex128, n)
+			if err := p.ForwardHalf(got, x, make([]complex128, n)); err != nil {
+				t.Fatal(err)
+			}
+			ref := make([]complex128, n)
+			if err := p.Forward(ref, pad, make([]complex128, n)); err != nil {
+				t.Fatal(err)
+			}
+			if e := maxErr(got, want); e > 1e-13 {
+				t.Errorf("vector=%v n=%d: rel err %.3g against the DFT", vec, n, e)
+			}
+			for k := range got {
+				if got[k] != ref[k] {
+					t.Fatalf("vector=%v n=%d: bin %d: %v, Forward of the padded input %v", vec, n, k, got[k], ref[k])
+				}
+			}
+			outs = append(outs, got)
+		}
+		if len(outs) == 2 {
+			// The later vector passes fuse multiply-adds: close, not equal.
+			if e := maxErr(outs[1], outs[0]); e > 1e-14 {
+				t.Errorf("n=%d: vector vs scalar rel err %.3g", n, e)
+			}
+		}
+	}
+	p, _ := For(16)
+	if err := p.ForwardHalf(make([]complex128, 16), make([]complex64, 7), make([]complex128, 16)); err == nil {
+		t.Error("ForwardHalf with short x succeeded")
+	}
+}

@@ -179,3 +179,50 @@ func (p *Plan) inverse(dst, src, scratch []complex128, batch int) {
 		dst[i] = complex(imag(v)*f, real(v)*f)
 	}
 }
+
+// ForwardHalf stores in dst the DFT of x, Len()/2 complex64 values,
+// zero-padded to Len(). The first pass reads x directly and skips the
+// zero half (its butterflies have two zero inputs), so there is no padded
+// copy; the values are those of Forward on the padded input (up to the
+// sign of zero results). dst and scratch have length Len() and must not
+// overlap.
+func (p *Plan) ForwardHalf(dst []complex128, x []complex64, scratch []complex128) error {
+	n := p.n
+	if len(x) != n/2 || len(dst) != n || len(scratch) != n {
+		return fmt.Errorf("fft: length-%d plan given dst, x, scratch of lengths %d, %d, %d (want %d, %d, %d)",
+			n, len(dst), len(x), len(scratch), n, n/2, n)
+	}
+	if n > 0 && &scratch[0] == &dst[0] {
+		return fmt.Errorf("fft: scratch must not be dst")
+	}
+	ns := len(p.stages)
+	if n < 8 {
+		for i, v := range x {
+			dst[i] = complex128(v)
+		}
+		clear(dst[len(x):])
+		p.forward(dst, dst, scratch, 1)
+		return nil
+	}
+	// Stage i writes dst when ns−1−i is even, so the last one writes dst.
+	out := dst
+	if (ns-1)%2 == 1 {
+		out = scratch
+	}
+	st := &p.stages[0]
+	if useAVX2 {
+		halfFirstAVX2(&out[0], &x[0], st.l/4, &st.tw[0])
+	} else {
+		halfFirst(out, x, st.l/4, st.tw)
+	}
+	in := out
+	for i := 1; i < ns; i++ {
+		o := dst
+		if (ns-1-i)%2 == 1 {
+			o = scratch
+		}
+		p.stages[i].run(o, in, 1)
+		in = o
+	}
+	return nil
+}

@@ -125,3 +125,21 @@ func radix2(y, x []complex128, l, s int, tw []complex128) {
 func mul(a, b complex128) complex128 {
 	return complex(real(a)*real(b)-imag(a)*imag(b), real(a)*imag(b)+imag(a)*real(b))
 }
+
+// halfFirst is radix4First with inputs x[p], x[p+m] (converted from
+// complex64) and zeros for x[p+2m], x[p+3m].
+func halfFirst(y []complex128, x []complex64, m int, tw []complex128) {
+	x0, x1 := x[:m], x[m:2*m]
+	tw = tw[:3*m]
+	y = y[:4*m]
+	for p := range x0 {
+		a, b := complex128(x0[p]), complex128(x1[p])
+		jb := complex(-imag(b), real(b))
+		w := tw[3*p : 3*p+3 : 3*p+3]
+		o := y[4*p : 4*p+4 : 4*p+4]
+		o[0] = a + b
+		o[1] = mul(w[0], a-jb)
+		o[2] = mul(w[1], a-b)
+		o[3] = mul(w[2], a+jb)
+	}
+}

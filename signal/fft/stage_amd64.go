@@ -31,3 +31,10 @@ func radix2AVX2(y, x *complex128, s int)
 //
 //go:noescape
 func powerUnpackAVX2(dst *float64, z, tw *complex128, h, batch int, c *[2][4]float64)
+
+// halfFirstAVX2 is halfFirst: the first radix-4 pass of a transform whose
+// input is x[0:2m] (complex64) and zeros, one butterfly per iteration in
+// 128-bit registers, with halfFirst's operations (no fused multiply-add).
+//
+//go:noescape
+func halfFirstAVX2(y *complex128, x *complex64, m int, tw *complex128)

@@ -192,3 +192,60 @@ gloop:
 	JNZ kloop
 	VZEROUPPER
 	RET
+
+// func halfFirstAVX2(y *complex128, x *complex64, m int, tw *complex128)
+//
+// For p < m: a = x[p], b = x[p+m] (to complex128), jb = i·b;
+//   y[4p] = a+b, y[4p+1] = w1·(a−jb), y[4p+2] = w2·(a−b), y[4p+3] = w3·(a+jb)
+// with w_k = tw[3p+k−1] and v·w = (vr·wr − vi·wi, vi·wr + vr·wi), each
+// product rounded (VADDSUBPD of the two product vectors).
+TEXT ·halfFirstAVX2(SB), NOSPLIT, $0-32
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ m+16(FP), CX
+	MOVQ tw+24(FP), R8
+	LEAQ (SI)(CX*8), R9       // &x[m]
+	VXORPD X15, X15, X15
+
+hloop:
+	VCVTPS2PD (SI), X0        // a
+	VCVTPS2PD (R9), X1        // b
+	VADDPD X1, X0, X2
+	VMOVUPD X2, (DI)          // a+b
+	VPERMILPD $1, X1, X3      // (bi, br)
+	VADDSUBPD X3, X0, X4      // a+jb = (ar−bi, ai+br)
+	VSUBPD X3, X15, X3        // (−bi, −br)
+	VADDSUBPD X3, X0, X5      // a−jb = (ar+bi, ai−br)
+	VSUBPD X1, X0, X6         // a−b
+
+	VMOVDDUP 0(R8), X7        // w1r
+	VMOVDDUP 8(R8), X8        // w1i
+	VPERMILPD $1, X5, X9
+	VMULPD X7, X5, X10
+	VMULPD X8, X9, X9
+	VADDSUBPD X9, X10, X10
+	VMOVUPD X10, 16(DI)
+
+	VMOVDDUP 16(R8), X7       // w2
+	VMOVDDUP 24(R8), X8
+	VPERMILPD $1, X6, X9
+	VMULPD X7, X6, X10
+	VMULPD X8, X9, X9
+	VADDSUBPD X9, X10, X10
+	VMOVUPD X10, 32(DI)
+
+	VMOVDDUP 32(R8), X7       // w3
+	VMOVDDUP 40(R8), X8
+	VPERMILPD $1, X4, X9
+	VMULPD X7, X4, X10
+	VMULPD X8, X9, X9
+	VADDSUBPD X9, X10, X10
+	VMOVUPD X10, 48(DI)
+
+	ADDQ $8, SI
+	ADDQ $8, R9
+	ADDQ $64, DI
+	ADDQ $48, R8
+	DECQ CX
+	JNZ hloop
+	RET
