@@ -93,17 +93,23 @@ func (r *stream) norm() float64 {
 // the same order, as len(dst) calls of norm. The ziggurat's fast path
 // (about 99 % of draws) is inline; the rest goes through norm's slow path.
 func (r *stream) fillNorm(dst []float64) {
+	// The state stays in a register (through memory it would make every
+	// draw wait for the previous one's store).
+	st := r.state
 	for k := range dst {
-		r.state += rng.Golden
-		u := rng.Mix(r.state)
+		st += rng.Golden
+		u := rng.Mix(st)
 		i := u & (zigLayers - 1)
 		z := (float64(int64(u)>>11) + 0.5) * zigW[i]
 		if math.Abs(z) < zigX[i+1] {
 			dst[k] = z
 			continue
 		}
+		r.state = st
 		dst[k] = r.normSlow(z, i)
+		st = r.state
 	}
+	r.state = st
 }
 
 // fillNormTracked is fillNorm that also records in starts[k] the stream
