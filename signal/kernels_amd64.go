@@ -123,3 +123,10 @@ func specPackAVX2(in *complex128, x *complex64, step, seg int, win *float64, c *
 //
 //go:noescape
 func accumulate6AVX2(u0, p1, q1, p2, q2 *float64, a, b, c, d, e, f *complex128, n int)
+
+// hann4AVX2 is four hannAVX2 calls, for the segments made of the blocks
+// p[0..4] taken two by two, in one pass: the same sums bit for bit (see
+// welch_amd64.s).
+//
+//go:noescape
+func hann4AVX2(acc *float64, p *[5]*complex128, n int, c *[3][4]float64)

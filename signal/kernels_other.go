@@ -35,3 +35,5 @@ func shapeAVX2(out *complex64, stride int, sr, si *float64, taps *float64, ntaps
 func specPackAVX2(in *complex128, x *complex64, step, seg int, win *float64, c *[4]float64) {}
 
 func accumulate6AVX2(u0, p1, q1, p2, q2 *float64, a, b, c, d, e, f *complex128, n int) {}
+
+func hann4AVX2(acc *float64, p *[5]*complex128, n int, c *[3][4]float64) {}

@@ -133,8 +133,12 @@ func (w *welchState) run(x []complex64, f *Features, c Config) {
 			accumulate6AVX2(&w.u0[0], &w.p1[0], &w.q1[0], &w.p2[0], &w.q2[0],
 				&w.ring[(b-2)%nr][0], &w.ring[(b-1)%nr][0], &w.ring[b%nr][0],
 				&w.ring[(b+1)%nr][0], &w.ring[(b+2)%nr][0], &w.ring[(b+3)%nr][0], m)
-			for i := range 4 {
-				hann(b + i)
+			if b+3 <= nseg { // b ≥ 2, so all four segments count
+				hannSegments4Vec(w.acc, w.hacc, w.ring[(b-1)%nr], w.ring[b%nr], w.ring[(b+1)%nr], w.ring[(b+2)%nr], w.ring[(b+3)%nr])
+			} else {
+				for i := range 4 {
+					hann(b + i)
+				}
 			}
 			b += 4
 			continue
@@ -244,6 +248,32 @@ func hannSegmentVec(acc, hacc []float64, a, b []complex128) {
 		acc[k] += real(v)*real(v) + imag(v)*imag(v)
 	}
 	hannAVX2(&hacc[4], &a[2], &b[2], m-4, &hannConsts)
+}
+
+// hannSegments4Vec is hannSegmentVec for the four segments (p0, p1),
+// (p1, p2), (p2, p3), (p3, p4), with one pass of the vector kernel.
+func hannSegments4Vec(acc, hacc []float64, p0, p1, p2, p3, p4 []complex128) {
+	m := len(acc)
+	blocks := [5][]complex128{p0, p1, p2, p3, p4}
+	for s := range 4 {
+		a, b := blocks[s], blocks[s+1]
+		x := func(j int) complex128 {
+			j = (j%m + m) % m
+			switch {
+			case j == 0:
+				return 0
+			case j&1 == 0:
+				return a[j] + b[j]
+			}
+			return a[j] - b[j]
+		}
+		for _, k := range [4]int{0, 1, m - 2, m - 1} {
+			v := 0.5*x(k) - 0.25*(x(k-1)+x(k+1))
+			acc[k] += real(v)*real(v) + imag(v)*imag(v)
+		}
+	}
+	ptrs := [5]*complex128{&p0[2], &p1[2], &p2[2], &p3[2], &p4[2]}
+	hann4AVX2(&hacc[4], &ptrs, m-4, &hannConsts)
 }
 
 // fold adds the vector kernels' unreduced accumulators into s0, sj and acc.

@@ -179,3 +179,85 @@ loop6:
 done6:
 	VZEROUPPER
 	RET
+
+// func hann4AVX2(acc *float64, p *[5]*complex128, n int, c *[3][4]float64)
+//
+// hannAVX2 for the four segments made of blocks (p0, p1), (p1, p2),
+// (p2, p3), (p3, p4) in one pass: for each pair of bins the segments'
+// terms are added to acc in segment order, each computed with hannAVX2's
+// operations (so the sums are those of four hannAVX2 calls, bit for bit),
+// and each block's neighbour sum is formed once.
+TEXT ·hann4AVX2(SB), NOSPLIT, $0-32
+	MOVQ acc+0(FP), R8
+	MOVQ p+8(FP), R9
+	MOVQ n+16(FP), CX
+	MOVQ c+24(FP), DX
+	MOVQ 0(R9), SI
+	MOVQ 8(R9), DI
+	MOVQ 16(R9), R10
+	MOVQ 24(R9), R11
+	MOVQ 32(R9), R12
+	VMOVUPD 0(DX), Y13
+	VMOVUPD 32(DX), Y14
+	VMOVUPD 64(DX), Y15
+	SHRQ $1, CX
+	JZ   h4done
+	XORQ AX, AX
+
+h4loop:
+	VMOVUPD (R8)(AX*1), Y12   // acc
+	VMOVUPD (SI)(AX*1), Y0    // p0[k], p0[k+1]
+	VMOVUPD -16(SI)(AX*1), Y1
+	VADDPD 16(SI)(AX*1), Y1, Y1 // p0 neighbours
+	VMOVUPD (DI)(AX*1), Y2    // p1
+	VMOVUPD -16(DI)(AX*1), Y3
+	VADDPD 16(DI)(AX*1), Y3, Y3
+	// segment (p0, p1)
+	VMOVAPD Y0, Y4
+	VFMADD231PD Y2, Y13, Y4   // X = p0 + s·p1
+	VMOVAPD Y1, Y5
+	VFNMADD231PD Y3, Y13, Y5  // neighbours −= s·p1's
+	VMULPD Y14, Y4, Y4
+	VFNMADD231PD Y5, Y15, Y4
+	VFMADD231PD Y4, Y4, Y12
+	// segment (p1, p2)
+	VMOVUPD (R10)(AX*1), Y0
+	VMOVUPD -16(R10)(AX*1), Y1
+	VADDPD 16(R10)(AX*1), Y1, Y1
+	VMOVAPD Y2, Y4
+	VFMADD231PD Y0, Y13, Y4
+	VMOVAPD Y3, Y5
+	VFNMADD231PD Y1, Y13, Y5
+	VMULPD Y14, Y4, Y4
+	VFNMADD231PD Y5, Y15, Y4
+	VFMADD231PD Y4, Y4, Y12
+	// segment (p2, p3)
+	VMOVUPD (R11)(AX*1), Y2
+	VMOVUPD -16(R11)(AX*1), Y3
+	VADDPD 16(R11)(AX*1), Y3, Y3
+	VMOVAPD Y0, Y4
+	VFMADD231PD Y2, Y13, Y4
+	VMOVAPD Y1, Y5
+	VFNMADD231PD Y3, Y13, Y5
+	VMULPD Y14, Y4, Y4
+	VFNMADD231PD Y5, Y15, Y4
+	VFMADD231PD Y4, Y4, Y12
+	// segment (p3, p4)
+	VMOVUPD (R12)(AX*1), Y0
+	VMOVUPD -16(R12)(AX*1), Y1
+	VADDPD 16(R12)(AX*1), Y1, Y1
+	VMOVAPD Y2, Y4
+	VFMADD231PD Y0, Y13, Y4
+	VMOVAPD Y3, Y5
+	VFNMADD231PD Y1, Y13, Y5
+	VMULPD Y14, Y4, Y4
+	VFNMADD231PD Y5, Y15, Y4
+	VFMADD231PD Y4, Y4, Y12
+	VMOVUPD Y12, (R8)(AX*1)
+	ADDQ $32, AX
+	DECQ CX
+	JNZ  h4loop
+
+h4done:
+	VZEROUPPER
+	RET
