@@ -31,8 +31,7 @@ type mfccState struct {
 type mfccWork struct {
 	z, scr []complex128 // packed frames and FFT scratch
 	pow    []float64    // power spectra, interleaved: pow[k·mfccBatch + b]
-	e      []float64    // mel energies, interleaved: e[m·mfccBatch + b]
-	logmel []float64
+	e      []float64    // mel energies, then their logs, interleaved: e[m·mfccBatch + b]
 }
 
 func (s *mfccState) init(c Config) error {
@@ -56,7 +55,6 @@ func (s *mfccState) init(c Config) error {
 		w.scr = make([]complex128, s.frame/2*mfccBatch)
 		w.pow = make([]float64, nb*mfccBatch)
 		w.e = make([]float64, c.MelBands*mfccBatch)
-		w.logmel = make([]float64, c.MelBands)
 	}
 	s.bandLo, s.bandW = melBank(c.MelBands, s.frame, c.SampleRate)
 	s.melW, s.band = nil, make([][2]int, c.MelBands)
@@ -226,20 +224,27 @@ func (s *mfccState) batch(env []float64, f *Features, c Config, w *mfccWork, bi 
 	} else {
 		s.mel(w)
 	}
-	logmel := w.logmel
-	for b := range cnt {
-		for m := range logmel {
-			logmel[m] = math.Log(math.Max(w.e[m*mfccBatch+b]*inv, 1e-10))
+	// The log mel energies of the four frames, in place and interleaved,
+	// then the DCT of the four at once (four independent sums, each in
+	// the band order of a frame on its own).
+	nm := len(s.band)
+	le := w.e[:nm*mfccBatch]
+	for i, v := range le {
+		le[i] = math.Log(math.Max(v*inv, 1e-10))
+	}
+	for i := range nc {
+		d := s.dct[i*nm : (i+1)*nm]
+		var v0, v1, v2, v3 float64
+		for j, dj := range d {
+			l := le[j*mfccBatch : j*mfccBatch+4 : j*mfccBatch+4]
+			v0 += dj * l[0]
+			v1 += dj * l[1]
+			v2 += dj * l[2]
+			v3 += dj * l[3]
 		}
-		fr := f0 + b
-		row := f.MFCCFrames[fr*nc : fr*nc+nc]
-		for i := range row {
-			d := s.dct[i*len(logmel) : (i+1)*len(logmel)]
-			var v float64
-			for j, l := range logmel {
-				v += d[j] * l
-			}
-			row[i] = v
+		vs := [mfccBatch]float64{v0, v1, v2, v3}
+		for b, v := range vs[:cnt] {
+			f.MFCCFrames[(f0+b)*nc+i] = v
 		}
 	}
 }
