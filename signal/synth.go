@@ -484,9 +484,10 @@ func (s *Synthesizer) clean(out []complex64, o SynthOptions) error {
 }
 
 // generateSplit is Generate on two goroutines with noise. The helper
-// draws the noise of the first noiseSplit samples from the start of the
-// noise stream and then applies the channel to them; the caller makes the
-// clean signal, then draws the rest of the noise from a guessed stream
+// draws the noise of the first noiseShare % of the blocks from the start
+// of the noise stream, then (once the clean signal exists) measures its
+// power for the channel and applies the channel to its part; the caller
+// makes the clean signal, then draws the rest of the noise from a guessed stream
 // position a little before where the helper will end (each normal deviate
 // takes one or more values of the stream, about normDrawRate on average),
 // noting where each of its first draws began. The draw that began exactly
@@ -502,12 +503,13 @@ func (s *Synthesizer) generateSplit(out []complex64, o SynthOptions) error {
 	split := min(n, (nblk*noiseShare/100)*finishBlock)
 	s.noiseAll = grow(s.noiseAll, 2*n)
 	var (
-		ch         channel
-		failed     bool
-		end        uint64 // the helper's stream state after its draws
-		noiseDone  = make(chan struct{})
-		cleanReady = make(chan struct{})
-		applyDone  = make(chan struct{})
+		ch        channel
+		failed    bool
+		end       uint64 // the helper's stream state after its draws
+		noiseDone = make(chan struct{})
+		cleanDone = make(chan struct{})
+		chReady   = make(chan struct{})
+		applyDone = make(chan struct{})
 	)
 	go func(first []float64) {
 		defer close(applyDone)
@@ -515,19 +517,22 @@ func (s *Synthesizer) generateSplit(out []complex64, o SynthOptions) error {
 		r.fillNorm(first)
 		end = r.state
 		close(noiseDone)
-		<-cleanReady
-		if !failed {
-			ch.applyRange(out, 0, split, first)
+		<-cleanDone
+		if failed {
+			return
 		}
+		// The channel's power pass (one sequential sum) is the helper's.
+		ch = newChannel(out, o)
+		close(chReady)
+		ch.applyRange(out, 0, split, first)
 	}(s.noiseAll[:2*split])
 	if err := s.clean(out, o); err != nil {
 		failed = true
-		close(cleanReady)
+		close(cleanDone)
 		<-applyDone
 		return err
 	}
-	ch = newChannel(out, o)
-	close(cleanReady)
+	close(cleanDone)
 	rest := s.noiseAll[2*split : 2*n]
 	if m := 2 * (n - split); m > 0 {
 		margin := normDrawMargin(2 * split)
@@ -547,6 +552,7 @@ func (s *Synthesizer) generateSplit(out []complex64, o SynthOptions) error {
 			r.fillNorm(rest)
 		}
 	}
+	<-chReady
 	ch.applyRange(out, split, n, rest)
 	<-applyDone
 	iqImbalance(out, o)
@@ -555,8 +561,8 @@ func (s *Synthesizer) generateSplit(out []complex64, o SynthOptions) error {
 
 // noiseShare is the percentage of the record's blocks whose noise the
 // helper goroutine of generateSplit draws (the caller makes the clean
-// signal first).
-const noiseShare = 56
+// signal first, the helper then measures its power).
+const noiseShare = 50
 
 // normDrawRate is the mean number of stream values one normal deviate of
 // fillNorm takes (measured: 1.0409 over many records); normDrawMargin(k)
