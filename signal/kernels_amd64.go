@@ -130,3 +130,26 @@ func accumulate6AVX2(u0, p1, q1, p2, q2 *float64, a, b, c, d, e, f *complex128, 
 //
 //go:noescape
 func hann4AVX2(acc *float64, p *[5]*complex128, n int, c *[3][4]float64)
+
+// logAVX2 replaces x[i] by math.Log(x[i]) for i < n (n a positive
+// multiple of 4; every x[i] positive, normal and finite), with the
+// operations of the runtime's amd64 log in their order: the same values
+// bit for bit (see mfcc_amd64.s).
+//
+//go:noescape
+func logAVX2(x *float64, n int, c *[16][4]float64)
+
+// logConsts are logAVX2's constants.
+var logConsts = func() (c [16][4]float64) {
+	bits := math.Float64frombits
+	vals := []float64{
+		bits(0x000FFFFFFFFFFFFF), 0.5, bits(0x4330000000000000), 0x1p52 + 1022, 7.07106781186547524401e-01, 1, 2,
+		1.479819860511658591e-01, 1.531383769920937332e-01, 1.818357216161805012e-01, 2.222219843214978396e-01,
+		2.857142874366239149e-01, 3.999999999940941908e-01, 6.666666666666735130e-01,
+		1.90821492927058770002e-10, 6.93147180369123816490e-01,
+	}
+	for i, v := range vals {
+		c[i] = [4]float64{v, v, v, v}
+	}
+	return c
+}()

@@ -37,3 +37,7 @@ func specPackAVX2(in *complex128, x *complex64, step, seg int, win *float64, c *
 func accumulate6AVX2(u0, p1, q1, p2, q2 *float64, a, b, c, d, e, f *complex128, n int) {}
 
 func hann4AVX2(acc *float64, p *[5]*complex128, n int, c *[3][4]float64) {}
+
+func logAVX2(x *float64, n int, c *[16][4]float64) {}
+
+var logConsts [16][4]float64

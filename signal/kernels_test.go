@@ -208,3 +208,32 @@ func TestShapeVectorMatchesScalar(t *testing.T) {
 		}
 	}
 }
+
+// TestLogVectorMatchesMathLog checks logAVX2 against math.Log bit for bit
+// on values across the exponent range and around √2/2 (where the
+// reduction switches), and on the MFCC's floor 1e-10.
+func TestLogVectorMatchesMathLog(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("AVX2 kernels off (CPU, build or GOTRAIN_CPU): only the scalar code runs")
+	}
+	var xs []float64
+	for e := -1020; e <= 1020; e += 7 {
+		for _, m := range []float64{1, 1.25, 1.4142135623730951, 1.4142135623730950, 1.5, 1.999999999} {
+			xs = append(xs, math.Ldexp(m, e))
+		}
+	}
+	h := 7.07106781186547524401e-01
+	xs = append(xs, h, math.Nextafter(h, 0), math.Nextafter(h, 1), 1e-10, 1, 2, 0.5, math.MaxFloat64, 0x1p-1022)
+	v := 0.000123
+	for len(xs)%4 != 0 || len(xs) < 4000 {
+		v = math.Mod(v*7.77+0.0313, 1000)
+		xs = append(xs, v)
+	}
+	got := append([]float64(nil), xs...)
+	logAVX2(&got[0], len(got), &logConsts)
+	for i, x := range xs {
+		if w := math.Log(x); math.Float64bits(got[i]) != math.Float64bits(w) {
+			t.Fatalf("log(%v): vector %v, math.Log %v", x, got[i], w)
+		}
+	}
+}

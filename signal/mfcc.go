@@ -229,8 +229,17 @@ func (s *mfccState) batch(env []float64, f *Features, c Config, w *mfccWork, bi 
 	// the band order of a frame on its own).
 	nm := len(s.band)
 	le := w.e[:nm*mfccBatch]
+	finite := true
 	for i, v := range le {
-		le[i] = math.Log(math.Max(v*inv, 1e-10))
+		le[i] = math.Max(v*inv, 1e-10)
+		finite = finite && le[i] <= math.MaxFloat64 // not NaN or +Inf
+	}
+	if useAVX2 && finite && len(le) > 0 {
+		logAVX2(&le[0], len(le), &logConsts) // math.Log's values
+	} else {
+		for i, v := range le {
+			le[i] = math.Log(v)
+		}
 	}
 	for i := range nc {
 		d := s.dct[i*nm : (i+1)*nm]
