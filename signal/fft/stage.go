@@ -12,11 +12,11 @@ func (st *stage) run(y, x []complex128, batch int) {
 			radix2AVX2(&y[0], &x[0], s)
 			return
 		}
-		tw := st.tw
 		if st.l == 4 {
-			tw = ones[:]
+			radix4LastAVX2(&y[0], &x[0], s)
+			return
 		}
-		radix4AVX2(&y[0], &x[0], st.l/4, s, &tw[0])
+		radix4AVX2(&y[0], &x[0], st.l/4, s, &st.tw[0])
 		return
 	}
 	if st.radix == 2 {
@@ -32,9 +32,6 @@ func (st *stage) run(y, x []complex128, batch int) {
 		radix4(y, x, st.l/4, s, st.tw)
 	}
 }
-
-// ones are the twiddles of a last radix-4 pass for the vector kernel.
-var ones = [3]complex128{1, 1, 1}
 
 // radix4First is the first radix-4 pass (stride 1).
 func radix4First(y, x []complex128, m int, tw []complex128) {

@@ -38,3 +38,9 @@ func powerUnpackAVX2(dst *float64, z, tw *complex128, h, batch int, c *[2][4]flo
 //
 //go:noescape
 func halfFirstAVX2(y *complex128, x *complex64, m int, tw *complex128)
+
+// radix4LastAVX2 is the last radix-4 pass (l == 4): radix4AVX2 without
+// the unit twiddles' products (s even).
+//
+//go:noescape
+func radix4LastAVX2(y, x *complex128, s int)

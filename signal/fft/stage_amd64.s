@@ -249,3 +249,46 @@ hloop:
 	DECQ CX
 	JNZ hloop
 	RET
+
+// func radix4LastAVX2(y, x *complex128, s int)
+//
+// The last radix-4 pass (l == 4, no twiddles) over runs of s elements
+// (s even): y0 = apc+bpd, y1 = amc − i·bmd, y2 = apc−bpd, y3 = amc + i·bmd.
+TEXT ·radix4LastAVX2(SB), NOSPLIT, $0-24
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ s+16(FP), R9
+	SHLQ $4, R9               // run length in bytes
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (DI)(R9*1), R14
+	LEAQ (R14)(R9*1), DX
+	LEAQ (DX)(R9*1), BX
+	VXORPD Y15, Y15, Y15
+	XORQ AX, AX
+
+lloop:
+	VMOVUPD (SI)(AX*1), Y0
+	VMOVUPD (R11)(AX*1), Y1
+	VMOVUPD (R12)(AX*1), Y2
+	VMOVUPD (R13)(AX*1), Y3
+	VADDPD Y2, Y0, Y4         // apc
+	VSUBPD Y2, Y0, Y5         // amc
+	VADDPD Y3, Y1, Y6         // bpd
+	VSUBPD Y3, Y1, Y7         // bmd
+	VADDPD Y6, Y4, Y8
+	VMOVUPD Y8, (DI)(AX*1)
+	VSUBPD Y6, Y4, Y8
+	VMOVUPD Y8, (DX)(AX*1)
+	VPERMILPD $5, Y7, Y7      // swap(bmd)
+	VADDSUBPD Y7, Y5, Y0      // amc + i·bmd
+	VMOVUPD Y0, (BX)(AX*1)
+	VSUBPD Y7, Y15, Y7
+	VADDSUBPD Y7, Y5, Y5      // amc − i·bmd
+	VMOVUPD Y5, (R14)(AX*1)
+	ADDQ $32, AX
+	CMPQ AX, R9
+	JLT lloop
+	VZEROUPPER
+	RET
