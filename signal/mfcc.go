@@ -51,8 +51,8 @@ func (s *mfccState) init(c Config) error {
 			break
 		}
 		w := &s.work[i]
-		w.z = make([]complex128, s.frame/2*mfccBatch)
-		w.scr = make([]complex128, s.frame/2*mfccBatch)
+		zs := skewedComplex(2, s.frame/2*mfccBatch) // alloc.go
+		w.z, w.scr = zs[0], zs[1]
 		w.pow = make([]float64, nb*mfccBatch)
 		w.e = make([]float64, c.MelBands*mfccBatch)
 	}

@@ -54,9 +54,8 @@ func (s *specState) init(c Config) error {
 			break
 		}
 		w := &s.work[i]
-		w.in = make([]complex128, s.seg*specBatch)
-		w.out = make([]complex128, s.seg*specBatch)
-		w.scratch = make([]complex128, s.seg*specBatch)
+		b := skewedComplex(3, s.seg*specBatch) // alloc.go
+		w.in, w.out, w.scratch = b[0], b[1], b[2]
 	}
 	return nil
 }

@@ -53,23 +53,22 @@ func (w *welchState) init(c Config) error {
 	offsets := (w.b-1+c.AutocorrLags)/w.b + 1
 	// The vector path transforms four blocks before accumulating them,
 	// with the two before them still in the ring: six slots.
-	w.ring = make([][]complex128, max(offsets, 2, 6))
-	for i := range w.ring {
-		w.ring[i] = make([]complex128, w.m)
-	}
+	// The ring, the padded block, the scratch and the correlation
+	// buffers, skewed against each other (alloc.go).
+	nr := max(offsets, 2, 6)
+	bufs := skewedComplex(nr+4, w.m)
+	w.ring = bufs[:nr]
 	w.sj = make([][]complex128, offsets-1)
 	for i := range w.sj {
 		w.sj[i] = make([]complex128, w.m)
 	}
-	w.pad = make([]complex128, w.m)
-	w.scratch = make([]complex128, w.m)
+	w.pad, w.scratch = bufs[nr], bufs[nr+1]
 	w.acc = make([]float64, w.m)
 	w.s0 = make([]float64, w.m)
-	w.corr = make([]complex128, w.m)
-	w.tmp = make([]complex128, w.m)
+	w.corr, w.tmp = bufs[nr+2], bufs[nr+3]
 	if useAVX2 && len(w.sj) == 2 {
-		w.u0, w.p1, w.q1 = make([]float64, 2*w.m), make([]float64, 2*w.m), make([]float64, 2*w.m)
-		w.p2, w.q2, w.hacc = make([]float64, 2*w.m), make([]float64, 2*w.m), make([]float64, 2*w.m)
+		u := skewedFloat(6, 2*w.m) // see alloc.go
+		w.u0, w.p1, w.q1, w.p2, w.q2, w.hacc = u[0], u[1], u[2], u[3], u[4], u[5]
 	}
 	var sw float64
 	for n := range w.m {
