@@ -630,20 +630,12 @@ func TestTinyCategoricalPathAgrees(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer func() { tinyRows = tinyNode }()
-			var files [2][]byte
-			for k, rows := range []int{tinyNode, 0} {
-				tinyRows = rows
-				f, err := Fit(c.d, c.opt)
-				if err != nil {
-					t.Fatal(err)
+			if !fitsAgree(t, c.d, c.opt, func(small bool) {
+				tinyRows = 0 // the general path for every node
+				if small {
+					tinyRows = tinyNode
 				}
-				var b bytes.Buffer
-				if err := f.Save(&b); err != nil {
-					t.Fatal(err)
-				}
-				files[k] = b.Bytes()
-			}
-			if !bytes.Equal(files[0], files[1]) {
+			}) {
 				t.Fatal("the small-node scan grows other trees than the general path")
 			}
 		})
@@ -706,20 +698,7 @@ func TestCutsBoundKeepsTrees(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			defer func() { cutsBounded = true }()
-			var files [2][]byte
-			for k, on := range []bool{true, false} {
-				cutsBounded = on
-				f, err := Fit(c.d, c.opt)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var b bytes.Buffer
-				if err := f.Save(&b); err != nil {
-					t.Fatal(err)
-				}
-				files[k] = b.Bytes()
-			}
-			if !bytes.Equal(files[0], files[1]) {
+			if !fitsAgree(t, c.d, c.opt, func(on bool) { cutsBounded = on }) {
 				t.Fatal("skipping features by their cut bound grows other trees than scanning them")
 			}
 		})
@@ -787,4 +766,21 @@ func TestCutsBound(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fitsAgree fits d with opt after set(true) and again after set(false) (a
+// switch of the learner's that a test turns) and reports whether the two
+// model files are the same bytes.
+func fitsAgree(t *testing.T, d *data.Dataset, opt Options, set func(on bool)) bool {
+	t.Helper()
+	var files [2][]byte
+	for k, on := range []bool{true, false} {
+		set(on)
+		f, err := Fit(d, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[k] = saveBytes(t, f)
+	}
+	return bytes.Equal(files[0], files[1])
 }
