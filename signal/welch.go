@@ -231,6 +231,14 @@ func hannSegment(acc []float64, a, b []complex128) {
 // hacc by the vector kernel and the four bins next to the wrap-around
 // (where X(0) = 0 enters) added to acc here.
 func hannSegmentVec(acc, hacc []float64, a, b []complex128) {
+	hannEdges(acc, a, b)
+	hannAVX2(&hacc[4], &a[2], &b[2], len(acc)-4, &hannConsts)
+}
+
+// hannEdges adds to acc the Hann-windowed power of the four bins next to
+// the wrap-around of the segment (a, b): bins 0, 1, m−2 and m−1, where
+// X(0) = 0 enters, which the vector kernels leave out.
+func hannEdges(acc []float64, a, b []complex128) {
 	m := len(acc)
 	x := func(j int) complex128 {
 		j = (j%m + m) % m
@@ -246,33 +254,17 @@ func hannSegmentVec(acc, hacc []float64, a, b []complex128) {
 		v := 0.5*x(k) - 0.25*(x(k-1)+x(k+1))
 		acc[k] += real(v)*real(v) + imag(v)*imag(v)
 	}
-	hannAVX2(&hacc[4], &a[2], &b[2], m-4, &hannConsts)
 }
 
 // hannSegments4Vec is hannSegmentVec for the four segments (p0, p1),
 // (p1, p2), (p2, p3), (p3, p4), with one pass of the vector kernel.
 func hannSegments4Vec(acc, hacc []float64, p0, p1, p2, p3, p4 []complex128) {
-	m := len(acc)
 	blocks := [5][]complex128{p0, p1, p2, p3, p4}
 	for s := range 4 {
-		a, b := blocks[s], blocks[s+1]
-		x := func(j int) complex128 {
-			j = (j%m + m) % m
-			switch {
-			case j == 0:
-				return 0
-			case j&1 == 0:
-				return a[j] + b[j]
-			}
-			return a[j] - b[j]
-		}
-		for _, k := range [4]int{0, 1, m - 2, m - 1} {
-			v := 0.5*x(k) - 0.25*(x(k-1)+x(k+1))
-			acc[k] += real(v)*real(v) + imag(v)*imag(v)
-		}
+		hannEdges(acc, blocks[s], blocks[s+1])
 	}
 	ptrs := [5]*complex128{&p0[2], &p1[2], &p2[2], &p3[2], &p4[2]}
-	hann4AVX2(&hacc[4], &ptrs, m-4, &hannConsts)
+	hann4AVX2(&hacc[4], &ptrs, len(acc)-4, &hannConsts)
 }
 
 // fold adds the vector kernels' unreduced accumulators into s0, sj and acc.

@@ -117,16 +117,10 @@ func (p *RealPlan) PowerPacked(dst []float64, z, scratch []complex128, batch int
 		za := z[k*batch : k*batch+batch]
 		zc := z[(h-k)*batch : (h-k)*batch+batch]
 		for b := range batch {
-			a, c := za[b], zc[b]
-			er, ei := 0.5*(real(a)+real(c)), 0.5*(imag(a)-imag(c))
-			or, oi := 0.5*(imag(a)+imag(c)), -0.5*(real(a)-real(c))
-			pr := real(w)*or - imag(w)*oi
-			qi := real(w)*oi + imag(w)*or
-			xr, xi := er+pr, ei+qi
-			yr, yi := er-pr, qi-ei
 			row := dst[b*(h+1) : (b+1)*(h+1)]
-			row[h-k] = yr*yr + yi*yi
-			row[k] = xr*xr + xi*xi
+			pk, phk := unpackPower(w, za[b], zc[b])
+			row[h-k] = phk
+			row[k] = pk // at k = h/2 the same bin: X[k]'s form is kept
 		}
 	}
 	return nil
@@ -164,15 +158,9 @@ func (p *RealPlan) PowerPackedInterleaved(dst []float64, z, scratch []complex128
 		dx := dst[k*batch : k*batch+batch]
 		dy := dst[(h-k)*batch : (h-k)*batch+batch]
 		for b := range batch {
-			a, c := za[b], zc[b]
-			er, ei := 0.5*(real(a)+real(c)), 0.5*(imag(a)-imag(c))
-			or, oi := 0.5*(imag(a)+imag(c)), -0.5*(real(a)-real(c))
-			pr := real(w)*or - imag(w)*oi
-			qi := real(w)*oi + imag(w)*or
-			xr, xi := er+pr, ei+qi
-			yr, yi := er-pr, qi-ei
-			dy[b] = yr*yr + yi*yi
-			dx[b] = xr*xr + xi*xi
+			pk, phk := unpackPower(w, za[b], zc[b])
+			dy[b] = phk
+			dx[b] = pk // at k = h/2 the same bin: X[k]'s form is kept
 		}
 	}
 	return nil
@@ -180,3 +168,18 @@ func (p *RealPlan) PowerPackedInterleaved(dst []float64, z, scratch []complex128
 
 // half4 holds the constants of powerUnpackAVX2: four 0.5, four −0.5.
 var half4 = [2][4]float64{{0.5, 0.5, 0.5, 0.5}, {-0.5, -0.5, -0.5, -0.5}}
+
+// unpackPower returns the power of bins k and h−k of a real sequence of
+// length 2h from the half-length transform's values a = Z[k] and
+// c = Z[h−k] and the twiddle w = tw[k]: with E = (a + conj c)/2 and
+// O = (a − conj c)/(2i), X[k] = E + w·O and X[h−k] = conj(E) − conj(w·O),
+// whose power is (Er − P)² + (Q − Ei)².
+func unpackPower(w, a, c complex128) (pk, phk float64) {
+	er, ei := 0.5*(real(a)+real(c)), 0.5*(imag(a)-imag(c))
+	or, oi := 0.5*(imag(a)+imag(c)), -0.5*(real(a)-real(c))
+	pr := real(w)*or - imag(w)*oi
+	qi := real(w)*oi + imag(w)*or
+	xr, xi := er+pr, ei+qi
+	yr, yi := er-pr, qi-ei
+	return xr*xr + xi*xi, yr*yr + yi*yi
+}
