@@ -14,24 +14,13 @@ const (
 	skewFloat   = 17
 )
 
-// skewedComplex returns count slices of n complex128 values (capacity n)
-// from one allocation, each skewComplex values after the previous one's end.
-func skewedComplex(count, n int) [][]complex128 {
-	all := make([]complex128, count*(n+skewComplex))
-	out := make([][]complex128, count)
+// skewed returns count slices of n values (capacity n) from one
+// allocation, each skew values after the previous one's end.
+func skewed[T any](count, n, skew int) [][]T {
+	all := make([]T, count*(n+skew))
+	out := make([][]T, count)
 	for i := range out {
-		lo := i * (n + skewComplex)
-		out[i] = all[lo : lo+n : lo+n]
-	}
-	return out
-}
-
-// skewedFloat is skewedComplex for float64 values.
-func skewedFloat(count, n int) [][]float64 {
-	all := make([]float64, count*(n+skewFloat))
-	out := make([][]float64, count)
-	for i := range out {
-		lo := i * (n + skewFloat)
+		lo := i * (n + skew)
 		out[i] = all[lo : lo+n : lo+n]
 	}
 	return out

@@ -51,7 +51,7 @@ func (s *mfccState) init(c Config) error {
 			break
 		}
 		w := &s.work[i]
-		zs := skewedComplex(2, s.frame/2*mfccBatch) // alloc.go
+		zs := skewed[complex128](2, s.frame/2*mfccBatch, skewComplex) // alloc.go
 		w.z, w.scr = zs[0], zs[1]
 		w.pow = make([]float64, nb*mfccBatch)
 		w.e = make([]float64, c.MelBands*mfccBatch)

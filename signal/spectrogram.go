@@ -54,7 +54,7 @@ func (s *specState) init(c Config) error {
 			break
 		}
 		w := &s.work[i]
-		b := skewedComplex(3, s.seg*specBatch) // alloc.go
+		b := skewed[complex128](3, s.seg*specBatch, skewComplex) // alloc.go
 		w.in, w.out, w.scratch = b[0], b[1], b[2]
 	}
 	return nil

@@ -56,7 +56,7 @@ func (w *welchState) init(c Config) error {
 	// The ring, the padded block, the scratch and the correlation
 	// buffers, skewed against each other (alloc.go).
 	nr := max(offsets, 2, 6)
-	bufs := skewedComplex(nr+4, w.m)
+	bufs := skewed[complex128](nr+4, w.m, skewComplex)
 	w.ring = bufs[:nr]
 	w.sj = make([][]complex128, offsets-1)
 	for i := range w.sj {
@@ -67,7 +67,7 @@ func (w *welchState) init(c Config) error {
 	w.s0 = make([]float64, w.m)
 	w.corr, w.tmp = bufs[nr+2], bufs[nr+3]
 	if useAVX2 && len(w.sj) == 2 {
-		u := skewedFloat(6, 2*w.m) // see alloc.go
+		u := skewed[float64](6, 2*w.m, skewFloat) // see alloc.go
 		w.u0, w.p1, w.q1, w.p2, w.q2, w.hacc = u[0], u[1], u[2], u[3], u[4], u[5]
 	}
 	var sw float64
