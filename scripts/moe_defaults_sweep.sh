@@ -12,7 +12,8 @@
 #
 # Environment:
 #   MNIST    folder of the four MNIST IDX files [../shared/data/mnist]
-#   OUT      output folder [/tmp/gotrain-moe-sweep]; one run folder per setting and seed
+#   OUT      output folder [/tmp/gotrain-moe-sweep]; one run folder per setting and seed,
+#            replaced when the script runs that setting and seed again
 #   SEEDS    seeds [1 2 3]
 #   ONLY     the candidates to run, by number (1-7 in the list below) [all]
 #   GOTRAIN  gotrain binary [built from this checkout into OUT/gotrain]
