@@ -16,7 +16,7 @@ func TestMoETrainFlagDefaults(t *testing.T) {
 		"epochs": "5", "batch-size": "256", "experts": "8", "top-k": "2", "hidden": "256", "parallel": "data",
 		"devices": "1", "precision": "32", "accumulate": "1", "dataset": "auto", "data-dir": "",
 		"capacity-factor": "1.25", "balance-alpha": "0.01", "grow-experts": "false", "monitor-memory": "false",
-		"out": "runs/moe", "optimizer": "adam", "lr": "0.004", "cosine": "true", "warmup-steps": "0", "warmup-fraction": "0.1", "steps": "0", "resume": "", "seed": "42",
+		"out": "runs/moe", "optimizer": "adam", "lr": "0.006", "cosine": "true", "warmup-steps": "0", "warmup-fraction": "0.1", "steps": "0", "resume": "", "seed": "42",
 		"early-stop-patience": "5", "download": "false",
 	} {
 		f := cmd.Flags().Lookup(name)

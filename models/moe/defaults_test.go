@@ -39,7 +39,7 @@ func TestWarmupFraction(t *testing.T) {
 	for _, tc := range []struct {
 		warmup int
 		first  float64
-	}{{0, 0.004 / 3}, {5, 0.004 / 5}} {
+	}{{0, 0.006 / 3}, {5, 0.006 / 5}} {
 		o := DefaultOptions()
 		o.Model = Config{Experts: 4, Hidden: []int{16}, TopK: 2, CapacityFactor: 1.25, BalanceAlpha: 0.01}
 		o.Data, o.OutDir = d, t.TempDir()
