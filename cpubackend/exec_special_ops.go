@@ -1226,6 +1226,11 @@ func execScatter(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []b
 	}
 	output.shape = node.shape // Output shape is the same as operand shape.
 
+	// gotrain: contiguous windows of float32 sums run as runs (scatter_fast.go).
+	if tryScatterSumFast(backend, node.opType, output, indices, updates, scatterParams) {
+		return output, nil
+	}
+
 	// Dispatch to a type-specific scatter loop based on the operation type.
 	dtype := output.shape.DType
 	type scatterFnT = func(opType backends.OpType, output, indices, updates *Buffer, scatterParams *scatterNode) error
@@ -1296,6 +1301,21 @@ func execScatterGeneric[T SupportedTypesConstraints](opType backends.OpType, out
 	// Initialize an inner iterator over the output:
 	innerOutputIt := newSubIndicesIterator(outputShape, scatterParams.insertedWindowAxes...)
 
+	// gotrain: when the last axis of the updates is a window axis as long as
+	// the output's last axis, every window covers whole rows of the output's
+	// last axis, contiguous in both: combine them a row at a time (run
+	// elements) instead of element by element; the same elements are
+	// combined in the same order.
+	run, lastU, lastO := scatterRun(outputShape, updatesShape, scatterParams)
+	var sumF32, updF32 []float32
+	if opType == backends.OpTypeScatterSum {
+		sumF32, _ = any(outputFlat).([]float32)
+		updF32, _ = any(updatesFlat).([]float32)
+		if updF32 == nil {
+			sumF32 = nil
+		}
+	}
+
 	// Outer-loop: range over the pointed indices
 	for {
 		// Find scatter indices -> where the values are going to be combined in the output:
@@ -1328,11 +1348,28 @@ func execScatterGeneric[T SupportedTypesConstraints](opType backends.OpType, out
 		for {
 			outputIdx := innerOutputIt.FlatIdx
 			updatesIdx := innerUpdatesIt.FlatIdx
-			// fmt.Println("\t\tCombine:")
-			// fmt.Printf("\t\t- updates%v (updatesFlat[%d])=%v\n", innerUpdatesIt.PerAxisIdx, updatesIdx, updatesFlat[updatesIdx])
-			// fmt.Printf("\t\t-  output%v (outputFlat[%d])=%v\n", innerOutputIt.PerAxisIdx, outputIdx, outputFlat[outputIdx])
-			outputFlat[outputIdx] = combineFn(outputFlat[outputIdx], updatesFlat[updatesIdx])
-			// fmt.Printf("\t\t- result=%v\n", outputFlat[outputIdx])
+			if run > 1 {
+				// gotrain: a whole last axis at once (see scatterRun).
+				if sumF32 != nil {
+					dst := sumF32[outputIdx : outputIdx+run]
+					src := updF32[updatesIdx : updatesIdx+run]
+					for i := range dst {
+						dst[i] += src[i]
+					}
+				} else {
+					dst := outputFlat[outputIdx : outputIdx+run]
+					src := updatesFlat[updatesIdx : updatesIdx+run]
+					for i := range dst {
+						dst[i] = combineFn(dst[i], src[i])
+					}
+				}
+				innerUpdatesIt.PerAxisIdx[lastU] += run - 1
+				innerUpdatesIt.FlatIdx += run - 1
+				innerOutputIt.PerAxisIdx[lastO] += run - 1
+				innerOutputIt.FlatIdx += run - 1
+			} else {
+				outputFlat[outputIdx] = combineFn(outputFlat[outputIdx], updatesFlat[updatesIdx])
+			}
 			if !innerUpdatesIt.Increment() {
 				break
 			}
@@ -1346,6 +1383,25 @@ func execScatterGeneric[T SupportedTypesConstraints](opType backends.OpType, out
 		updatesIt.Increment()
 	}
 	return nil
+}
+
+// scatterRun returns the length of the rows a scatter may combine at once
+// (1: element by element) and the last axes of the updates and the output:
+// the last update axis must be a window axis of length greater than one,
+// the output's last axis must not be an inserted window axis nor a scattered
+// axis, and the two must have the same length, so that every window row is
+// a whole, contiguous row of the output.
+func scatterRun(output, updates shapes.Shape, p *scatterNode) (run, lastU, lastO int) {
+	lastU, lastO = updates.Rank()-1, output.Rank()-1
+	if lastU < 0 || lastO < 0 {
+		return 1, lastU, lastO
+	}
+	n := updates.Dimensions[lastU]
+	if n < 2 || output.Dimensions[lastO] != n || !slices.Contains(p.updateWindowAxes, lastU) ||
+		slices.Contains(p.insertedWindowAxes, lastO) || slices.Contains(p.scatterAxesToOperandAxes, lastO) {
+		return 1, lastU, lastO
+	}
+	return n, lastU, lastO
 }
 
 type subIndicesIterator struct {
