@@ -139,6 +139,18 @@ func packA(kr *kernel, dst, a []float32, lda int, trans bool, ic, mc, pc, kc, mr
 		}
 		if trans {
 			// op(A)[i,p] = a[p·lda+i]: each step is a contiguous run of h values.
+			if h == 6 && mr == 6 {
+				// The AVX2 kernel's full panels: six floats a step, moved
+				// as one array (a copy call per step cost more than the move).
+				base := pc*lda + ic + ir
+				_ = a[base+(kc-1)*lda+5]
+				for p := 0; p < kc; p++ {
+					d := (*[3]uint64)(unsafe.Pointer(&pan[p*6]))
+					s := (*[3]uint64)(unsafe.Pointer(&a[base+p*lda]))
+					d[0], d[1], d[2] = s[0], s[1], s[2]
+				}
+				continue
+			}
 			for p := 0; p < kc; p++ {
 				src := a[(pc+p)*lda+ic+ir:]
 				d := pan[p*mr : p*mr+mr]
@@ -150,6 +162,10 @@ func packA(kr *kernel, dst, a []float32, lda int, trans bool, ic, mc, pc, kc, mr
 			continue
 		}
 		// op(A)[i,p] = a[i·lda+p]: each row is scattered with stride mr.
+		if mr == 6 && h == 6 {
+			packRows6(pan, a, (ic+ir)*lda+pc, lda, kc)
+			continue
+		}
 		for r := 0; r < h; r++ {
 			src := a[(ic+ir+r)*lda+pc:]
 			src = src[:kc]
@@ -162,6 +178,25 @@ func packA(kr *kernel, dst, a []float32, lda int, trans bool, ic, mc, pc, kc, mr
 				pan[p*mr+r] = 0
 			}
 		}
+	}
+}
+
+// packRows6 packs six rows of kc values (the first at a[off:], the next
+// lda apart) into kc steps of six: step p holds the rows' p-th values. It
+// reads the six rows side by side and writes the panel in order, which the
+// row-by-row loop of packA (stores six floats apart) did about three times
+// slower for the AVX2 kernel's 6-row panels.
+func packRows6(pan, a []float32, off, lda, kc int) {
+	r0 := a[off : off+kc]
+	r1 := a[off+lda : off+lda+kc]
+	r2 := a[off+2*lda : off+2*lda+kc]
+	r3 := a[off+3*lda : off+3*lda+kc]
+	r4 := a[off+4*lda : off+4*lda+kc]
+	r5 := a[off+5*lda : off+5*lda+kc]
+	pan = pan[:6*kc]
+	for p := range r0 {
+		d := pan[6*p : 6*p+6 : 6*p+6]
+		d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
 	}
 }
 
@@ -183,6 +218,17 @@ func packB(kr *kernel, dst, b []float32, ldb int, trans bool, pc, kc, jc, nc, nr
 		}
 		if !trans {
 			// op(B)[p,j] = b[p·ldb+j]: each step is a contiguous run of w values.
+			if w == 16 && nr == 16 {
+				// The AVX2 kernel's full panels, as packA's six-float steps.
+				base := pc*ldb + jc + jr
+				_ = b[base+(kc-1)*ldb+15]
+				for p := 0; p < kc; p++ {
+					d := (*[8]uint64)(unsafe.Pointer(&pan[p*16]))
+					s := (*[8]uint64)(unsafe.Pointer(&b[base+p*ldb]))
+					d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]
+				}
+				continue
+			}
 			for p := 0; p < kc; p++ {
 				src := b[(pc+p)*ldb+jc+jr:]
 				d := pan[p*nr : p*nr+nr]
