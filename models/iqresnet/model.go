@@ -184,23 +184,43 @@ func (a Arch) pointwise(c *context.Context, h *graph.Node, out int) *graph.Node 
 }
 
 // conv is a "same" convolution of kernel a.Kernel (linear) of h [batch,
-// length, channels] to a.Filters channels, written as the product of the
-// kernel's shifted copies of h (concatenated on the channel axis) with the
-// weights [Kernel·channels, Filters], so that it runs as one SGEMM and its
-// gradient needs neither Pad nor Reverse.
+// length, channels] to a.Filters channels, written as one SGEMM: the
+// product of h's columns (im2col) with the weights [Kernel·channels,
+// Filters]. The columns of sample t are h[t−Kernel/2 … t+Kernel/2] (zero
+// outside the window), concatenated on the channel axis: one GatherSlices
+// of Kernel consecutive rows of h padded with Kernel/2 zero rows at each
+// end of every window, whose gradient (a ScatterSum of the columns'
+// gradient) needs neither Pad nor Reverse, which the pure-Go backends lack.
 func (a Arch) conv(c *context.Context, h *graph.Node, std float64) *graph.Node {
 	in := h.Shape().Dimensions[2]
-	half := a.Kernel / 2
-	taps := make([]*graph.Node, 0, a.Kernel)
-	for k := -half; k <= half; k++ {
-		taps = append(taps, shift(h, k))
-	}
-	cols := h
-	if len(taps) > 1 {
-		cols = graph.Concatenate(taps, 2)
-	}
+	cols := im2col(h, a.Kernel)
 	w := weight(c, h.Graph(), "weights", std, h.DType(), a.Kernel*in, a.Filters)
 	return addBias(matmulLast(cols, w), bias(c, h.Graph(), h.DType(), a.Filters))
+}
+
+// im2col returns the columns of h [batch, length, channels] for a "same"
+// convolution of odd length kernel: out[b, t, k·channels + j] =
+// h[b, t+k−kernel/2, j], zero where t+k−kernel/2 is outside [0, length).
+func im2col(h *graph.Node, kernel int) *graph.Node {
+	if kernel == 1 {
+		return h
+	}
+	g := h.Graph()
+	d := h.Shape().Dimensions
+	batch, n, ch := d[0], d[1], d[2]
+	half := kernel / 2
+	zeros := graph.Zeros(g, shapes.Make(h.DType(), batch, half, ch))
+	padded := n + 2*half
+	p := graph.Reshape(graph.Concatenate([]*graph.Node{zeros, h, zeros}, 1), batch*padded, ch)
+	starts := make([]int32, batch*n)
+	for b := range batch {
+		for t := range n {
+			starts[b*n+t] = int32(b*padded + t)
+		}
+	}
+	idx := graph.Reshape(graph.Const(g, starts), batch*n, 1)
+	cols := graph.GatherSlices(p, []int{0}, idx, []int{kernel}, true)
+	return graph.Reshape(cols, batch, n, kernel*ch)
 }
 
 // dense is x [batch, in] times weights [in, out] plus a bias, initialised
@@ -229,44 +249,6 @@ func addBias(x, b *graph.Node) *graph.Node {
 	}
 	dims[len(dims)-1] = b.Shape().Dimensions[0]
 	return graph.Add(x, graph.BroadcastToShape(graph.Reshape(b, dims...), x.Shape()))
-}
-
-// shift returns h [batch, length, channels] moved along the length by k
-// samples, zero-filled: out[t] = h[t+k] where t+k is in range, else 0. Its
-// gradient is the opposite shift, given as a custom gradient: the Slice a
-// shift is made of would otherwise differentiate into Pad, which the
-// pure-Go backends lack.
-func shift(h *graph.Node, k int) *graph.Node {
-	if k == 0 {
-		return h
-	}
-	fwd := graph.StopGradient(shiftNoGrad(h, k))
-	id := graph.IdentityWithCustomGradient(h, func(_, v *graph.Node) *graph.Node { return shiftNoGrad(v, -k) })
-	// fwd + (id − id): the value of fwd exactly (x − x is 0 for finite x),
-	// the gradient of id.
-	return graph.Add(fwd, graph.Sub(id, graph.StopGradient(id)))
-}
-
-// shiftNoGrad is shift's value, built of Slice and Concatenate (not to be
-// differentiated).
-func shiftNoGrad(h *graph.Node, k int) *graph.Node {
-	d := h.Shape().Dimensions
-	n := d[1]
-	if k >= n || -k >= n {
-		return graph.ZerosLike(h)
-	}
-	zeros := graph.Zeros(h.Graph(), shapes.Make(h.DType(), d[0], abs(k), d[2]))
-	if k > 0 {
-		return graph.Concatenate([]*graph.Node{graph.Slice(h, graph.AxisRange(), graph.AxisRange(k, n)), zeros}, 1)
-	}
-	return graph.Concatenate([]*graph.Node{zeros, graph.Slice(h, graph.AxisRange(), graph.AxisRange(0, n+k))}, 1)
-}
-
-func abs(k int) int {
-	if k < 0 {
-		return -k
-	}
-	return k
 }
 
 // maxPool2 halves the length of h [batch, length, channels], keeping the

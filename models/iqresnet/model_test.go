@@ -131,46 +131,62 @@ func equalInts(a, b []int) bool {
 	return true
 }
 
-// TestShiftValueAndGradient checks shift's value (out[t] = h[t+k], zero
-// outside) and its custom gradient (the opposite shift) against loops.
-func TestShiftValueAndGradient(t *testing.T) {
-	be := cpuBackend(t)
+// TestIm2colValueAndGradient checks im2col's value (out[b, t, k·C+j] =
+// h[b, t+k−K/2, j], zero outside) and its gradient (each h[b, s, j] summing
+// the columns it was copied to) against loops, for kernels 1, 3, 5 and 7
+// (longer than the length), on gotrain's CPU backend and on simplego.
+func TestIm2colValueAndGradient(t *testing.T) {
 	const b, n, c = 2, 5, 3
 	h := make([]float32, b*n*c)
-	w := make([]float32, b*n*c)
 	for i := range h {
-		h[i], w[i] = float32(i+1), float32(2*i-7)
+		h[i] = float32(i + 1)
 	}
-	at := func(s []float32, bb, tt, cc int) float32 {
-		if tt < 0 || tt >= n {
-			return 0
-		}
-		return s[(bb*n+tt)*c+cc]
-	}
-	for _, k := range []int{-2, -1, 0, 1, 2, 6} {
-		e, err := graph.NewExec(be, func(x, wt *graph.Node) (*graph.Node, *graph.Node) {
-			y := shift(x, k)
-			grad := graph.Gradient(graph.ReduceAllSum(graph.Mul(y, wt)), x)[0]
-			return y, grad
-		})
+	for _, dev := range []string{"cpu", "go"} {
+		_, be, err := device.Open(dev)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := e.Exec(tensors.FromFlatDataAndDimensions(h, b, n, c), tensors.FromFlatDataAndDimensions(w, b, n, c))
-		if err != nil {
-			t.Fatalf("shift %d: %v", k, err)
-		}
-		y, g := tensors.MustCopyFlatData[float32](out[0]), tensors.MustCopyFlatData[float32](out[1])
-		for bb := range b {
-			for tt := range n {
-				for cc := range c {
-					i := (bb*n+tt)*c + cc
-					if want := at(h, bb, tt+k, cc); y[i] != want {
-						t.Fatalf("shift %d: value [%d %d %d] = %v, want %v", k, bb, tt, cc, y[i], want)
+		defer be.Finalize()
+		for _, k := range []int{1, 3, 5, 7} {
+			half := k / 2
+			w := make([]float32, b*n*k*c)
+			for i := range w {
+				w[i] = float32(2*i - 7)
+			}
+			e, err := graph.NewExec(be, func(x, wt *graph.Node) (*graph.Node, *graph.Node) {
+				y := im2col(x, k)
+				grad := graph.Gradient(graph.ReduceAllSum(graph.Mul(y, wt)), x)[0]
+				return y, grad
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := e.Exec(tensors.FromFlatDataAndDimensions(h, b, n, c), tensors.FromFlatDataAndDimensions(w, b, n, k*c))
+			if err != nil {
+				t.Fatalf("%s, kernel %d: %v", dev, k, err)
+			}
+			y, g := tensors.MustCopyFlatData[float32](out[0]), tensors.MustCopyFlatData[float32](out[1])
+			wantG := make([]float32, len(h))
+			for bb := range b {
+				for tt := range n {
+					for kk := range k {
+						for cc := range c {
+							i := ((bb*n+tt)*k+kk)*c + cc
+							var want float32
+							if s := tt + kk - half; s >= 0 && s < n {
+								want = h[(bb*n+s)*c+cc]
+								wantG[(bb*n+s)*c+cc] += w[i]
+							}
+							if y[i] != want {
+								t.Fatalf("%s, kernel %d: value [%d %d %d] = %v, want %v", dev, k, bb, tt, kk*c+cc, y[i], want)
+							}
+						}
 					}
-					if want := at(w, bb, tt-k, cc); g[i] != want {
-						t.Fatalf("shift %d: gradient [%d %d %d] = %v, want %v", k, bb, tt, cc, g[i], want)
-					}
+				}
+			}
+			for i := range wantG {
+				if g[i] != wantG[i] {
+					t.Fatalf("%s, kernel %d: gradient %d = %v, want %v", dev, k, i, g[i], wantG[i])
 				}
 			}
 		}
