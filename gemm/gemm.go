@@ -15,10 +15,11 @@
 // are ignored (NaNs included); with alpha = 0 or k = 0, A and B are not read.
 //
 // Large products run on a persistent pool of goroutines (GOMAXPROCS of them, as
-// read at start-up), split over blocks of rows or columns of C and never over
-// k (nor over anything that depends on the thread count), so every element
-// is summed in the same order whatever the number of threads: results are
-// bit-identical for any thread count. Small products run on the calling
+// read at start-up), split over blocks of rows or columns of C, or, when C is
+// small and k long, over slices of k whose number depends on the sizes alone
+// (partial products summed in slice order), never over anything that depends
+// on the thread count, so every element is summed in the same order whatever
+// the number of threads: results are bit-identical for any thread count. Small products run on the calling
 // goroutine. Calls are safe from many goroutines at once; in steady state they
 // allocate nothing.
 //
@@ -190,17 +191,137 @@ func SgemmBatch(transA, transB bool, m, n, k int, alpha float32, a []float32, ld
 	if batch == 0 || m == 0 || n == 0 {
 		return nil
 	}
-	pr := problemPool.Get().(*problem)
-	*pr = problem{
+	if batch == 1 && alpha != 0 {
+		if s := kSlices(m, n, k); s > 1 {
+			sgemmSplitK(s, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+			return nil
+		}
+	}
+	runProblem(problem{
 		transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, beta: beta,
 		a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc,
 		batch: batch, strideA: strideA, strideB: strideB, strideC: strideC,
 		kr: active,
-	}
+	})
+	return nil
+}
+
+// runProblem runs a validated problem with a pooled problem value.
+func runProblem(p problem) {
+	pr := problemPool.Get().(*problem)
+	*pr = p
 	run(pr)
 	*pr = problem{}
 	problemPool.Put(pr)
-	return nil
+}
+
+// kSlices returns the number of slices k is split into for a product whose
+// C is small and k long (the weight gradients of convolutions and dense
+// layers: C of a few thousand elements, k of the batch times the length),
+// 1 for no split. Splitting C's rows or columns there leaves a thread little
+// to do or repacks the long operands once per chunk; slices of k are
+// independent products whose partial C are then summed. It depends on the
+// sizes alone, never on the number of threads, so results stay the same for
+// any thread count.
+func kSlices(m, n, k int) int {
+	const minSlice = 4096
+	if k < 2*minSlice || m*n > 1<<15 || k < 16*max(m, n) {
+		return 1
+	}
+	return min(8, k/minSlice)
+}
+
+// tiled rounds n up to a multiple of the tile size t.
+func tiled(n, t int) int { return (n + t - 1) / t * t }
+
+// splitBufs recycles the partial products of sgemmSplitK.
+var splitBufs = sync.Pool{New: func() any { return new([]float32) }}
+
+// sgemmSplitK computes C = alpha·op(A)·op(B) + beta·C as the sum of s
+// products over consecutive slices of k (the last one takes the remainder),
+// each into its own m×n buffer, run in parallel as a batch; the partial
+// products are then added in slice order, the same order for any thread
+// count.
+func sgemmSplitK(s int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	l := k / s
+	rem := k - s*l
+	parts := s
+	if rem > 0 {
+		parts++
+	}
+	bp := splitBufs.Get().(*[]float32)
+	if cap(*bp) < parts*m*n {
+		*bp = make([]float32, parts*m*n)
+	}
+	tmp := (*bp)[:parts*m*n]
+	// Where slice i of k starts in A and B.
+	offA := func(i int) int {
+		if transA { // A is k×m: rows
+			return i * lda
+		}
+		return i // columns
+	}
+	offB := func(i int) int {
+		if transB { // B is n×k: columns
+			return i
+		}
+		return i * ldb // rows
+	}
+	kr := active
+	// The partial products are C or, when the register tiles cover C^T with
+	// less padding, C^T = op(B)^T·op(A)^T (n×m): the tiny partial products
+	// are then read transposed when they are added.
+	swap := tiled(n, kr.mr)*tiled(m, kr.nr) < tiled(m, kr.mr)*tiled(n, kr.nr)
+	if swap {
+		runProblem(problem{
+			transA: !transB, transB: !transA, m: n, n: m, k: l, alpha: 1, beta: 0,
+			a: b, b: a, c: tmp, lda: ldb, ldb: lda, ldc: m,
+			batch: s, strideA: offB(l), strideB: offA(l), strideC: m * n,
+			kr: kr,
+		})
+		if rem > 0 {
+			runProblem(problem{
+				transA: !transB, transB: !transA, m: n, n: m, k: rem, alpha: 1, beta: 0,
+				a: b[offB(s*l):], b: a[offA(s*l):], c: tmp[s*m*n:], lda: ldb, ldb: lda, ldc: m,
+				batch: 1, kr: kr,
+			})
+		}
+	} else {
+		runProblem(problem{
+			transA: transA, transB: transB, m: m, n: n, k: l, alpha: 1, beta: 0,
+			a: a, b: b, c: tmp, lda: lda, ldb: ldb, ldc: n,
+			batch: s, strideA: offA(l), strideB: offB(l), strideC: m * n,
+			kr: kr,
+		})
+		if rem > 0 {
+			runProblem(problem{
+				transA: transA, transB: transB, m: m, n: n, k: rem, alpha: 1, beta: 0,
+				a: a[offA(s*l):], b: b[offB(s*l):], c: tmp[s*m*n:], lda: lda, ldb: ldb, ldc: n,
+				batch: 1, kr: kr,
+			})
+		}
+	}
+	// Element (i, j) of a partial product: at i·n+j, or j·m+i when swapped.
+	si, sj := n, 1
+	if swap {
+		si, sj = 1, m
+	}
+	for i := range m {
+		row := c[i*ldc : i*ldc+n]
+		for j := range row {
+			e := i*si + j*sj
+			sum := tmp[e]
+			for p := 1; p < parts; p++ {
+				sum += tmp[p*m*n+e]
+			}
+			if beta == 0 {
+				row[j] = alpha * sum
+			} else {
+				row[j] = alpha*sum + beta*row[j]
+			}
+		}
+	}
+	splitBufs.Put(bp)
 }
 
 var problemPool = sync.Pool{New: func() any { return new(problem) }}

@@ -448,3 +448,52 @@ func FuzzSgemm(f *testing.F) {
 		}
 	})
 }
+
+// TestSgemmSplitK checks the products that split k into slices (small C,
+// long k: weight gradients) against the float64 reference on every path,
+// transposed or not, with a remainder slice, alpha and beta, and that they
+// are bit-identical for any number of threads.
+func TestSgemmSplitK(t *testing.T) {
+	saved := threads
+	defer func() { threads = saved }()
+	shapes := [][3]int{{32, 96, 8197}, {96, 32, 8192}, {7, 2, 8193}}
+	for _, sh := range shapes {
+		if kSlices(sh[0], sh[1], sh[2]) < 2 {
+			t.Fatalf("%v: kSlices %d, want a split", sh, kSlices(sh[0], sh[1], sh[2]))
+		}
+	}
+	withPath(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(9, 10))
+		worst := 0.0
+		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+			for i, sh := range shapes {
+				alpha, beta := float32(1), float32(0)
+				if i == 1 {
+					alpha, beta = -0.75, 0.5
+				}
+				worst = max(worst, runCase(t, rng, tr[0], tr[1], sh[0], sh[1], sh[2], alpha, beta, i))
+			}
+		}
+		t.Logf("path %s: max relative error %.3g (%.2f eps)", Path(), worst, worst/eps)
+		m, n, k := 32, 96, 16384
+		a := randMat(rng, k, m, 0)
+		b := randMat(rng, k, n, 0)
+		var first []float32
+		for _, th := range []int{1, 2, 3, 7} {
+			threads = th
+			c := make([]float32, m*n)
+			if err := Sgemm(true, false, m, n, k, 1, a.v, a.ld, b.v, b.ld, 0, c, n); err != nil {
+				t.Fatal(err)
+			}
+			if first == nil {
+				first = c
+				continue
+			}
+			for i := range c {
+				if math.Float32bits(c[i]) != math.Float32bits(first[i]) {
+					t.Fatalf("threads=%d differs from threads=1 at %d: %g vs %g", th, i, c[i], first[i])
+				}
+			}
+		}
+	})
+}
