@@ -3,7 +3,9 @@
 // gen_vecops writes vecops_amd64.s: AVX-512 loops for the fused programs'
 // float32 Add, Sub, Mul and Div (fusion.go), over two vectors or a vector
 // and a broadcast scalar, Max and Min (Go's semantics), Sqrt and Sign. Each is the IEEE operation of the Go loop it
-// replaces, sixteen lanes at a time, so the results are the same bits.
+// replaces, sixteen lanes at a time, so the results are the same bits; and
+// the same loops for AVX2 (names ending in AVX2), eight lanes at a time,
+// with blends where AVX-512 has mask registers.
 //
 //	go run gen_vecops.go
 package main
@@ -170,7 +172,142 @@ func main() {
 	p("\tJNZ signVLoop")
 	p("\tVZEROUPPER")
 	p("\tRET")
+	avx2()
 	if err := os.WriteFile("vecops_amd64.s", out.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// avx2 writes the AVX2 loops: the same operations and bits as the AVX-512
+// ones, eight lanes at a time (n a positive multiple of 8).
+func avx2() {
+	prologue := func(name string, args int) {
+		p("")
+		if args == 3 {
+			p("// func %s(dst, a, b *float32, n int)", name)
+			p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+			p("\tMOVQ dst+0(FP), DI")
+			p("\tMOVQ a+8(FP), SI")
+			p("\tMOVQ b+16(FP), DX")
+			p("\tMOVQ n+24(FP), CX")
+		} else {
+			p("// func %s(dst, a *float32, n int)", name)
+			p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+			p("\tMOVQ dst+0(FP), DI")
+			p("\tMOVQ a+8(FP), SI")
+			p("\tMOVQ n+16(FP), CX")
+		}
+	}
+	epilogue := func(name string) {
+		p("\tVMOVUPS Y0, (DI)")
+		p("\tADDQ $32, DI")
+		p("\tSUBQ $8, CX")
+		p("\tJNZ %sLoop", name)
+		p("\tVZEROUPPER")
+		p("\tRET")
+	}
+	for _, op := range []struct{ name, instr string }{{"add", "VADDPS"}, {"sub", "VSUBPS"}, {"mul", "VMULPS"}, {"div", "VDIVPS"}} {
+		for _, mode := range []string{"VV", "VS", "SV"} {
+			name := op.name + mode + "AVX2"
+			prologue(name, 3)
+			switch mode {
+			case "VS":
+				p("\tVBROADCASTSS (DX), Y1")
+			case "SV":
+				p("\tVBROADCASTSS (SI), Y1")
+			}
+			p("%sLoop:", name)
+			switch mode {
+			case "VV":
+				p("\tVMOVUPS (SI), Y0")
+				p("\t%s (DX), Y0, Y0", op.instr)
+				p("\tADDQ $32, SI")
+				p("\tADDQ $32, DX")
+			case "VS":
+				p("\tVMOVUPS (SI), Y0")
+				p("\t%s Y1, Y0, Y0", op.instr)
+				p("\tADDQ $32, SI")
+			case "SV":
+				p("\tVMOVUPS (DX), Y2")
+				p("\t%s Y2, Y1, Y0", op.instr)
+				p("\tADDQ $32, DX")
+			}
+			epilogue(name)
+		}
+	}
+	// Max and Min: r = x; two zeros: x&y (max) or x|y (min); y beats x: y;
+	// y NaN: y (as the AVX-512 loops, with VBLENDVPS for the masks).
+	for _, op := range []struct{ name, pred, bits string }{{"max", "$0x1E", "VANDPS"}, {"min", "$0x11", "VORPS"}} {
+		for _, mode := range []string{"VV", "VS", "SV"} {
+			name := op.name + mode + "AVX2"
+			x, y := "Y3", "Y2"
+			switch mode {
+			case "VS":
+				y = "Y1"
+			case "SV":
+				x = "Y1"
+			}
+			prologue(name, 3)
+			p("\tVXORPS Y8, Y8, Y8")
+			switch mode {
+			case "VS":
+				p("\tVBROADCASTSS (DX), Y1")
+			case "SV":
+				p("\tVBROADCASTSS (SI), Y1")
+			}
+			p("%sLoop:", name)
+			if mode != "SV" {
+				p("\tVMOVUPS (SI), Y3")
+				p("\tADDQ $32, SI")
+			}
+			if mode != "VS" {
+				p("\tVMOVUPS (DX), Y2")
+				p("\tADDQ $32, DX")
+			}
+			p("\tVCMPPS $0x00, Y8, %s, Y4", x)          // x == 0
+			p("\tVCMPPS $0x00, Y8, %s, Y5", y)          // y == 0
+			p("\tVANDPS Y5, Y4, Y4")                     // both zero
+			p("\t%s %s, %s, Y6", op.bits, y, x)          // x&y or x|y
+			p("\tVBLENDVPS Y4, Y6, %s, Y0", x)           // r = both zero ? bits : x
+			p("\tVCMPPS %s, %s, %s, Y5", op.pred, x, y) // y > x (max) or y < x (min)
+			p("\tVBLENDVPS Y5, %s, Y0, Y0", y)
+			p("\tVCMPPS $0x03, %s, %s, Y5", y, y) // y is NaN
+			p("\tVBLENDVPS Y5, %s, Y0, Y0", y)
+			epilogue(name)
+		}
+	}
+	prologue("sqrtVAVX2", 2)
+	p("sqrtVAVX2Loop:")
+	p("\tVSQRTPS (SI), Y0")
+	p("\tADDQ $32, SI")
+	epilogue("sqrtVAVX2")
+	// Sign: sign|1.0 where (bits&0x7fffffff)−1 is, unsigned, below
+	// 0x7f800000, i.e. as a signed number above −1 and below 0x7f800000;
+	// else 0.
+	prologue("signVAVX2", 2)
+	p("\tMOVL $0x7fffffff, AX")
+	p("\tMOVD AX, X3")
+	p("\tVPBROADCASTD X3, Y3")
+	p("\tMOVL $0x80000000, AX")
+	p("\tMOVD AX, X4")
+	p("\tVPBROADCASTD X4, Y4")
+	p("\tMOVL $0x3f800000, AX")
+	p("\tMOVD AX, X5")
+	p("\tVPBROADCASTD X5, Y5")
+	p("\tMOVL $0x7f800000, AX")
+	p("\tMOVD AX, X6")
+	p("\tVPBROADCASTD X6, Y6")
+	p("\tVPCMPEQD Y7, Y7, Y7") // −1 in every lane
+	p("signVAVX2Loop:")
+	p("\tVMOVDQU (SI), Y1")
+	p("\tVPAND Y3, Y1, Y2")
+	p("\tVPADDD Y7, Y2, Y2")     // |bits| − 1
+	p("\tVPCMPGTD Y2, Y6, Y8")   // 0x7f800000 > |bits|−1
+	p("\tVPCMPGTD Y7, Y2, Y9")   // |bits|−1 > −1
+	p("\tVPAND Y9, Y8, Y8")
+	p("\tVPAND Y4, Y1, Y0")
+	p("\tVPOR Y5, Y0, Y0")
+	p("\tVPAND Y8, Y0, Y0")
+	p("\tADDQ $32, SI")
+	epilogue("signVAVX2")
 }

@@ -10,12 +10,12 @@ import (
 
 // startFastmath and startVec are the AVX-512 switches as the package
 // started (tests change them).
-var startFastmath, startVec = hasFastmathAVX512, hasVecAVX512
+var startFastmath, startVec, startVecAVX2 = hasFastmathAVX512, hasVecAVX512, hasVecAVX2
 
-// TestKernelPathFollowsGOTRAIN_CPU checks that the AVX-512 loops are on
-// exactly when the build, the CPU and GOTRAIN_CPU allow them (there is no
-// AVX2 loop: avx2 means the Go loops here), and that an element-wise Add
-// then takes the vector loop, in this process and under every setting.
+// TestKernelPathFollowsGOTRAIN_CPU checks that the AVX-512 and AVX2 loops
+// are on exactly when the build, the CPU and GOTRAIN_CPU allow them, and
+// that an element-wise Add then takes a vector loop, in this process and
+// under every setting.
 func TestKernelPathFollowsGOTRAIN_CPU(t *testing.T) {
 	w := cpufeattest.Current()
 	if want := kernelsBuilt && w.AVX512DQ; startFastmath != want {
@@ -25,8 +25,12 @@ func TestKernelPathFollowsGOTRAIN_CPU(t *testing.T) {
 	if startVec != want {
 		t.Errorf("GOTRAIN_CPU=%q: AVX-512 vector operations %v, want %v", w.Setting, startVec, want)
 	}
-	defer func(v bool) { hasVecAVX512 = v }(hasVecAVX512)
-	hasVecAVX512 = startVec
+	if want2 := kernelsBuilt && w.AVX2FMA; startVecAVX2 != want2 {
+		t.Errorf("GOTRAIN_CPU=%q: AVX2 vector operations %v, want %v", w.Setting, startVecAVX2, want2)
+	}
+	defer func(v, v2 bool) { hasVecAVX512, hasVecAVX2 = v, v2 }(hasVecAVX512, hasVecAVX2)
+	hasVecAVX512, hasVecAVX2 = startVec, startVecAVX2
+	want = want || kernelsBuilt && w.AVX2FMA
 	a, b, dst := make([]float32, 16), make([]float32, 16), make([]float32, 16)
 	if vec := vecBinary(backends.OpTypeAdd, dst, a, nil, false, b, nil, false) == 16; vec != want {
 		t.Errorf("GOTRAIN_CPU=%q: Add of 16 elements ran the vector loop %v, want %v", w.Setting, vec, want)

@@ -98,7 +98,7 @@ func sum4(x []float32) float32 {
 // (starting from the lowest float32; a NaN propagates through max).
 func maxOf(x []float32, lowest float32) float32 {
 	m := lowest
-	if len(x) >= 32 && hasVecAVX512 {
+	if len(x) >= 32 && (hasVecAVX512 || hasVecAVX2) {
 		// Sixteen running maxima, then their maximum: max is associative and
 		// commutative (two zeros give +0 unless both are −0; a NaN gives a
 		// NaN), so the order does not change the result.

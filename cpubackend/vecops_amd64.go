@@ -70,14 +70,83 @@ func minSV(dst, a, b *float32, n int)
 //go:noescape
 func sqrtV(dst, a *float32, n int)
 
+// The AVX2 loops of vecops_amd64.s: the same operations and bits, eight
+// lanes at a time (n a positive multiple of 8).
+
+//go:noescape
+func addVVAVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func addVSAVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func addSVAVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func subVVAVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func subVSAVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func subSVAVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func mulVVAVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func mulVSAVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func mulSVAVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func divVVAVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func divVSAVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func divSVAVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func maxVVAVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func maxVSAVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func maxSVAVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func minVVAVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func minVSAVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func minSVAVX2(dst, a, b *float32, n int)
+
+//go:noescape
+func sqrtVAVX2(dst, a *float32, n int)
+
+//go:noescape
+func signVAVX2(dst, a *float32, n int)
+
 // vecSqrt computes the first k = len(dst) rounded down to 16 elements of
-// dst = sqrt(a) with AVX-512 and returns k (0 without AVX-512).
+// dst = sqrt(a) with AVX-512 or AVX2 and returns k (0 without either).
 func vecSqrt(dst, a []float32) int {
 	k := len(dst) &^ 15
-	if !hasVecAVX512 || k == 0 {
+	switch {
+	case k == 0:
+		return 0
+	case hasVecAVX512:
+		sqrtV(&dst[0], &a[0], k)
+	case hasVecAVX2:
+		sqrtVAVX2(&dst[0], &a[0], k)
+	default:
 		return 0
 	}
-	sqrtV(&dst[0], &a[0], k)
 	return k
 }
 
@@ -85,14 +154,20 @@ func vecSqrt(dst, a []float32) int {
 func signV(dst, a *float32, n int)
 
 // vecSign computes the first k = len(dst) rounded down to 16 elements of
-// dst = sign(a) (signFloat32's bits) with AVX-512 and returns k (0 without
-// AVX-512).
+// dst = sign(a) (signFloat32's bits) with AVX-512 or AVX2 and returns k (0
+// without either).
 func vecSign(dst, a []float32) int {
 	k := len(dst) &^ 15
-	if !hasVecAVX512 || k == 0 {
+	switch {
+	case k == 0:
+		return 0
+	case hasVecAVX512:
+		signV(&dst[0], &a[0], k)
+	case hasVecAVX2:
+		signVAVX2(&dst[0], &a[0], k)
+	default:
 		return 0
 	}
-	signV(&dst[0], &a[0], k)
 	return k
 }
 
@@ -100,6 +175,10 @@ func vecSign(dst, a []float32) int {
 // (package internal/cpufeat) allows them; tests turn it off to compare with
 // the Go loops.
 var hasVecAVX512 = cpufeat.HasAVX512F
+
+// hasVecAVX2 tells whether the AVX2 loops may run (used when hasVecAVX512
+// is false); tests turn it off to compare with the Go loops.
+var hasVecAVX2 = cpufeat.HasAVX2FMA
 
 // vecLoops are the loops of each operation: vector-vector, vector-scalar,
 // scalar-vector.
@@ -112,15 +191,29 @@ var vecLoops = map[backends.OpType][3]func(dst, a, b *float32, n int){
 	backends.OpTypeMin: {minVV, minVS, minSV},
 }
 
+// vecLoopsAVX2 are vecLoops' AVX2 loops.
+var vecLoopsAVX2 = map[backends.OpType][3]func(dst, a, b *float32, n int){
+	backends.OpTypeAdd: {addVVAVX2, addVSAVX2, addSVAVX2},
+	backends.OpTypeSub: {subVVAVX2, subVSAVX2, subSVAVX2},
+	backends.OpTypeMul: {mulVVAVX2, mulVSAVX2, mulSVAVX2},
+	backends.OpTypeDiv: {divVVAVX2, divVSAVX2, divSVAVX2},
+	backends.OpTypeMax: {maxVVAVX2, maxVSAVX2, maxSVAVX2},
+	backends.OpTypeMin: {minVVAVX2, minVSAVX2, minSVAVX2},
+}
+
 // vecBinary computes the first k = len(dst) rounded down to 16 elements of
-// dst = a op b with AVX-512 (as, bs are the scalars when aScalar, bScalar)
+// dst = a op b with AVX-512 or AVX2 (as, bs are the scalars when aScalar, bScalar)
 // and returns k; 0 when the operation or the CPU has no loop.
 func vecBinary(op backends.OpType, dst, a []float32, as *float32, aScalar bool, b []float32, bs *float32, bScalar bool) int {
 	k := len(dst) &^ 15
-	if !hasVecAVX512 || k == 0 || (aScalar && bScalar) {
+	if !(hasVecAVX512 || hasVecAVX2) || k == 0 || (aScalar && bScalar) {
 		return 0
 	}
-	loops, ok := vecLoops[op]
+	table := vecLoops
+	if !hasVecAVX512 {
+		table = vecLoopsAVX2
+	}
+	loops, ok := table[op]
 	if !ok {
 		return 0
 	}

@@ -7,7 +7,7 @@ import (
 
 // Unfused float32 Add, Sub, Mul, Div, Max and Min of operands of the output's size (or
 // one element) run through binaryChunk, the fused programs' loops, whose
-// AVX-512 loops (vecops_amd64.s) give the bits of simplego's Go loops (for
+// AVX-512 or AVX2 loops (vecops_amd64.s) give the bits of simplego's Go loops (for
 // Max and Min, any NaN where Go gives a NaN: Go leaves its payload open).
 // Other dtypes and shapes keep simplego's executors.
 
@@ -26,7 +26,7 @@ func init() {
 func vecBinaryExecutor(op backends.OpType, generic nodeExecutor) nodeExecutor {
 	return func(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
 		n := node.shape.Size()
-		if !hasVecAVX512 || node.shape.DType != dtypes.Float32 || len(inputs) != 2 ||
+		if !(hasVecAVX512 || hasVecAVX2) || node.shape.DType != dtypes.Float32 || len(inputs) != 2 ||
 			inputs[0].shape.DType != dtypes.Float32 || inputs[1].shape.DType != dtypes.Float32 {
 			return generic(backend, node, inputs, inputsOwned)
 		}

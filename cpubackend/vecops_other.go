@@ -7,6 +7,9 @@ import "github.com/gomlx/gomlx/backends"
 // hasVecAVX512 is false where the AVX-512 loops are not built.
 var hasVecAVX512 = false
 
+// hasVecAVX2 is false where the AVX2 loops are not built.
+var hasVecAVX2 = false
+
 // vecBinary has no vector loops here: it computes nothing and returns 0.
 func vecBinary(op backends.OpType, dst, a []float32, as *float32, aScalar bool, b []float32, bs *float32, bScalar bool) int {
 	return 0

@@ -8,13 +8,45 @@ import (
 	"github.com/gomlx/gomlx/backends"
 )
 
-// TestVecBinaryMatchesGo checks that the fused programs' binary operations
-// give the same bits with the AVX-512 loops as with the Go loops alone, for
-// vector and scalar operands, every length up to 70 and special values.
-func TestVecBinaryMatchesGo(t *testing.T) {
-	if !hasVecAVX512 {
-		t.Skip("AVX-512 loops off (CPU, build or GOTRAIN_CPU): only the Go loops run")
+// eachVecPath runs f once for each vector path the CPU, the build and
+// GOTRAIN_CPU allow (AVX-512, AVX2), with that path selected; goLoops runs
+// its function with the vector loops off (the Go loops, the reference).
+// It skips t when there is none.
+func eachVecPath(t *testing.T, f func(t *testing.T, goLoops func(func()))) {
+	saved512, saved2 := hasVecAVX512, hasVecAVX2
+	defer func() { hasVecAVX512, hasVecAVX2 = saved512, saved2 }()
+	var paths []string
+	if startVec {
+		paths = append(paths, "avx512")
 	}
+	if startVecAVX2 {
+		paths = append(paths, "avx2")
+	}
+	if len(paths) == 0 {
+		t.Skip("vector loops off (CPU, build or GOTRAIN_CPU): only the Go loops run")
+	}
+	for _, path := range paths {
+		t.Run(path, func(t *testing.T) {
+			set := func() { hasVecAVX512, hasVecAVX2 = path == "avx512", path == "avx2" }
+			set()
+			f(t, func(g func()) {
+				hasVecAVX512, hasVecAVX2 = false, false
+				g()
+				set()
+			})
+		})
+	}
+}
+
+// TestVecBinaryMatchesGo checks that the fused programs' binary operations
+// give the same bits with the AVX-512 and AVX2 loops as with the Go loops
+// alone, for vector and scalar operands, every length up to 70 and special
+// values.
+func TestVecBinaryMatchesGo(t *testing.T) {
+	eachVecPath(t, testVecBinaryMatchesGo)
+}
+
+func testVecBinaryMatchesGo(t *testing.T, goLoops func(func())) {
 	r := rand.New(rand.NewPCG(1, 2))
 	specials := []float32{0, float32(math.Copysign(0, -1)), 1e-45, -1e-45, 1e-38, float32(math.Inf(1)),
 		float32(math.Inf(-1)), float32(math.NaN()), math.MaxFloat32, 1, -1}
@@ -39,9 +71,7 @@ func TestVecBinaryMatchesGo(t *testing.T) {
 				aScalar, bScalar := mode == 2, mode == 1
 				got, want := make([]float32, n), make([]float32, n)
 				binaryChunk(op, got, a, as, aScalar, b, bs, bScalar)
-				hasVecAVX512 = false
-				binaryChunk(op, want, a, as, aScalar, b, bs, bScalar)
-				hasVecAVX512 = true
+				goLoops(func() { binaryChunk(op, want, a, as, aScalar, b, bs, bScalar) })
 				for i := range want {
 					// Go does not define which NaN max and min return (the
 					// compiled code and the runtime's fmax differ); any NaN
@@ -60,12 +90,14 @@ func TestVecBinaryMatchesGo(t *testing.T) {
 	}
 }
 
-// TestVecSqrtMatchesGo checks the AVX-512 square root against Go's
-// float32(math.Sqrt(float64(x))) bit for bit, specials and subnormals included.
+// TestVecSqrtMatchesGo checks the AVX-512 and AVX2 square roots against
+// Go's float32(math.Sqrt(float64(x))) bit for bit, specials and subnormals
+// included.
 func TestVecSqrtMatchesGo(t *testing.T) {
-	if !hasVecAVX512 {
-		t.Skip("AVX-512 loops off (CPU, build or GOTRAIN_CPU): only the Go loop runs")
-	}
+	eachVecPath(t, func(t *testing.T, _ func(func())) { testVecSqrtMatchesGo(t) })
+}
+
+func testVecSqrtMatchesGo(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
 	xs := []float32{0, float32(math.Copysign(0, -1)), 1e-45, 3e-39, -1, -1e-45, 1, 2, 4, math.MaxFloat32,
 		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())}
@@ -84,12 +116,14 @@ func TestVecSqrtMatchesGo(t *testing.T) {
 	}
 }
 
-// TestVecSignMatchesGo checks the AVX-512 Sign against the Go loop bit for
-// bit: ±0, subnormals, ±Inf, NaNs with any payload, random bit patterns.
+// TestVecSignMatchesGo checks the AVX-512 and AVX2 Sign against the Go
+// loop bit for bit: ±0, subnormals, ±Inf, NaNs with any payload, random
+// bit patterns.
 func TestVecSignMatchesGo(t *testing.T) {
-	if !hasVecAVX512 {
-		t.Skip("AVX-512 loops off (CPU, build or GOTRAIN_CPU): only the Go loop runs")
-	}
+	eachVecPath(t, testVecSignMatchesGo)
+}
+
+func testVecSignMatchesGo(t *testing.T, goLoops func(func())) {
 	r := rand.New(rand.NewPCG(4, 5))
 	xs := []float32{0, float32(math.Copysign(0, -1)), 1e-45, -1e-45, 1, -1, float32(math.Inf(1)), float32(math.Inf(-1)),
 		float32(math.NaN()), math.Float32frombits(0xffc00001), math.Float32frombits(0x7f800001), math.MaxFloat32}
@@ -99,12 +133,10 @@ func TestVecSignMatchesGo(t *testing.T) {
 	for _, n := range []int{1, 15, 16, 17, 33, len(xs)} {
 		got, want := make([]float32, n), make([]float32, n)
 		signFloat32(got, xs[:n])
-		hasVecAVX512 = false
-		signFloat32(want, xs[:n])
-		hasVecAVX512 = true
+		goLoops(func() { signFloat32(want, xs[:n]) })
 		for i := range want {
 			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-				t.Fatalf("sign(%g = %#x) = %g with AVX-512, %g in Go", xs[i], math.Float32bits(xs[i]), got[i], want[i])
+				t.Fatalf("sign(%g = %#x) = %g with vector loops, %g in Go", xs[i], math.Float32bits(xs[i]), got[i], want[i])
 			}
 		}
 	}
