@@ -266,9 +266,9 @@ func avx2() {
 			}
 			p("\tVCMPPS $0x00, Y8, %s, Y4", x)          // x == 0
 			p("\tVCMPPS $0x00, Y8, %s, Y5", y)          // y == 0
-			p("\tVANDPS Y5, Y4, Y4")                     // both zero
-			p("\t%s %s, %s, Y6", op.bits, y, x)          // x&y or x|y
-			p("\tVBLENDVPS Y4, Y6, %s, Y0", x)           // r = both zero ? bits : x
+			p("\tVANDPS Y5, Y4, Y4")                    // both zero
+			p("\t%s %s, %s, Y6", op.bits, y, x)         // x&y or x|y
+			p("\tVBLENDVPS Y4, Y6, %s, Y0", x)          // r = both zero ? bits : x
 			p("\tVCMPPS %s, %s, %s, Y5", op.pred, x, y) // y > x (max) or y < x (min)
 			p("\tVBLENDVPS Y5, %s, Y0, Y0", y)
 			p("\tVCMPPS $0x03, %s, %s, Y5", y, y) // y is NaN
@@ -301,9 +301,9 @@ func avx2() {
 	p("signVAVX2Loop:")
 	p("\tVMOVDQU (SI), Y1")
 	p("\tVPAND Y3, Y1, Y2")
-	p("\tVPADDD Y7, Y2, Y2")     // |bits| − 1
-	p("\tVPCMPGTD Y2, Y6, Y8")   // 0x7f800000 > |bits|−1
-	p("\tVPCMPGTD Y7, Y2, Y9")   // |bits|−1 > −1
+	p("\tVPADDD Y7, Y2, Y2")   // |bits| − 1
+	p("\tVPCMPGTD Y2, Y6, Y8") // 0x7f800000 > |bits|−1
+	p("\tVPCMPGTD Y7, Y2, Y9") // |bits|−1 > −1
 	p("\tVPAND Y9, Y8, Y8")
 	p("\tVPAND Y4, Y1, Y0")
 	p("\tVPOR Y5, Y0, Y0")
