@@ -49,11 +49,14 @@ const (
 	fromInput  operandKind = iota // an external input of the output's shape
 	fromScalar                    // an external input with one element
 	fromTemp                      // the result of an earlier instruction
+	fromTiled                     // an external input repeated along the output (a broadcast bias)
 )
 
 type fusedOperand struct {
 	kind operandKind
 	idx  int
+	// slot is the temporary a fromTiled operand is laid out in for a chunk.
+	slot int
 }
 
 type fusedInstr struct {
@@ -65,6 +68,9 @@ type fusedInstr struct {
 // chain's external inputs, in the order the operands' idx refer to.
 type fusedProgram struct {
 	instrs []fusedInstr
+	// tiled are the fromTiled operands, by slot: each chunk copies the
+	// input's repeated values into temporary len(instrs)+slot.
+	tiled []fusedOperand
 	// size is the number of elements of the output.
 	size int
 	// temps pools the chunk temporaries of one execution.
@@ -107,7 +113,7 @@ func fuseElementwise(b *Builder) {
 				inGroup[in] = true
 			}
 		}
-		if len(group) < 2 {
+		if len(group) < 2 && !slices.ContainsFunc(root.inputs, func(in *Node) bool { _, ok := tiledBroadcast(in); return ok }) {
 			continue
 		}
 		slices.SortFunc(group, func(x, y *Node) int { return x.builderIdx - y.builderIdx })
@@ -115,9 +121,30 @@ func fuseElementwise(b *Builder) {
 		var externals []*Node
 		extIdx := map[*Node]int{}
 		tempIdx := map[*Node]int{}
+		tiledSlot := map[*Node]int{}
 		operand := func(in *Node) fusedOperand {
 			if t, ok := tempIdx[in]; ok {
 				return fusedOperand{kind: fromTemp, idx: t}
+			}
+			if x, ok := tiledBroadcast(in); ok {
+				// Read the broadcast's operand instead: the broadcast is
+				// not run unless something else uses it.
+				in = x
+				if x.shape.Size() > 1 {
+					j, ok := extIdx[x]
+					if !ok {
+						j = len(externals)
+						extIdx[x] = j
+						externals = append(externals, x)
+					}
+					slot, ok := tiledSlot[x]
+					if !ok {
+						slot = len(prog.tiled)
+						tiledSlot[x] = slot
+						prog.tiled = append(prog.tiled, fusedOperand{kind: fromTiled, idx: j, slot: slot})
+					}
+					return fusedOperand{kind: fromTiled, idx: j, slot: slot}
+				}
 			}
 			j, ok := extIdx[in]
 			if !ok {
@@ -141,12 +168,56 @@ func fuseElementwise(b *Builder) {
 				absorbed[n.builderIdx] = true
 			}
 		}
-		nt := len(prog.instrs)
+		nt := len(prog.instrs) + len(prog.tiled)
 		prog.temps.New = func() any { return make([]float32, nt*fusedChunk) }
 		root.inputs = externals
 		root.fused = prog
 		fusedChains.Add(1)
 	}
+}
+
+// tiledBroadcast reports whether n is a float32 BroadcastInDim that repeats
+// its operand x along the leading axes of its output, so that element i of
+// the output is element i mod x.Size() of x (a bias broadcast over a batch),
+// and returns x.
+func tiledBroadcast(n *Node) (*Node, bool) {
+	if n.opType != backends.OpTypeBroadcastInDim || n.shape.DType != dtypes.Float32 || len(n.inputs) != 1 {
+		return nil, false
+	}
+	x := n.inputs[0]
+	axes, ok := n.data.([]int)
+	if !ok || x.shape.DType != dtypes.Float32 || len(axes) != x.shape.Rank() || x.shape.Size() == 0 {
+		return nil, false
+	}
+	out := n.shape.Dimensions
+	mapped := make([]int, len(out))
+	for a := range mapped {
+		mapped[a] = -1
+	}
+	for i, a := range axes {
+		if a < 0 || a >= len(out) || (i > 0 && a <= axes[i-1]) {
+			return nil, false
+		}
+		mapped[a] = i
+	}
+	// A suffix of the output's axes taken whole from x, then only axes x
+	// does not vary along.
+	tile, a := 1, len(out)-1
+	for ; a >= 0; a-- {
+		if out[a] == 1 {
+			continue
+		}
+		if i := mapped[a]; i < 0 || x.shape.Dimensions[i] != out[a] {
+			break
+		}
+		tile *= out[a]
+	}
+	for ; a >= 0; a-- {
+		if i := mapped[a]; i >= 0 && x.shape.Dimensions[i] != 1 {
+			return nil, false
+		}
+	}
+	return x, tile == x.shape.Size()
 }
 
 // execFused runs node's fused program.
@@ -203,12 +274,25 @@ func (prog *fusedProgram) run(flats [][]float32, out []float32, c0, c1 int) {
 		lo := c * fusedChunk
 		hi := min(lo+fusedChunk, prog.size)
 		n := hi - lo
+		for _, o := range prog.tiled {
+			// Element i of the output reads element i mod len(x) of x.
+			x := flats[o.idx]
+			dst := temps[(len(prog.instrs)+o.slot)*fusedChunk : (len(prog.instrs)+o.slot)*fusedChunk+n]
+			pos := lo % len(x)
+			for len(dst) > 0 {
+				m := copy(dst, x[pos:])
+				dst, pos = dst[m:], 0
+			}
+		}
 		slice := func(o fusedOperand) ([]float32, float32, bool) {
 			switch o.kind {
 			case fromInput:
 				return flats[o.idx][lo:hi], 0, false
 			case fromScalar:
 				return nil, flats[o.idx][0], true
+			case fromTiled:
+				t := len(prog.instrs) + o.slot
+				return temps[t*fusedChunk : t*fusedChunk+n], 0, false
 			}
 			return temps[o.idx*fusedChunk : o.idx*fusedChunk+n], 0, false
 		}

@@ -5,7 +5,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 )
 
@@ -178,6 +181,91 @@ func TestSignFloat32(t *testing.T) {
 		}
 		if math.Float32bits(out[i]) != math.Float32bits(want) {
 			t.Errorf("sign(%g) = %g, want %g", x, out[i], want)
+		}
+	}
+}
+
+// TestFusionTiledBroadcast checks chains that read a broadcast bias:
+// repeated along the leading axes (the fused program reads the bias itself,
+// a chunk's values starting anywhere in it), alone in a chain or shared,
+// and broadcasts that do not tile (over a middle axis), all bit-identical
+// to the unfused operations, on one goroutine and split over several.
+func TestFusionTiledBroadcast(t *testing.T) {
+	fn := func(x, b, lf, mid *graph.Node) []*graph.Node {
+		shape := x.Shape()
+		d := shape.Dimensions
+		bias := graph.BroadcastToShape(graph.Reshape(b, 1, 1, d[2]), shape)
+		relu := graph.Max(graph.Add(x, bias), graph.ScalarZero(x.Graph(), x.DType()))
+		alone := graph.Mul(x, graph.BroadcastToShape(graph.Reshape(lf, 1, d[1], d[2]), shape))
+		middle := graph.Sub(x, graph.BroadcastToShape(mid, shape))
+		shared := graph.Div(graph.Sub(x, bias), graph.AddScalar(graph.Abs(bias), 1))
+		return []*graph.Node{relu, alone, middle, shared, bias}
+	}
+	for _, dims := range [][3]int{{3, 5, 7}, {7, 300, 33}} {
+		n := dims[0] * dims[1] * dims[2]
+		x, y := fusionInputs(max(n, 100))
+		x = x[:n]
+		b, lf, mid := y[:dims[2]], y[:dims[1]*dims[2]], y[:dims[0]*dims[2]]
+		run := func(config string) ([][]float32, int) {
+			be, err := New(config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer be.Finalize()
+			before := fusedChains.Load()
+			exec, err := graph.NewExec(be, fn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs, err := exec.Exec(tensors.FromFlatDataAndDimensions(x, dims[:]...), tensors.FromFlatDataAndDimensions(b, dims[2]),
+				tensors.FromFlatDataAndDimensions(lf, dims[1], dims[2]), tensors.FromFlatDataAndDimensions(mid, dims[0], 1, dims[2]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var res [][]float32
+			for _, o := range outs {
+				res = append(res, tensors.MustCopyFlatData[float32](o))
+			}
+			return res, int(fusedChains.Load() - before)
+		}
+		want, _ := run("ops_sequential,no_fusion")
+		got, nf := run("ops_sequential")
+		if nf < 3 {
+			t.Fatalf("%v: %d chains fused, want the relu, the product alone and the shared one", dims, nf)
+		}
+		for k := range want {
+			for i := range want[k] {
+				a, b := got[k][i], want[k][i]
+				if math.Float32bits(a) != math.Float32bits(b) && !(a != a && b != b) {
+					t.Fatalf("%v output %d[%d]: fused %g, unfused %g", dims, k, i, a, b)
+				}
+			}
+		}
+	}
+}
+
+// TestTiledBroadcast checks which broadcasts the fused programs read as a
+// repeated operand.
+func TestTiledBroadcast(t *testing.T) {
+	b := &Builder{}
+	for _, c := range []struct {
+		operand, out, axes []int
+		want               bool
+	}{
+		{[]int{7}, []int{3, 5, 7}, []int{2}, true},
+		{[]int{1, 1, 7}, []int{3, 5, 7}, []int{0, 1, 2}, true},
+		{[]int{5, 7}, []int{3, 5, 7}, []int{1, 2}, true},
+		{[]int{1, 5, 1}, []int{3, 5, 1}, []int{0, 1, 2}, true},
+		{[]int{}, []int{3, 5}, []int{}, true},
+		{[]int{3, 1, 7}, []int{3, 5, 7}, []int{0, 1, 2}, false},
+		{[]int{5}, []int{3, 5, 7}, []int{1}, false},
+		{[]int{3}, []int{3, 5, 7}, []int{0}, false},
+		{[]int{5, 7}, []int{3, 5, 7}, []int{2, 1}, false},
+	} {
+		x := &Node{shape: shapes.Make(dtypes.Float32, c.operand...), builder: b}
+		n := &Node{opType: backends.OpTypeBroadcastInDim, shape: shapes.Make(dtypes.Float32, c.out...), inputs: []*Node{x}, data: c.axes, builder: b}
+		if _, got := tiledBroadcast(n); got != c.want {
+			t.Errorf("operand %v to %v on axes %v: tiled %v, want %v", c.operand, c.out, c.axes, got, c.want)
 		}
 	}
 }
