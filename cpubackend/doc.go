@@ -5,7 +5,7 @@ package cpubackend
 // The files of this package, other than doc.go, generate.go, dotgeneral_gemm.go,
 // fusion.go, fastmath*.go, reduce_fast.go, broadcast_fast.go, opstats.go,
 // rewrite*.go, vecops*.go, gen_vecops.go, dotgeneral_packed.go,
-// dotgeneral_transpose.go, slice_fast.go, panicf.go and gotrain's tests, are GoMLX v0.26.0's
+// dotgeneral_transpose.go, slice_fast.go, scatter_fast.go, panicf.go and gotrain's tests, are GoMLX v0.26.0's
 // backends/simplego (github.com/gomlx/gomlx, Apache License 2.0; the
 // license is in LICENSE beside this file), and its tests; the gen_*.go
 // files are written by forks of its generators (internal/cmd, run by
@@ -35,10 +35,14 @@ package cpubackend
 //     in Go and 4-5x faster again with AVX-512;
 //   - fused programs, unfused float32 element-wise operations of same-size
 //     or one-element operands (vecops_exec.go) and row sums of reductions
-//     run Add, Sub, Mul, Div, Max, Min, Sqrt and Sign with AVX-512 loops
-//     (vecops_amd64.s, written by gen_vecops.go): the same IEEE operations
-//     as the Go loops, tested bit for bit with specials (Max and Min give
-//     a NaN where Go does, whose payload Go leaves open);
+//     run Add, Sub, Mul, Div, Max, Min, Sqrt and Sign with AVX-512 or AVX2
+//     loops (vecops_amd64.s, written by gen_vecops.go): the same IEEE
+//     operations as the Go loops, tested bit for bit with specials (Max and
+//     Min give a NaN where Go does, whose payload Go leaves open); fused
+//     programs read a bias broadcast along the leading axes in place;
+//   - float32 ScatterSum of contiguous windows (col2im) a window at a time,
+//     in parallel with each element's updates in index order
+//     (scatter_fast.go), other scatters a last-axis row at a time;
 //   - DotGenerals that multiply the same rhs node (a recurrent weight at
 //     every step) read one packing of it per execution
 //     (dotgeneral_packed.go, gemm.PackB/SgemmPackedB: the same bits);

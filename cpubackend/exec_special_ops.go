@@ -1385,25 +1385,6 @@ func execScatterGeneric[T SupportedTypesConstraints](opType backends.OpType, out
 	return nil
 }
 
-// scatterRun returns the length of the rows a scatter may combine at once
-// (1: element by element) and the last axes of the updates and the output:
-// the last update axis must be a window axis of length greater than one,
-// the output's last axis must not be an inserted window axis nor a scattered
-// axis, and the two must have the same length, so that every window row is
-// a whole, contiguous row of the output.
-func scatterRun(output, updates shapes.Shape, p *scatterNode) (run, lastU, lastO int) {
-	lastU, lastO = updates.Rank()-1, output.Rank()-1
-	if lastU < 0 || lastO < 0 {
-		return 1, lastU, lastO
-	}
-	n := updates.Dimensions[lastU]
-	if n < 2 || output.Dimensions[lastO] != n || !slices.Contains(p.updateWindowAxes, lastU) ||
-		slices.Contains(p.insertedWindowAxes, lastO) || slices.Contains(p.scatterAxesToOperandAxes, lastO) {
-		return 1, lastU, lastO
-	}
-	return n, lastU, lastO
-}
-
 type subIndicesIterator struct {
 	// FlatIdx is the current flat index to the shape.
 	FlatIdx int
