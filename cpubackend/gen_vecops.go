@@ -27,48 +27,7 @@ func main() {
 	p("//go:build amd64 && !purego && !noasm")
 	p("")
 	p("#include \"textflag.h\"")
-	for _, op := range []struct{ name, instr string }{{"add", "VADDPS"}, {"sub", "VSUBPS"}, {"mul", "VMULPS"}, {"div", "VDIVPS"}} {
-		// vv: dst = a op b; vs: dst = a op s; sv: dst = s op b. n is a
-		// positive multiple of 16; s is read through its pointer.
-		for _, mode := range []string{"VV", "VS", "SV"} {
-			name := op.name + mode
-			p("")
-			p("// func %s(dst, a, b *float32, n int)", name)
-			p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
-			p("\tMOVQ dst+0(FP), DI")
-			p("\tMOVQ a+8(FP), SI")
-			p("\tMOVQ b+16(FP), DX")
-			p("\tMOVQ n+24(FP), CX")
-			switch mode {
-			case "VS":
-				p("\tVBROADCASTSS (DX), Z1")
-			case "SV":
-				p("\tVBROADCASTSS (SI), Z1")
-			}
-			p("%sLoop:", name)
-			switch mode {
-			case "VV":
-				p("\tVMOVUPS (SI), Z0")
-				p("\t%s (DX), Z0, Z0", op.instr) // Z0 = Z0 op mem
-				p("\tADDQ $64, SI")
-				p("\tADDQ $64, DX")
-			case "VS":
-				p("\tVMOVUPS (SI), Z0")
-				p("\t%s Z1, Z0, Z0", op.instr) // Z0 = Z0 op s
-				p("\tADDQ $64, SI")
-			case "SV":
-				p("\tVMOVUPS (DX), Z2")
-				p("\t%s Z2, Z1, Z0", op.instr) // Z0 = s op Z2
-				p("\tADDQ $64, DX")
-			}
-			p("\tVMOVUPS Z0, (DI)")
-			p("\tADDQ $64, DI")
-			p("\tSUBQ $16, CX")
-			p("\tJNZ %sLoop", name)
-			p("\tVZEROUPPER")
-			p("\tRET")
-		}
-	}
+	arith("Z", "")
 	// Max and Min with Go's semantics (runtime fmax/fmin): y if y is NaN or
 	// y beats x; else x, except that two zeros give x&y (max: +0 unless both
 	// are −0) or x|y (min: −0 if either is).
@@ -206,35 +165,7 @@ func avx2() {
 		p("\tVZEROUPPER")
 		p("\tRET")
 	}
-	for _, op := range []struct{ name, instr string }{{"add", "VADDPS"}, {"sub", "VSUBPS"}, {"mul", "VMULPS"}, {"div", "VDIVPS"}} {
-		for _, mode := range []string{"VV", "VS", "SV"} {
-			name := op.name + mode + "AVX2"
-			prologue(name, 3)
-			switch mode {
-			case "VS":
-				p("\tVBROADCASTSS (DX), Y1")
-			case "SV":
-				p("\tVBROADCASTSS (SI), Y1")
-			}
-			p("%sLoop:", name)
-			switch mode {
-			case "VV":
-				p("\tVMOVUPS (SI), Y0")
-				p("\t%s (DX), Y0, Y0", op.instr)
-				p("\tADDQ $32, SI")
-				p("\tADDQ $32, DX")
-			case "VS":
-				p("\tVMOVUPS (SI), Y0")
-				p("\t%s Y1, Y0, Y0", op.instr)
-				p("\tADDQ $32, SI")
-			case "SV":
-				p("\tVMOVUPS (DX), Y2")
-				p("\t%s Y2, Y1, Y0", op.instr)
-				p("\tADDQ $32, DX")
-			}
-			epilogue(name)
-		}
-	}
+	arith("Y", "AVX2")
 	// Max and Min: r = x; two zeros: x&y (max) or x|y (min); y beats x: y;
 	// y NaN: y (as the AVX-512 loops, with VBLENDVPS for the masks).
 	for _, op := range []struct{ name, pred, bits string }{{"max", "$0x1E", "VANDPS"}, {"min", "$0x11", "VORPS"}} {
@@ -310,4 +241,55 @@ func avx2() {
 	p("\tVPAND Y8, Y0, Y0")
 	p("\tADDQ $32, SI")
 	epilogue("signVAVX2")
+}
+
+// arith writes the Add, Sub, Mul and Div loops over vector registers vec
+// ("Z": sixteen lanes, "Y": eight), named op+mode+suffix. VV: dst = a op b;
+// VS: dst = a op s; SV: dst = s op b; n is a positive multiple of the lane
+// count; s is read through its pointer.
+func arith(vec, suffix string) {
+	lanes, bytes := 16, 64
+	if vec == "Y" {
+		lanes, bytes = 8, 32
+	}
+	for _, op := range []struct{ name, instr string }{{"add", "VADDPS"}, {"sub", "VSUBPS"}, {"mul", "VMULPS"}, {"div", "VDIVPS"}} {
+		for _, mode := range []string{"VV", "VS", "SV"} {
+			name := op.name + mode + suffix
+			p("")
+			p("// func %s(dst, a, b *float32, n int)", name)
+			p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+			p("\tMOVQ dst+0(FP), DI")
+			p("\tMOVQ a+8(FP), SI")
+			p("\tMOVQ b+16(FP), DX")
+			p("\tMOVQ n+24(FP), CX")
+			switch mode {
+			case "VS":
+				p("\tVBROADCASTSS (DX), %s1", vec)
+			case "SV":
+				p("\tVBROADCASTSS (SI), %s1", vec)
+			}
+			p("%sLoop:", name)
+			switch mode {
+			case "VV":
+				p("\tVMOVUPS (SI), %s0", vec)
+				p("\t%s (DX), %s0, %s0", op.instr, vec, vec) // r0 = r0 op mem
+				p("\tADDQ $%d, SI", bytes)
+				p("\tADDQ $%d, DX", bytes)
+			case "VS":
+				p("\tVMOVUPS (SI), %s0", vec)
+				p("\t%s %s1, %s0, %s0", op.instr, vec, vec, vec) // r0 = r0 op s
+				p("\tADDQ $%d, SI", bytes)
+			case "SV":
+				p("\tVMOVUPS (DX), %s2", vec)
+				p("\t%s %s2, %s1, %s0", op.instr, vec, vec, vec) // r0 = s op r2
+				p("\tADDQ $%d, DX", bytes)
+			}
+			p("\tVMOVUPS %s0, (DI)", vec)
+			p("\tADDQ $%d, DI", bytes)
+			p("\tSUBQ $%d, CX", lanes)
+			p("\tJNZ %sLoop", name)
+			p("\tVZEROUPPER")
+			p("\tRET")
+		}
+	}
 }

@@ -135,15 +135,20 @@ func signVAVX2(dst, a *float32, n int)
 
 // vecSqrt computes the first k = len(dst) rounded down to 16 elements of
 // dst = sqrt(a) with AVX-512 or AVX2 and returns k (0 without either).
-func vecSqrt(dst, a []float32) int {
+func vecSqrt(dst, a []float32) int { return vecUnary(sqrtV, sqrtVAVX2, dst, a) }
+
+// vecUnary runs the AVX-512 loop v512 or, without AVX-512, the AVX2 loop v2
+// over the first k = len(dst) rounded down to 16 elements of a and returns
+// k (0 when neither may run).
+func vecUnary(v512, v2 func(dst, a *float32, n int), dst, a []float32) int {
 	k := len(dst) &^ 15
 	switch {
 	case k == 0:
 		return 0
 	case hasVecAVX512:
-		sqrtV(&dst[0], &a[0], k)
+		v512(&dst[0], &a[0], k)
 	case hasVecAVX2:
-		sqrtVAVX2(&dst[0], &a[0], k)
+		v2(&dst[0], &a[0], k)
 	default:
 		return 0
 	}
@@ -156,20 +161,7 @@ func signV(dst, a *float32, n int)
 // vecSign computes the first k = len(dst) rounded down to 16 elements of
 // dst = sign(a) (signFloat32's bits) with AVX-512 or AVX2 and returns k (0
 // without either).
-func vecSign(dst, a []float32) int {
-	k := len(dst) &^ 15
-	switch {
-	case k == 0:
-		return 0
-	case hasVecAVX512:
-		signV(&dst[0], &a[0], k)
-	case hasVecAVX2:
-		signVAVX2(&dst[0], &a[0], k)
-	default:
-		return 0
-	}
-	return k
-}
+func vecSign(dst, a []float32) int { return vecUnary(signV, signVAVX2, dst, a) }
 
 // hasVecAVX512 tells whether the CPU runs the AVX-512 loops and GOTRAIN_CPU
 // (package internal/cpufeat) allows them; tests turn it off to compare with

@@ -326,23 +326,13 @@ func TestSgemmThreadInvariance(t *testing.T) {
 			a := randMat(rng, m, k, 0)
 			b := randMat(rng, k, n, 0)
 			c0 := randMat(rng, m, n, 0)
-			var first []float32
-			for _, th := range []int{1, 2, 3, 4, 7} {
-				threads = th
+			sameForAnyThreads(t, fmt.Sprint(sh), []int{1, 2, 3, 4, 7}, func() []float32 {
 				c := append([]float32(nil), c0.v...)
 				if err := Sgemm(false, false, m, n, k, 1.5, a.v, a.ld, b.v, b.ld, 0.5, c, n); err != nil {
 					t.Fatal(err)
 				}
-				if first == nil {
-					first = c
-					continue
-				}
-				for i := range c {
-					if math.Float32bits(c[i]) != math.Float32bits(first[i]) {
-						t.Fatalf("%v: threads=%d differs from threads=1 at %d: %g vs %g", sh, th, i, c[i], first[i])
-					}
-				}
-			}
+				return c
+			})
 		}
 	})
 }
@@ -478,22 +468,33 @@ func TestSgemmSplitK(t *testing.T) {
 		m, n, k := 32, 96, 16384
 		a := randMat(rng, k, m, 0)
 		b := randMat(rng, k, n, 0)
-		var first []float32
-		for _, th := range []int{1, 2, 3, 7} {
-			threads = th
+		sameForAnyThreads(t, "split k", []int{1, 2, 3, 7}, func() []float32 {
 			c := make([]float32, m*n)
 			if err := Sgemm(true, false, m, n, k, 1, a.v, a.ld, b.v, b.ld, 0, c, n); err != nil {
 				t.Fatal(err)
 			}
-			if first == nil {
-				first = c
-				continue
-			}
-			for i := range c {
-				if math.Float32bits(c[i]) != math.Float32bits(first[i]) {
-					t.Fatalf("threads=%d differs from threads=1 at %d: %g vs %g", th, i, c[i], first[i])
-				}
+			return c
+		})
+	})
+}
+
+// sameForAnyThreads runs product with each thread count in turn (the first
+// one the reference) and fails t unless every result has the same bits.
+// The caller restores threads.
+func sameForAnyThreads(t *testing.T, name string, counts []int, product func() []float32) {
+	t.Helper()
+	var first []float32
+	for _, th := range counts {
+		threads = th
+		c := product()
+		if first == nil {
+			first = c
+			continue
+		}
+		for i := range c {
+			if math.Float32bits(c[i]) != math.Float32bits(first[i]) {
+				t.Fatalf("%s: threads=%d differs from threads=%d at %d: %g vs %g", name, th, counts[0], i, c[i], first[i])
 			}
 		}
-	})
+	}
 }
