@@ -9,7 +9,8 @@ python3-threadpoolctl, as ../shared/peers/bench_torch.py does):
 
 Each round, after waiting for an idle machine (the peer's wait_idle), times:
   - SGEMM 1024x1024x1024 fp32: torch.matmul (OpenBLAS, all threads) and gotrain's
-    gemm (AVX-512 path, both cores): `go test -bench 'Sgemm/1024/avx512/threads=2'`;
+    gemm (its fastest path here, AVX-512 or AVX2, both cores):
+    `go test -bench 'Sgemm/1024/(avx512|avx2)/threads=2'` (the first listed);
   - the MLP 784-512-512-10 train step, batch 256, Adam: the peer's bench_mlp and
     `go test -bench 'MLPTrainStep/cpu' ./train/` (same model, loss and optimizer);
   - the 2x512 char-LSTM train step, batch 64, seq 100: the peer's bench_lstm and
@@ -101,7 +102,7 @@ def main():
         peer.wait_idle()
         with Others(peer) as c:
             rows["torch_sgemm"].append(peer.bench_matmul(1024, torch.float32)["gflops"])
-            rows["go_sgemm"].append(go_bench("./gemm/", "Sgemm/1024/avx512/threads=2$", "20x", "GFLOP/s"))
+            rows["go_sgemm"].append(go_bench("./gemm/", "Sgemm/1024/(avx512|avx2)/threads=2$", "20x", "GFLOP/s"))
             rows["torch_mlp"].append(peer.bench_mlp(10, 40)["median_s"] * 1e3)
             rows["go_mlp"].append(go_bench("./train/", "MLPTrainStep/cpu$", "40x", "ms/step"))
             rows["torch_lstm"].append(peer.bench_lstm(64, 2, 5)["median_s"] * 1e3)
