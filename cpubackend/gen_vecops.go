@@ -41,29 +41,9 @@ func main() {
 			case "SV":
 				x = "Z1"
 			}
-			p("")
-			p("// func %s(dst, a, b *float32, n int)", name)
-			p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
-			p("\tMOVQ dst+0(FP), DI")
-			p("\tMOVQ a+8(FP), SI")
-			p("\tMOVQ b+16(FP), DX")
-			p("\tMOVQ n+24(FP), CX")
+			header(name, 3)
 			p("\tVPXORD Z8, Z8, Z8")
-			switch mode {
-			case "VS":
-				p("\tVBROADCASTSS (DX), Z1")
-			case "SV":
-				p("\tVBROADCASTSS (SI), Z1")
-			}
-			p("%sLoop:", name)
-			if mode != "SV" {
-				p("\tVMOVUPS (SI), Z0")
-				p("\tADDQ $64, SI")
-			}
-			if mode != "VS" {
-				p("\tVMOVUPS (DX), Z2")
-				p("\tADDQ $64, DX")
-			}
+			minMaxLoads(name, mode, "Z", "Z0", 64)
 			p("\tVCMPPS $0x00, Z8, %s, K2", x)          // x == 0
 			p("\tVCMPPS $0x00, Z8, %s, K2, K4", y)      // and y == 0
 			p("\tVMOVAPS %s, Z3", x)                    // r = x
@@ -82,12 +62,7 @@ func main() {
 	}
 	// sqrtV: dst = sqrt(a), correctly rounded in float32 as Go's
 	// float32(math.Sqrt(float64(x))) is.
-	p("")
-	p("// func sqrtV(dst, a *float32, n int)")
-	p("TEXT ·sqrtV(SB), NOSPLIT, $0-24")
-	p("\tMOVQ dst+0(FP), DI")
-	p("\tMOVQ a+8(FP), SI")
-	p("\tMOVQ n+16(FP), CX")
+	header("sqrtV", 2)
 	p("sqrtVLoop:")
 	p("\tVSQRTPS (SI), Z0")
 	p("\tVMOVUPS Z0, (DI)")
@@ -100,12 +75,7 @@ func main() {
 	// signV: dst = −1, 0 or +1 as a is negative, zero (or NaN) or positive,
 	// from the bits as signFloat32's Go loop computes it: sign|1.0 unless
 	// (bits&0x7fffffff)−1, unsigned, is at least 0x7f800000 (±0 wraps; NaN).
-	p("")
-	p("// func signV(dst, a *float32, n int)")
-	p("TEXT ·signV(SB), NOSPLIT, $0-24")
-	p("\tMOVQ dst+0(FP), DI")
-	p("\tMOVQ a+8(FP), SI")
-	p("\tMOVQ n+16(FP), CX")
+	header("signV", 2)
 	p("\tMOVL $0x7fffffff, AX")
 	p("\tVPBROADCASTD AX, Z3")
 	p("\tMOVL $0x80000000, AX")
@@ -140,23 +110,6 @@ func main() {
 // avx2 writes the AVX2 loops: the same operations and bits as the AVX-512
 // ones, eight lanes at a time (n a positive multiple of 8).
 func avx2() {
-	prologue := func(name string, args int) {
-		p("")
-		if args == 3 {
-			p("// func %s(dst, a, b *float32, n int)", name)
-			p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
-			p("\tMOVQ dst+0(FP), DI")
-			p("\tMOVQ a+8(FP), SI")
-			p("\tMOVQ b+16(FP), DX")
-			p("\tMOVQ n+24(FP), CX")
-		} else {
-			p("// func %s(dst, a *float32, n int)", name)
-			p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
-			p("\tMOVQ dst+0(FP), DI")
-			p("\tMOVQ a+8(FP), SI")
-			p("\tMOVQ n+16(FP), CX")
-		}
-	}
 	epilogue := func(name string) {
 		p("\tVMOVUPS Y0, (DI)")
 		p("\tADDQ $32, DI")
@@ -178,23 +131,9 @@ func avx2() {
 			case "SV":
 				x = "Y1"
 			}
-			prologue(name, 3)
+			header(name, 3)
 			p("\tVXORPS Y8, Y8, Y8")
-			switch mode {
-			case "VS":
-				p("\tVBROADCASTSS (DX), Y1")
-			case "SV":
-				p("\tVBROADCASTSS (SI), Y1")
-			}
-			p("%sLoop:", name)
-			if mode != "SV" {
-				p("\tVMOVUPS (SI), Y3")
-				p("\tADDQ $32, SI")
-			}
-			if mode != "VS" {
-				p("\tVMOVUPS (DX), Y2")
-				p("\tADDQ $32, DX")
-			}
+			minMaxLoads(name, mode, "Y", "Y3", 32)
 			p("\tVCMPPS $0x00, Y8, %s, Y4", x)          // x == 0
 			p("\tVCMPPS $0x00, Y8, %s, Y5", y)          // y == 0
 			p("\tVANDPS Y5, Y4, Y4")                    // both zero
@@ -207,7 +146,7 @@ func avx2() {
 			epilogue(name)
 		}
 	}
-	prologue("sqrtVAVX2", 2)
+	header("sqrtVAVX2", 2)
 	p("sqrtVAVX2Loop:")
 	p("\tVSQRTPS (SI), Y0")
 	p("\tADDQ $32, SI")
@@ -215,7 +154,7 @@ func avx2() {
 	// Sign: sign|1.0 where (bits&0x7fffffff)−1 is, unsigned, below
 	// 0x7f800000, i.e. as a signed number above −1 and below 0x7f800000;
 	// else 0.
-	prologue("signVAVX2", 2)
+	header("signVAVX2", 2)
 	p("\tMOVL $0x7fffffff, AX")
 	p("\tMOVD AX, X3")
 	p("\tVPBROADCASTD X3, Y3")
@@ -255,13 +194,7 @@ func arith(vec, suffix string) {
 	for _, op := range []struct{ name, instr string }{{"add", "VADDPS"}, {"sub", "VSUBPS"}, {"mul", "VMULPS"}, {"div", "VDIVPS"}} {
 		for _, mode := range []string{"VV", "VS", "SV"} {
 			name := op.name + mode + suffix
-			p("")
-			p("// func %s(dst, a, b *float32, n int)", name)
-			p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
-			p("\tMOVQ dst+0(FP), DI")
-			p("\tMOVQ a+8(FP), SI")
-			p("\tMOVQ b+16(FP), DX")
-			p("\tMOVQ n+24(FP), CX")
+			header(name, 3)
 			switch mode {
 			case "VS":
 				p("\tVBROADCASTSS (DX), %s1", vec)
@@ -291,5 +224,47 @@ func arith(vec, suffix string) {
 			p("\tVZEROUPPER")
 			p("\tRET")
 		}
+	}
+}
+
+// header writes a loop function's TEXT line and loads its arguments: dst
+// into DI, a into SI, then b into DX (args 3) and n into CX.
+func header(name string, args int) {
+	p("")
+	if args == 3 {
+		p("// func %s(dst, a, b *float32, n int)", name)
+		p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+		p("\tMOVQ dst+0(FP), DI")
+		p("\tMOVQ a+8(FP), SI")
+		p("\tMOVQ b+16(FP), DX")
+		p("\tMOVQ n+24(FP), CX")
+		return
+	}
+	p("// func %s(dst, a *float32, n int)", name)
+	p("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+	p("\tMOVQ dst+0(FP), DI")
+	p("\tMOVQ a+8(FP), SI")
+	p("\tMOVQ n+16(FP), CX")
+}
+
+// minMaxLoads writes the part of a Max or Min loop that gets its operands:
+// the scalar broadcast into register 1 of vec (VS: b, SV: a), the loop
+// label, and each vector operand's load (a into xLoad, b into register 2),
+// bytes a step.
+func minMaxLoads(name, mode, vec, xLoad string, bytes int) {
+	switch mode {
+	case "VS":
+		p("\tVBROADCASTSS (DX), %s1", vec)
+	case "SV":
+		p("\tVBROADCASTSS (SI), %s1", vec)
+	}
+	p("%sLoop:", name)
+	if mode != "SV" {
+		p("\tVMOVUPS (SI), %s", xLoad)
+		p("\tADDQ $%d, SI", bytes)
+	}
+	if mode != "VS" {
+		p("\tVMOVUPS (DX), %s2", vec)
+		p("\tADDQ $%d, DX", bytes)
 	}
 }

@@ -254,52 +254,35 @@ func sgemmSplitK(s int, transA, transB bool, m, n, k int, alpha float32, a []flo
 		*bp = make([]float32, parts*m*n)
 	}
 	tmp := (*bp)[:parts*m*n]
-	// Where slice i of k starts in A and B.
-	offA := func(i int) int {
-		if transA { // A is k×m: rows
-			return i * lda
-		}
-		return i // columns
+	// Where slice i of k starts in A (k×m rows when transposed, else
+	// columns) and in B (n×k columns when transposed, else rows).
+	offA, offB := lda, 1
+	if !transA {
+		offA = 1
 	}
-	offB := func(i int) int {
-		if transB { // B is n×k: columns
-			return i
-		}
-		return i * ldb // rows
+	if !transB {
+		offB = ldb
 	}
 	kr := active
 	// The partial products are C or, when the register tiles cover C^T with
 	// less padding, C^T = op(B)^T·op(A)^T (n×m): the tiny partial products
 	// are then read transposed when they are added.
 	swap := tiled(n, kr.mr)*tiled(m, kr.nr) < tiled(m, kr.mr)*tiled(n, kr.nr)
+	p := problem{transA: transA, transB: transB, m: m, n: n, alpha: 1, a: a, b: b, lda: lda, ldb: ldb, kr: kr}
 	if swap {
-		runProblem(problem{
-			transA: !transB, transB: !transA, m: n, n: m, k: l, alpha: 1, beta: 0,
-			a: b, b: a, c: tmp, lda: ldb, ldb: lda, ldc: m,
-			batch: s, strideA: offB(l), strideB: offA(l), strideC: m * n,
-			kr: kr,
-		})
-		if rem > 0 {
-			runProblem(problem{
-				transA: !transB, transB: !transA, m: n, n: m, k: rem, alpha: 1, beta: 0,
-				a: b[offB(s*l):], b: a[offA(s*l):], c: tmp[s*m*n:], lda: ldb, ldb: lda, ldc: m,
-				batch: 1, kr: kr,
-			})
-		}
-	} else {
-		runProblem(problem{
-			transA: transA, transB: transB, m: m, n: n, k: l, alpha: 1, beta: 0,
-			a: a, b: b, c: tmp, lda: lda, ldb: ldb, ldc: n,
-			batch: s, strideA: offA(l), strideB: offB(l), strideC: m * n,
-			kr: kr,
-		})
-		if rem > 0 {
-			runProblem(problem{
-				transA: transA, transB: transB, m: m, n: n, k: rem, alpha: 1, beta: 0,
-				a: a[offA(s*l):], b: b[offB(s*l):], c: tmp[s*m*n:], lda: lda, ldb: ldb, ldc: n,
-				batch: 1, kr: kr,
-			})
-		}
+		p.transA, p.transB, p.m, p.n, p.a, p.b, p.lda, p.ldb = !transB, !transA, n, m, b, a, ldb, lda
+		offA, offB = offB, offA
+	}
+	p.ldc = p.n
+	full := p
+	full.k, full.c, full.batch = l, tmp, s
+	full.strideA, full.strideB, full.strideC = l*offA, l*offB, m*n
+	runProblem(full)
+	if rem > 0 {
+		last := p
+		last.k, last.c, last.batch = rem, tmp[s*m*n:], 1
+		last.a, last.b = p.a[s*l*offA:], p.b[s*l*offB:]
+		runProblem(last)
 	}
 	// Element (i, j) of a partial product: at i·n+j, or j·m+i when swapped.
 	si, sj := n, 1
