@@ -163,7 +163,9 @@ func packA(kr *kernel, dst, a []float32, lda int, trans bool, ic, mc, pc, kc, mr
 		}
 		// op(A)[i,p] = a[i·lda+p]: each row is scattered with stride mr.
 		if mr == 6 && h == 6 {
-			packRows6(pan, a, (ic+ir)*lda+pc, lda, kc)
+			off := (ic+ir)*lda + pc
+			done := packAcrossAVX2(kr, pan, a, off, lda, kc, 6)
+			packRows6(pan[done*6:], a, off+done, lda, kc-done)
 			continue
 		}
 		for r := 0; r < h; r++ {
@@ -240,11 +242,15 @@ func packB(kr *kernel, dst, b []float32, ldb int, trans bool, pc, kc, jc, nc, nr
 			continue
 		}
 		// op(B)[p,j] = b[j·ldb+p]: each stored row is scattered with stride nr.
+		done := 0
+		if w == nr {
+			done = packAcrossAVX2(kr, pan, b, (jc+jr)*ldb+pc, ldb, kc, nr)
+		}
 		for j := 0; j < w; j++ {
 			src := b[(jc+jr+j)*ldb+pc:]
-			src = src[:kc]
+			src = src[done:kc]
 			for p, v := range src {
-				pan[p*nr+j] = v
+				pan[(done+p)*nr+j] = v
 			}
 		}
 		for j := w; j < nr; j++ {

@@ -52,8 +52,11 @@ type kernel struct {
 	// rows[h], when set, computes only the first h rows of a tile (h < mr),
 	// for the last rows of C; it sums each element exactly as fn does.
 	rows    []func(kc int, a, b, c *float32, ldc int, alpha float32, overwrite bool)
-	asmPack bool      // pack with the AVX-512 routines
-	pool    sync.Pool // *workspace
+	asmPack bool // pack with the AVX-512 routines
+	// avx2Pack packs the panels read across rows (A's 6-row panels, a
+	// transposed B's 16-column panels) with the AVX2 transposes.
+	avx2Pack bool
+	pool     sync.Pool // *workspace
 }
 
 // kernelGo is the portable micro-kernel.
@@ -370,12 +373,13 @@ func run(pr *problem) {
 		// Splitting columns, every chunk packs all of A again; splitting rows,
 		// either every chunk packs all of B again or, for a single item, the
 		// caller packs B once before the chunks start (serial, but only once).
-		// Pick the cheapest in wall time. The AVX-512 packing runs at about the
-		// same speed either way; the Go code packs panels read across rows (A
-		// unless transposed, B if transposed) about 3x slower than copies.
+		// Pick the cheapest in wall time. The AVX-512 and AVX2 packing runs at
+		// about the same speed either way; the Go code packs panels read across
+		// rows (A unless transposed, B if transposed) about 3x slower than
+		// copies.
 		want := min(2*nt, max(1, work/minTaskWork))
 		costA, costB := 1, 1
-		if !kr.asmPack { // the Go code packs across rows about 3x slower
+		if !kr.asmPack && !kr.avx2Pack { // the Go code packs across rows about 3x slower
 			if !pr.transA {
 				costA = 3
 			}

@@ -2,7 +2,7 @@
 
 // gen_kernels writes kernels_amd64.s and its Go declarations, kernels_decl_amd64.go:
 // the AVX-512 and AVX2+FMA micro-kernels of package gemm (one per row count up
-// to the register block), the AVX-512 packing routines and tight FMA loops that
+// to the register block), the AVX-512 and AVX2 packing routines and tight FMA loops that
 // measure the machine's peak.
 //
 //	go run gen_kernels.go
@@ -211,6 +211,108 @@ func transpose(name string, rows, step int) {
 	p("\tRET")
 }
 
+// transposeAVX2 writes packTrans8AVX2 and packTrans6AVX2, the AVX2 packing
+// routines for panels read across rows: every 8 k steps they load 8 floats
+// from each source row, transpose in registers and store step p's values at
+// dst + p·step bytes. kc must be a multiple of 8.
+//
+// packTrans8AVX2 reads 8 rows and stores 8 floats a step, 64 bytes apart
+// (half of the AVX2 kernel's 16-column panel of a transposed B). Each ymm
+// holds 4 floats of row i in its low lane and of row i+4 in its high lane,
+// so one 4x4 transpose inside the lanes gives whole steps.
+//
+// packTrans6AVX2 reads 6 rows and stores 6 floats a step, 24 bytes apart
+// (the AVX2 kernel's 6-row panel of A): rows 0-3 by a 4x4 transpose inside
+// the lanes (the low lane steps 0-3, the high lane steps 4-7), rows 4-5 by
+// interleaving their floats, stored as 16 and 8 bytes a step.
+func transposeAVX2() {
+	rowAddr := []string{"(%s)", "(%s)(DX*1)", "(%s)(DX*2)", "(%s)(R10*1)", "(%s)(DX*4)", "(%s)(R11*1)"}
+	prologue := func(name string) {
+		p("")
+		p("// func %s(dst, src *float32, ld, kc int)", name)
+		p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+		p("\tMOVQ dst+0(FP), DI")
+		p("\tMOVQ src+8(FP), SI")
+		p("\tMOVQ ld+16(FP), DX")
+		p("\tSHLQ $2, DX")
+		p("\tMOVQ kc+24(FP), CX")
+		p("\tLEAQ (DX)(DX*2), R10") // 3·ld
+		p("\tLEAQ (DX)(DX*4), R11") // 5·ld
+		p("\tLEAQ (SI)(DX*4), R9")  // row 4
+		p("\tSHRQ $3, CX")
+		p("\tJEQ %s_done", name)
+		p("%s_loop:", name)
+	}
+	epilogue := func(name string, dstStep int) {
+		p("\tADDQ $32, SI")
+		p("\tADDQ $32, R9")
+		p("\tADDQ $%d, DI", dstStep)
+		p("\tDECQ CX")
+		p("\tJNE %s_loop", name)
+		p("%s_done:", name)
+		p("\tVZEROUPPER")
+		p("\tRET")
+	}
+	// lanes4x4 transposes Y[in..in+3] (row r of the group in register in+r)
+	// inside each 128-bit lane into Y[out..out+3] (step q in out+q), with
+	// Y8-Y11 as scratch.
+	lanes4x4 := func(in, out int) {
+		p("\tVUNPCKLPS Y%d, Y%d, Y8", in+1, in)
+		p("\tVUNPCKHPS Y%d, Y%d, Y9", in+1, in)
+		p("\tVUNPCKLPS Y%d, Y%d, Y10", in+3, in+2)
+		p("\tVUNPCKHPS Y%d, Y%d, Y11", in+3, in+2)
+		p("\tVUNPCKLPD Y10, Y8, Y%d", out)
+		p("\tVUNPCKHPD Y10, Y8, Y%d", out+1)
+		p("\tVUNPCKLPD Y11, Y9, Y%d", out+2)
+		p("\tVUNPCKHPD Y11, Y9, Y%d", out+3)
+	}
+
+	const t8 = "packTrans8AVX2"
+	prologue(t8)
+	for r := 0; r < 4; r++ {
+		// Y[r]: k steps 0-3 of rows r and r+4; Y[4+r]: steps 4-7.
+		p("\tVMOVUPS "+rowAddr[r]+", X%d", "SI", r)
+		p("\tVINSERTF128 $1, "+rowAddr[r]+", Y%d, Y%d", "R9", r, r)
+		p("\tVMOVUPS 16"+rowAddr[r]+", X%d", "SI", 4+r)
+		p("\tVINSERTF128 $1, 16"+rowAddr[r]+", Y%d, Y%d", "R9", 4+r, 4+r)
+	}
+	for half := 0; half < 2; half++ {
+		lanes4x4(4*half, 12)
+		for q := 0; q < 4; q++ {
+			p("\tVMOVUPS Y%d, %d(DI)", 12+q, (4*half+q)*64)
+		}
+	}
+	epilogue(t8, 8*64)
+
+	const t6 = "packTrans6AVX2"
+	prologue(t6)
+	for r := 0; r < 6; r++ {
+		p("\tVMOVUPS "+rowAddr[r]+", Y%d", "SI", r)
+	}
+	lanes4x4(0, 12)             // Y12+q: rows 0-3 of steps q and q+4
+	p("\tVUNPCKLPS Y5, Y4, Y6") // rows 4-5 of steps 0, 1 | 4, 5
+	p("\tVUNPCKHPS Y5, Y4, Y7") // rows 4-5 of steps 2, 3 | 6, 7
+	for half := 0; half < 2; half++ {
+		if half == 1 {
+			for q := 0; q < 4; q++ {
+				p("\tVEXTRACTF128 $1, Y%d, X%d", 12+q, 12+q)
+			}
+			p("\tVEXTRACTF128 $1, Y6, X6")
+			p("\tVEXTRACTF128 $1, Y7, X7")
+		}
+		for q := 0; q < 4; q++ {
+			off := (4*half + q) * 24
+			p("\tVMOVUPS X%d, %d(DI)", 12+q, off)
+			pair, store := 6+q/2, "VMOVLPS"
+			if q%2 == 1 {
+				store = "VMOVHPS"
+			}
+			p("\t%s X%d, %d(DI)", store, pair, off+16)
+		}
+	}
+	epilogue(t6, 8*24)
+}
+
 // peak writes a loop of independent FMAs (n iterations of 24 zmm or 12 ymm FMAs).
 func peak(name, vec string, nacc int) {
 	p("")
@@ -272,6 +374,7 @@ func main() {
 	peak("fmaPeakAVX2", "Y", 12)
 	transpose("packTrans14AVX512", 14, 14*4)
 	transpose("packTrans16AVX512", 16, 32*4)
+	transposeAVX2()
 	out.WriteString(packAsm)
 	if err := os.WriteFile("kernels_amd64.s", out.Bytes(), 0o644); err != nil {
 		log.Fatal(err)

@@ -59,6 +59,39 @@ func packTrans14AVX512(dst, src *float32, ld, kc int)
 //go:noescape
 func packTrans16AVX512(dst, src *float32, ld, kc int)
 
+// packTrans8AVX2 packs 8 rows (ld apart) into kc steps of 8 values placed 16
+// floats apart (half of the AVX2 kernel's 16-column panel); kc is a multiple
+// of 8.
+//
+//go:noescape
+func packTrans8AVX2(dst, src *float32, ld, kc int)
+
+// packTrans6AVX2 packs 6 rows (ld apart) into kc steps of 6 values (the AVX2
+// kernel's 6-row panel); kc is a multiple of 8.
+//
+//go:noescape
+func packTrans6AVX2(dst, src *float32, ld, kc int)
+
+// packAcrossAVX2 packs, when kr allows it, the first kc&^7 steps of a full
+// AVX2 panel read across rows: lanes 6 (6 rows of A) or 16 (16 rows of a
+// transposed B), step p, lane l reading src[off+l·ld+p]. It returns the number
+// of steps packed; the Go code packs the rest.
+func packAcrossAVX2(kr *kernel, dst, src []float32, off, ld, kc, lanes int) int {
+	k8 := kc &^ 7
+	if !kr.avx2Pack || k8 == 0 || (lanes != 6 && lanes != 16) {
+		return 0
+	}
+	_ = src[off+(lanes-1)*ld+k8-1]
+	_ = dst[k8*lanes-1]
+	if lanes == 6 {
+		packTrans6AVX2(&dst[0], &src[off], ld, k8)
+		return k8
+	}
+	packTrans8AVX2(&dst[0], &src[off], ld, k8)
+	packTrans8AVX2(&dst[8], &src[off+8*ld], ld, k8)
+	return k8
+}
+
 // fmaPeakAVX512 runs n iterations of 24 independent 16-wide FMAs (peak probe).
 func fmaPeakAVX512(n int)
 
@@ -82,7 +115,7 @@ var (
 // was best, and its KC/MC settings were within 5% of each other.
 var (
 	kernelAVX512 = &kernel{name: "avx512", mr: 14, nr: 32, kc: 256, mc: 504, nc: 4096, fn: kernAVX512x14x32, rows: kernAVX512x14x32Rows, asmPack: true}
-	kernelAVX2   = &kernel{name: "avx2", mr: 6, nr: 16, kc: 256, mc: 240, nc: 4096, fn: kernAVX2x6x16, rows: kernAVX2x6x16Rows}
+	kernelAVX2   = &kernel{name: "avx2", mr: 6, nr: 16, kc: 256, mc: 240, nc: 4096, fn: kernAVX2x6x16, rows: kernAVX2x6x16Rows, avx2Pack: true}
 )
 
 // asmKernels lists the assembly kernels in order of preference.

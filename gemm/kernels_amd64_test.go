@@ -122,3 +122,67 @@ func TestPackAVX512(t *testing.T) {
 		}
 	}
 }
+
+// TestPackAVX2 compares the packing of the AVX2 kernel's panels (6 rows of A,
+// 16 columns of B), with and without the AVX2 transposes, with the panels as
+// defined: step p, lane l of panel q holds op(X)[first+q·lanes+l, pc+p] for A
+// and op(X)[pc+p, first+q·lanes+l] for B, zero past the last row or column.
+func TestPackAVX2(t *testing.T) {
+	if !hasAVX2 {
+		t.Skip("AVX2 kernel off (CPU or GOTRAIN_CPU)")
+	}
+	rng := rand.New(rand.NewPCG(15, 16))
+	const ld, first, pc = 83, 2, 3
+	src := randMat(rng, 80, ld, 0).v
+	// at is op(X)[i, p] for packA (i a row of A) and op(X)[p, i] for packB
+	// (i a column of B): src read as X or as its transpose.
+	at := func(trans, isA bool, i, p int) float32 {
+		if trans != isA { // A not transposed, B transposed: row i, column p
+			return src[i*ld+p]
+		}
+		return src[p*ld+i]
+	}
+	for _, avx2Pack := range []bool{false, true} {
+		kr := &kernel{mr: 6, nr: 16, avx2Pack: avx2Pack}
+		for _, trans := range []bool{false, true} {
+			for _, kc := range []int{1, 7, 8, 9, 16, 23, 64, 77} {
+				for _, w := range []int{1, 5, 6, 7, 12, 15, 16, 17, 33, 50} {
+					for _, isA := range []bool{true, false} {
+						lanes := kr.nr
+						if isA {
+							lanes = kr.mr
+						}
+						panels := (w + lanes - 1) / lanes
+						got := make([]float32, panels*lanes*kc+5)
+						for i := range got {
+							got[i] = -7
+						}
+						if isA {
+							packA(kr, got, src, ld, trans, first, w, pc, kc, lanes)
+						} else {
+							packB(kr, got, src, ld, trans, pc, kc, first, w, lanes)
+						}
+						for q := range panels {
+							for p := range kc {
+								for l := range lanes {
+									want := float32(0)
+									if i := q*lanes + l; i < w {
+										want = at(trans, isA, first+i, pc+p)
+									}
+									if g := got[q*lanes*kc+p*lanes+l]; g != want {
+										t.Fatalf("avx2Pack=%v A=%v trans=%v kc=%d w=%d: panel %d step %d lane %d = %g, want %g", avx2Pack, isA, trans, kc, w, q, p, l, g, want)
+									}
+								}
+							}
+						}
+						for i := panels * lanes * kc; i < len(got); i++ {
+							if got[i] != -7 {
+								t.Fatalf("avx2Pack=%v A=%v trans=%v kc=%d w=%d: wrote element %d past the panels", avx2Pack, isA, trans, kc, w, i)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
