@@ -284,17 +284,21 @@ func (prog *fusedProgram) run(flats [][]float32, out []float32, c0, c1 int) {
 				dst, pos = dst[m:], 0
 			}
 		}
-		slice := func(o fusedOperand) ([]float32, float32, bool) {
+		// A scalar operand is passed as a pointer to its input's element,
+		// which lives on the heap already: a pointer to a local would be
+		// allocated on every call (the vector loops are called through
+		// function values, so escape analysis lets every argument escape).
+		slice := func(o fusedOperand) ([]float32, *float32, bool) {
 			switch o.kind {
 			case fromInput:
-				return flats[o.idx][lo:hi], 0, false
+				return flats[o.idx][lo:hi], nil, false
 			case fromScalar:
-				return nil, flats[o.idx][0], true
+				return nil, &flats[o.idx][0], true
 			case fromTiled:
 				t := len(prog.instrs) + o.slot
-				return temps[t*fusedChunk : t*fusedChunk+n], 0, false
+				return temps[t*fusedChunk : t*fusedChunk+n], nil, false
 			}
-			return temps[o.idx*fusedChunk : o.idx*fusedChunk+n], 0, false
+			return temps[o.idx*fusedChunk : o.idx*fusedChunk+n], nil, false
 		}
 		for t, ins := range prog.instrs {
 			dst := temps[t*fusedChunk : t*fusedChunk+n]
@@ -305,9 +309,7 @@ func (prog *fusedProgram) run(flats [][]float32, out []float32, c0, c1 int) {
 			if fusibleOps[ins.op] == 1 {
 				if aScalar { // a one-element operand of a unary op: broadcast it
 					a = temps[t*fusedChunk : t*fusedChunk+n]
-					for j := range a {
-						a[j] = as
-					}
+					fill(a, *as)
 				}
 				unaryChunk(ins.op, dst, a)
 				continue
@@ -362,18 +364,25 @@ func unaryChunk(op backends.OpType, dst, a []float32) {
 }
 
 // binaryChunk computes dst = a op b, where either operand may be a scalar
-// (as, bs), as simplego's float32 executors do.
-func binaryChunk(op backends.OpType, dst, a []float32, as float32, aScalar bool, b []float32, bs float32, bScalar bool) {
+// (*asp, *bsp, read when aScalar or bScalar), as simplego's float32 executors
+// do. The scalars are pointers so that calls allocate nothing: callers pass
+// the address of a buffer's element.
+func binaryChunk(op backends.OpType, dst, a []float32, asp *float32, aScalar bool, b []float32, bsp *float32, bScalar bool) {
 	n := len(dst)
-	if !aScalar {
+	var as, bs float32
+	if aScalar {
+		as = *asp
+	} else {
 		a = a[:n]
 	}
-	if !bScalar {
+	if bScalar {
+		bs = *bsp
+	} else {
 		b = b[:n]
 	}
-	// The AVX-512 loops (same IEEE operations) take the multiples of 16;
-	// the Go loops below finish.
-	if k := vecBinary(op, dst, a, &as, aScalar, b, &bs, bScalar); k > 0 {
+	// The AVX-512 or AVX2 loops (same IEEE operations) take the multiples of
+	// 16; the Go loops below finish.
+	if k := vecBinary(op, dst, a, asp, aScalar, b, bsp, bScalar); k > 0 {
 		dst = dst[k:]
 		if !aScalar {
 			a = a[k:]

@@ -269,3 +269,39 @@ func TestTiledBroadcast(t *testing.T) {
 		}
 	}
 }
+
+// TestFusedChainAllocations checks that a fused chain with scalar operands
+// allocates per execution, not per chunk: a pointer to a scalar argument of
+// binaryChunk, passed to the vector loops, had put every call's scalars on
+// the heap (784 allocations for the 256 chunks of this graph).
+func TestFusedChainAllocations(t *testing.T) {
+	be, err := New("ops_sequential")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Finalize()
+	exec, err := graph.NewExec(be, func(x, y *graph.Node) *graph.Node {
+		return graph.Mul(graph.Sign(graph.AddScalar(graph.Sign(graph.Sub(x, y)), 1)), graph.MulScalar(y, 0.5))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rows, cols = 256, 512 // 256 chunks of fusedChunk
+	x, y := fusionInputs(rows * cols)
+	tx := tensors.FromFlatDataAndDimensions(x, rows, cols)
+	ty := tensors.FromFlatDataAndDimensions(y, rows, cols)
+	before := fusedChains.Load()
+	allocs := testing.AllocsPerRun(5, func() {
+		outs, err := exec.Exec(tx, ty)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs[0].FinalizeAll()
+	})
+	if fusedChains.Load() == before {
+		t.Fatal("the chain was not fused")
+	}
+	if allocs > 64 {
+		t.Errorf("%.0f allocations per execution of a fused chain over %d chunks, want at most 64", allocs, rows*cols/fusedChunk)
+	}
+}

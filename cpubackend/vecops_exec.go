@@ -36,12 +36,12 @@ func vecBinaryExecutor(op backends.OpType, generic nodeExecutor) nodeExecutor {
 		}
 		lhs, rhs, output, lScalar, rScalar := binaryOperandsAndOutput(backend, inputs, inputsOwned, node.shape)
 		a, b := lhs.flat.([]float32), rhs.flat.([]float32)
-		var as, bs float32
+		var as, bs *float32 // the scalars, in their buffers (binaryChunk)
 		if lScalar {
-			as = a[0]
+			as = &a[0]
 		}
 		if rScalar {
-			bs = b[0]
+			bs = &b[0]
 		}
 		binaryChunk(op, output.flat.([]float32), a, as, lScalar, b, bs, rScalar)
 		return output, nil

@@ -70,8 +70,8 @@ func testVecBinaryMatchesGo(t *testing.T, goLoops func(func())) {
 				as, bs := gen(1)[0], gen(1)[0]
 				aScalar, bScalar := mode == 2, mode == 1
 				got, want := make([]float32, n), make([]float32, n)
-				binaryChunk(op, got, a, as, aScalar, b, bs, bScalar)
-				goLoops(func() { binaryChunk(op, want, a, as, aScalar, b, bs, bScalar) })
+				binaryChunk(op, got, a, &as, aScalar, b, &bs, bScalar)
+				goLoops(func() { binaryChunk(op, want, a, &as, aScalar, b, &bs, bScalar) })
 				for i := range want {
 					// Go does not define which NaN max and min return (the
 					// compiled code and the runtime's fmax differ); any NaN
