@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestEvaluatorEarlyStopping stops on a plateau of a validation metric the
@@ -24,6 +25,7 @@ func TestEvaluatorEarlyStopping(t *testing.T) {
 	calls := 0
 	h.SetEvaluator(func(h *Harness) (map[string]float64, error) {
 		calls++
+		time.Sleep(evalPause) // in "wall", not in "elapsed"
 		v := 1.0 / float64(min(h.Step(), 6))
 		return map[string]float64{"val_loss": v, "val_acc": 0.5}, nil
 	})
@@ -44,7 +46,32 @@ func TestEvaluatorEarlyStopping(t *testing.T) {
 	if n := strings.Count(string(b), `"val_loss"`); n != 6 {
 		t.Errorf("metrics log has %d evaluations, want 6:\n%s", n, b)
 	}
+	// Every record carries "wall", the run's seconds with the evaluations
+	// included, and "elapsed", the training steps' alone: after k
+	// evaluations wall exceeds elapsed by at least k pauses.
+	recs, err := ReadMetricsLog(cfg.MetricsLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evals, lastWall := 0, 0.0
+	for i, r := range recs {
+		wall, ok1 := r["wall"].(float64)
+		elapsed, ok2 := r["elapsed"].(float64)
+		if !ok1 || !ok2 {
+			t.Fatalf("record %d has no wall or elapsed: %v", i, r)
+		}
+		if _, ok := r["val_loss"]; ok {
+			evals++
+		}
+		if wall < lastWall || wall-elapsed < float64(evals)*evalPause.Seconds() {
+			t.Errorf("record %d (%d evaluations before or at it): wall %g, elapsed %g, previous wall %g", i, evals, wall, elapsed, lastWall)
+		}
+		lastWall = wall
+	}
 }
+
+// evalPause is the evaluator's time in TestEvaluatorEarlyStopping.
+const evalPause = 20 * time.Millisecond
 
 func TestEvaluatorErrors(t *testing.T) {
 	cfg := testConfig(func(c *Config) {

@@ -50,6 +50,9 @@ type Harness struct {
 	step        int64 // optimizer steps done
 	lastLoss    float64
 	perf        Perf
+	// runStart is when RunContext began its steps (the "wall" of the
+	// metrics records); zero outside RunContext.
+	runStart time.Time
 	log         *MetricsLog
 	ckpt        *Checkpointer
 	progressW   io.Writer
@@ -536,6 +539,16 @@ type Evaluator func(h *Harness) (map[string]float64, error)
 // stopping can monitor one of them (Config.EarlyStopMonitor).
 func (h *Harness) SetEvaluator(fn Evaluator) { h.evaluator = fn }
 
+// addWall sets rec's "wall": the seconds since RunContext began, everything
+// included (evaluations, checkpoints, logs), where "elapsed" counts the
+// training steps only. Curves against wall-clock time (a run stopped after an
+// hour) read it.
+func (h *Harness) addWall(rec map[string]any) {
+	if !h.runStart.IsZero() {
+		rec["wall"] = time.Since(h.runStart).Seconds()
+	}
+}
+
 // evaluate runs the evaluator, logs its metrics and feeds early stopping
 // when it monitors one of them. It reports whether to stop, and why.
 func (h *Harness) evaluate(ctx stdcontext.Context) (bool, string, error) {
@@ -551,7 +564,8 @@ func (h *Harness) evaluate(ctx stdcontext.Context) (bool, string, error) {
 		return false, "", fmt.Errorf("train: evaluation at step %d: %w", h.step, err)
 	}
 	h.lastEval = m
-	rec := map[string]any{"step": h.step, "epoch": h.data.Position().Epoch}
+	rec := map[string]any{"step": h.step, "epoch": h.data.Position().Epoch, "elapsed": h.perf.Total.Seconds()}
+	h.addWall(rec)
 	for k, v := range m {
 		rec[k] = v
 	}
@@ -612,7 +626,8 @@ func (h *Harness) RunContext(ctx stdcontext.Context) (res Result, err error) {
 		return res, h.runFindLR(ctx)
 	}
 	h.runCtx = ctx
-	defer func() { h.runCtx = nil }()
+	h.runStart = time.Now()
+	defer func() { h.runCtx, h.runStart = nil, time.Time{} }()
 	closeLogs, err := h.openLogs(&res, h.step)
 	if err != nil {
 		return res, err
@@ -826,6 +841,7 @@ func (h *Harness) logStep(ctx stdcontext.Context, loss float64) error {
 		"lr":      h.LearningRate(),
 		"elapsed": h.perf.Total.Seconds(),
 	}
+	h.addWall(rec)
 	if v, err := h.HarnessValue(GradNormVar); err == nil {
 		rec["grad_norm"] = v
 	}

@@ -37,7 +37,7 @@ func CSVLogPath(jsonPath string) string {
 // csvLeading are the columns a CSV log starts with, in this order, when a
 // record has them; other fields follow in the order they first appear
 // (sorted within a record).
-var csvLeading = []string{"step", "epoch", "loss", "lr", "grad_norm", "step_ms", "samples_per_s", "elapsed"}
+var csvLeading = []string{"step", "epoch", "loss", "lr", "grad_norm", "step_ms", "samples_per_s", "elapsed", "wall"}
 
 // csvLog is the CSV twin of the metrics log: a header naming the columns,
 // then one row per record. A row is appended with one write of the whole
