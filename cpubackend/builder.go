@@ -111,6 +111,9 @@ type Node struct {
 	// gotrain: fused, when set, is the element-wise chain this node computes (its
 	// inputs are then the chain's external inputs); see fusion.go.
 	fused *fusedProgram
+	// gotrain: fusedSide, when set, is the fused node whose program computes
+	// this node's value (a side output); executing that node fills it in.
+	fusedSide *Node
 }
 
 // newNode adds a new node of the given opType and shape to the Builder graph.

@@ -496,6 +496,29 @@ func (e *Executable) executeNode(node *Node, execBuf *executionBuffers) error {
 		}
 		if p, ok := node.data.(*dotGeneralNodeData); ok && p.packGroup > 0 && node.opType == backends.OpTypeDotGeneral {
 			execBuf.results[nodeIdx], err = execDotGeneralPacked(e.backend, node, inputBuffers, &execBuf.packed, e.builder.packGroups)
+		} else if node.fusedSide != nil {
+			// gotrain: the value of a side output comes with its fused node's.
+			err = errors.Errorf("side output of fused node #%d was not computed", node.fusedSide.builderIdx)
+		} else if node.fused != nil && len(node.fused.sides) > 0 {
+			// gotrain: a fused chain with side outputs fills in their results.
+			var sides []*Buffer
+			execBuf.results[nodeIdx], sides, err = execFusedSides(e.backend, node, inputBuffers, inputsOwned)
+			if err == nil {
+				if execBuf.opsExecutionType == opsExecutionParallel {
+					execBuf.mu.Lock()
+				}
+				for j, side := range node.fused.sideNodes {
+					if side.builderIdx < e.numNodesToProcess && e.numUses[side.builderIdx] > 0 {
+						execBuf.results[side.builderIdx] = sides[j]
+						execBuf.owned[side.builderIdx] = true
+					} else {
+						e.backend.putBuffer(sides[j])
+					}
+				}
+				if execBuf.opsExecutionType == opsExecutionParallel {
+					execBuf.mu.Unlock()
+				}
+			}
 		} else {
 			execBuf.results[nodeIdx], err = nodeExecutor(e.backend, node, inputBuffers, inputsOwned)
 		}

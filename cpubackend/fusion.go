@@ -23,9 +23,17 @@ import (
 // and Tanh this package's faster ones, fastmath.go), in the same order, so
 // results are bit-identical with and without fusion (config "no_fusion"
 // turns it off).
+//
+// A chain may also absorb an intermediate that is a graph output and has no
+// other use (a side output: the new moments of an Adam update, which its
+// parameter update reads): the program then writes it too, copying its
+// chunk into its own buffer once the chunk's instructions have run, and a
+// node appended to the graph (Node.fusedSide) stands for it among the
+// outputs. One pass over the inputs then replaces one per chain.
 
-// fusedChains counts the chains fused since the process started (tests).
-var fusedChains atomic.Int64
+// fusedChains counts the chains fused since the process started, and
+// fusedSides the side outputs they absorbed (tests).
+var fusedChains, fusedSides atomic.Int64
 
 // fusedChunk is the number of elements a fused program processes at once.
 const fusedChunk = 512
@@ -75,6 +83,10 @@ type fusedProgram struct {
 	size int
 	// temps pools the chunk temporaries of one execution.
 	temps sync.Pool
+	// sides are the instructions whose results are side outputs, and
+	// sideNodes the nodes that stand for them (in the same order).
+	sides     []int
+	sideNodes []*Node
 }
 
 // isFusible tells whether n can be part of a fused chain.
@@ -103,14 +115,35 @@ func fuseElementwise(b *Builder) {
 		}
 		group := []*Node{root}
 		inGroup := map[*Node]bool{root: true}
-		for k := 0; k < len(group) && len(group) < fusedMaxOps; k++ {
-			for _, in := range group[k].inputs {
-				if inGroup[in] || absorbed[in.builderIdx] || isOutput[in.builderIdx] || uses[in.builderIdx] != 1 ||
-					!isFusible(in) || !in.shape.Equal(root.shape) || len(group) >= fusedMaxOps {
-					continue
+		var sides []*Node
+		// refs counts the group's reads of each node: a node all of whose
+		// uses are reads by the group (uses counts node inputs only, not
+		// graph outputs) joins it; a graph output among them becomes a side
+		// output. A node read by two members (a gradient both Adam moments
+		// read) may join only once the second one has: hence the passes
+		// until nothing joins.
+		refs := map[*Node]int{}
+		for _, in := range root.inputs {
+			refs[in]++
+		}
+		for grew := true; grew && len(group) < fusedMaxOps; {
+			grew = false
+			for k := 0; k < len(group) && len(group) < fusedMaxOps; k++ {
+				for _, in := range group[k].inputs {
+					if inGroup[in] || absorbed[in.builderIdx] || refs[in] != uses[in.builderIdx] ||
+						!isFusible(in) || !in.shape.Equal(root.shape) || len(group) >= fusedMaxOps {
+						continue
+					}
+					if isOutput[in.builderIdx] {
+						sides = append(sides, in)
+					}
+					group = append(group, in)
+					inGroup[in] = true
+					for _, x := range in.inputs {
+						refs[x]++
+					}
+					grew = true
 				}
-				group = append(group, in)
-				inGroup[in] = true
 			}
 		}
 		if len(group) < 2 && !slices.ContainsFunc(root.inputs, func(in *Node) bool { _, ok := tiledBroadcast(in); return ok }) {
@@ -173,6 +206,21 @@ func fuseElementwise(b *Builder) {
 		root.inputs = externals
 		root.fused = prog
 		fusedChains.Add(1)
+		for _, x := range sides {
+			// The node standing for x among the outputs depends on the root,
+			// so that it comes after it in both execution orders; the root
+			// fills its result in (executeNode).
+			side := b.newNode(x.opType, x.shape, root)
+			side.fusedSide = root
+			for k, o := range b.outputs {
+				if o == x {
+					b.outputs[k] = side
+				}
+			}
+			prog.sides = append(prog.sides, tempIdx[x])
+			prog.sideNodes = append(prog.sideNodes, side)
+			fusedSides.Add(1)
+		}
 	}
 }
 
@@ -222,51 +270,69 @@ func tiledBroadcast(n *Node) (*Node, bool) {
 
 // execFused runs node's fused program.
 func execFused(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
+	out, _, err := execFusedSides(backend, node, inputs, inputsOwned)
+	return out, err
+}
+
+// execFusedSides runs node's fused program and returns its output and its
+// side outputs (Node.fused.sideNodes' values).
+func execFusedSides(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, []*Buffer, error) {
 	prog := node.fused
-	var output *Buffer
-	for k, in := range inputs {
-		if inputsOwned[k] && in != nil && in.shape.Equal(node.shape) {
-			// Each element is written after every read of its index.
-			output = in
-			inputs[k] = nil
-			break
+	// The output and the side outputs take over owned inputs of their shape
+	// where there are some: each element of the output is written after
+	// every read of its index, and the side outputs after the whole chunk.
+	bufs := make([]*Buffer, 1+len(prog.sides))
+	taken := make([]int, len(inputs))
+	for j := range bufs {
+		for k, in := range inputs {
+			if inputsOwned[k] && in != nil && taken[k] == 0 && in.shape.Equal(node.shape) {
+				bufs[j], taken[k] = in, j+1
+				inputs[k] = nil
+				break
+			}
+		}
+		if bufs[j] == nil {
+			bufs[j] = backend.getBufferForShape(node.shape)
 		}
 	}
-	if output == nil {
-		output = backend.getBufferForShape(node.shape)
-	}
+	output := bufs[0]
 	flats := make([][]float32, len(node.inputs))
 	for k, in := range inputs {
-		if in == nil { // taken over as the output
-			flats[k] = output.flat.([]float32)
+		if in == nil { // taken over as an output
+			flats[k] = bufs[taken[k]-1].flat.([]float32)
 			continue
 		}
 		flats[k] = in.flat.([]float32)
 	}
 	out := output.flat.([]float32)
+	var sides [][]float32
+	for _, b := range bufs[1:] {
+		sides = append(sides, b.flat.([]float32))
+	}
 	// Chunks are independent: large outputs are split over the CPUs, each
 	// part with its own temporaries (the values do not depend on it).
 	chunks := (prog.size + fusedChunk - 1) / fusedChunk
 	parts := min(runtime.GOMAXPROCS(0), prog.size/fusedParallelMin)
 	if parts < 2 {
-		prog.run(flats, out, 0, chunks)
-		return output, nil
+		prog.run(flats, out, sides, 0, chunks)
+		return output, bufs[1:], nil
 	}
 	var wg sync.WaitGroup
 	for p := 1; p < parts; p++ {
-		wg.Go(func() { prog.run(flats, out, p*chunks/parts, (p+1)*chunks/parts) })
+		wg.Go(func() { prog.run(flats, out, sides, p*chunks/parts, (p+1)*chunks/parts) })
 	}
-	prog.run(flats, out, 0, chunks/parts)
+	prog.run(flats, out, sides, 0, chunks/parts)
 	wg.Wait()
-	return output, nil
+	return output, bufs[1:], nil
 }
 
 // fusedParallelMin is the output size per goroutine below which a fused
 // program runs on one goroutine.
 const fusedParallelMin = 1 << 15
 
-// run executes the program over chunks [c0, c1) of the output.
-func (prog *fusedProgram) run(flats [][]float32, out []float32, c0, c1 int) {
+// run executes the program over chunks [c0, c1) of the output, writing the
+// side outputs' chunks to sides (in prog.sides' order).
+func (prog *fusedProgram) run(flats [][]float32, out []float32, sides [][]float32, c0, c1 int) {
 	temps := prog.temps.Get().([]float32)
 	defer prog.temps.Put(temps)
 	last := len(prog.instrs) - 1
@@ -316,6 +382,9 @@ func (prog *fusedProgram) run(flats [][]float32, out []float32, c0, c1 int) {
 			}
 			b, bs, bScalar := slice(ins.b)
 			binaryChunk(ins.op, dst, a, as, aScalar, b, bs, bScalar)
+		}
+		for j, t := range prog.sides {
+			copy(sides[j][lo:hi], temps[t*fusedChunk:t*fusedChunk+n])
 		}
 	}
 }

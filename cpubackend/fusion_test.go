@@ -3,6 +3,7 @@ package cpubackend
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gomlx/gomlx/backends"
@@ -78,9 +79,12 @@ func TestFusionBitIdentical(t *testing.T) {
 		if nf != 0 {
 			t.Fatalf("no_fusion fused %d chains", nf)
 		}
+		sides := fusedSides.Load()
 		got, nf := runFusionGraph(t, "ops_sequential", dims[0], dims[1])
-		if nf < 2 {
-			t.Fatalf("only %d chains fused", nf)
+		// r2, an output the final sum also reads, is the one chain's side
+		// output.
+		if sides = fusedSides.Load() - sides; nf != 1 || sides != 1 {
+			t.Fatalf("%d chains fused with %d side outputs, want 1 with 1", nf, sides)
 		}
 		for k := range want {
 			for i := range want[k] {
@@ -303,5 +307,92 @@ func TestFusedChainAllocations(t *testing.T) {
 	}
 	if allocs > 64 {
 		t.Errorf("%.0f allocations per execution of a fused chain over %d chunks, want at most 64", allocs, rows*cols/fusedChunk)
+	}
+}
+
+// adamGraph is the shape of an Adam update: the new moments are outputs
+// and are read by the parameter's update (side outputs of its chain), and
+// both read the clipped gradient (a node with two uses, both in the chain).
+func adamGraph(p, m, v, g *graph.Node) []*graph.Node {
+	g = graph.Neg(graph.MulScalar(g, -0.75))
+	m2 := graph.Add(graph.MulScalar(m, 0.9), graph.MulScalar(g, 0.1))
+	v2 := graph.Add(graph.MulScalar(v, 0.999), graph.MulScalar(graph.Mul(g, g), 0.001))
+	den := graph.AddScalar(graph.Sqrt(graph.MulScalar(v2, 1.25)), 1e-7)
+	p2 := graph.Sub(p, graph.Div(graph.MulScalar(graph.MulScalar(m2, 1.5), 0.002), den))
+	return []*graph.Node{p2, m2, v2}
+}
+
+// TestFusionSideOutputs checks a chain with side outputs against the unfused
+// operations, bit for bit, with operations run one at a time and in
+// parallel, on one goroutine and split over several, with the inputs donated
+// (the outputs then take over their buffers) and not.
+func TestFusionSideOutputs(t *testing.T) {
+	run := func(config string, n int, donate bool) ([][]float32, int64) {
+		t.Helper()
+		be, err := New(config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer be.Finalize()
+		sides, chains := fusedSides.Load(), fusedChains.Load()
+		exec, err := graph.NewExec(be, adamGraph)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(7, 8))
+		var args []any
+		for k := range 4 {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = float32(r.NormFloat64())
+				if k == 2 { // the second moment is not negative
+					x[i] *= x[i]
+				}
+			}
+			tx := tensors.FromFlatDataAndDimensions(x, n)
+			if !donate {
+				args = append(args, tx)
+				continue
+			}
+			d, err := graph.DonateTensorBuffer(tx, be, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args = append(args, d)
+		}
+		outs, err := exec.Exec(args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res [][]float32
+		for _, o := range outs {
+			v, err := tensors.CopyFlatData[float32](o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res = append(res, v)
+		}
+		if c := fusedChains.Load() - chains; c != 1 && !strings.Contains(config, "no_fusion") {
+			t.Fatalf("%s: %d chains fused, want the whole update in 1", config, c)
+		}
+		return res, fusedSides.Load() - sides
+	}
+	for _, n := range []int{1000, 200_000} {
+		want, _ := run("ops_sequential,no_fusion", n, false)
+		for _, config := range []string{"ops_sequential", "ops_parallel"} {
+			for _, donate := range []bool{false, true} {
+				got, sides := run(config, n, donate)
+				if sides != 2 {
+					t.Fatalf("%s n=%d: %d side outputs fused, want 2 (the moments)", config, n, sides)
+				}
+				for k := range want {
+					for i := range want[k] {
+						if math.Float32bits(got[k][i]) != math.Float32bits(want[k][i]) {
+							t.Fatalf("%s n=%d donate=%v: output %d[%d] = %g, unfused %g", config, n, donate, k, i, got[k][i], want[k][i])
+						}
+					}
+				}
+			}
+		}
 	}
 }
