@@ -52,15 +52,15 @@ type Harness struct {
 	perf        Perf
 	// runStart is when RunContext began its steps (the "wall" of the
 	// metrics records); zero outside RunContext.
-	runStart time.Time
-	log         *MetricsLog
-	ckpt        *Checkpointer
-	progressW   io.Writer
-	stepHook    func(step int64, loss float64)
-	gpu         *gpuSampler
-	history     []map[string]any // records logged in this run (for plots)
-	dp          *dataParallel    // nil on one device
-	ranks       *ranks           // nil in one process (Config.Comm)
+	runStart  time.Time
+	log       *MetricsLog
+	ckpt      *Checkpointer
+	progressW io.Writer
+	stepHook  func(step int64, loss float64)
+	gpu       *gpuSampler
+	history   []map[string]any // records logged in this run (for plots)
+	dp        *dataParallel    // nil on one device
+	ranks     *ranks           // nil in one process (Config.Comm)
 	// runCtx is RunContext's context while it runs (TrainStep tells the
 	// other ranks when it is cancelled).
 	runCtx      stdcontext.Context
