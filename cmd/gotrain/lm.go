@@ -55,7 +55,7 @@ Newton's Opticks from the Go source tree.`,
 	addTrainFlags(cmd, &o.Train, &rf, "batch size, or auto (the largest that fits, on an accelerator; 64 on the host)",
 		"output directory: each run keeps its checkpoints in a folder of its own there (run-TIME-ID, with run.json)")
 	addDistributedFlag(cmd, &rf)
-	f.Lookup("early-stop-patience").Usage = "stop after this many validations (one per epoch, or --eval-every steps) without a better --early-stop-monitor (0: no early stopping)"
+	f.Lookup("early-stop-patience").Usage = "stop after this many validations (every --eval-every steps) without a better --early-stop-monitor (0: no early stopping)"
 	deprecatedAlias(f, "lr", "learning-rate")
 	deprecatedAlias(f, "early-stop-patience", "patience")
 	deprecatedAlias(f, "steps", "max-steps")

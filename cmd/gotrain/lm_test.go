@@ -27,8 +27,8 @@ var lmTiny = []string{"--hidden-size", "16", "--layers", "1", "--seq-length", "8
 func TestLMTrainFlagDefaults(t *testing.T) {
 	cmd := newLMTrainCmd(&globals{})
 	for name, want := range map[string]string{
-		"epochs": "50", "batch-size": "512", "hidden-size": "512", "layers": "2", "seq-length": "100",
-		"step": "3", "lr": "0.001", "clip-norm": "5", "early-stop-patience": "20", "early-stop-monitor": "val_loss",
+		"epochs": "50", "batch-size": "32", "hidden-size": "512", "layers": "2", "seq-length": "100",
+		"step": "3", "lr": "0.002", "clip-norm": "5", "early-stop-patience": "20", "early-stop-monitor": "val_loss", "eval-every": "200",
 		"resume": "", "no-checkpoint": "false", "precision": "32", "steps": "0", "data": "", "out": "checkpoints",
 		"seed": "42",
 	} {
@@ -42,7 +42,7 @@ func TestLMTrainFlagDefaults(t *testing.T) {
 		}
 	}
 	// The seed's spellings still work, hidden and deprecated.
-	for old, want := range map[string]string{"learning-rate": "0.001", "patience": "20", "max-steps": "0", "checkpoint-dir": "checkpoints"} {
+	for old, want := range map[string]string{"learning-rate": "0.002", "patience": "20", "max-steps": "0", "checkpoint-dir": "checkpoints"} {
 		f := cmd.Flags().Lookup(old)
 		if f == nil || !f.Hidden || f.Deprecated == "" || f.DefValue != want {
 			t.Errorf("--%s: %+v; want a hidden, deprecated alias with default %s", old, f, want)
