@@ -3,6 +3,7 @@ package cpubackend
 import (
 	"cmp"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -69,4 +70,22 @@ func recordOpStat(node *Node, d time.Duration) {
 	s.Calls++
 	s.Time += d
 	opStatsMu.Unlock()
+}
+
+// WriteOpStats runs step n times with the op statistics on and writes them
+// to path, a line per operation kind, the most expensive first (the
+// benchmarks' GOTRAIN_OPSTATS=FILE). The statistics are off afterwards.
+func WriteOpStats(path string, n int, step func() error) error {
+	SetOpStats(true)
+	defer SetOpStats(false)
+	for range n {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	var lines []byte
+	for _, s := range OpStats() {
+		lines = fmt.Appendf(lines, "%v\n", s)
+	}
+	return os.WriteFile(path, lines, 0o644)
 }

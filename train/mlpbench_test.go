@@ -1,7 +1,6 @@
 package train
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -92,22 +91,11 @@ func BenchmarkMLPTrainStep(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/step")
-			if d.Kind == device.Native && os.Getenv("GOTRAIN_OPSTATS") != "" {
+			if path := os.Getenv("GOTRAIN_OPSTATS"); d.Kind == device.Native && path != "" {
 				b.StopTimer()
-				cpubackend.SetOpStats(true)
-				for range 5 {
-					if _, err := h.TrainStep(); err != nil {
-						b.Fatal(err)
-					}
-				}
-				var lines []byte
-				for _, s := range cpubackend.OpStats() {
-					lines = fmt.Appendf(lines, "%v\n", s)
-				}
-				if err := os.WriteFile(os.Getenv("GOTRAIN_OPSTATS"), lines, 0o644); err != nil {
+				if err := cpubackend.WriteOpStats(path, 5, func() error { _, err := h.TrainStep(); return err }); err != nil {
 					b.Fatal(err)
 				}
-				cpubackend.SetOpStats(false)
 			}
 		})
 	}

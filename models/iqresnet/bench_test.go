@@ -1,7 +1,6 @@
 package iqresnet
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -53,18 +52,7 @@ func BenchmarkTrainStep(b *testing.B) {
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "windows/s")
 	if path := os.Getenv("GOTRAIN_OPSTATS"); path != "" {
 		b.StopTimer()
-		cpubackend.SetOpStats(true)
-		defer cpubackend.SetOpStats(false)
-		for range 5 {
-			if _, err := h.TrainStep(); err != nil {
-				b.Fatal(err)
-			}
-		}
-		var lines []byte
-		for _, s := range cpubackend.OpStats() {
-			lines = fmt.Appendf(lines, "%v\n", s)
-		}
-		if err := os.WriteFile(path, lines, 0o644); err != nil {
+		if err := cpubackend.WriteOpStats(path, 5, func() error { _, err := h.TrainStep(); return err }); err != nil {
 			b.Fatal(err)
 		}
 	}
