@@ -2,8 +2,10 @@ package moe
 
 import (
 	"math/rand/v2"
+	"os"
 	"testing"
 
+	"github.com/gotrain/gotrain/cpubackend"
 	"github.com/gotrain/gotrain/device"
 	"github.com/gotrain/gotrain/train"
 )
@@ -13,6 +15,8 @@ import (
 // loss) at batch 256 on gotrain's cpu backend, with sparse dispatch and
 // dense (every expert on every row): the shapes of the peer's bench_moe
 // (../shared/peers/bench_torch.py), compared by scripts/bench_cpu_backend.py.
+// With GOTRAIN_OPSTATS=FILE it also writes the backend's per-operation
+// timings of five more steps to FILE.
 func BenchmarkTrainStep(b *testing.B) {
 	for _, dense := range []bool{false, true} {
 		name := "sparse/cpu"
@@ -63,6 +67,10 @@ func BenchmarkTrainStep(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/step")
+			b.StopTimer()
+			if err := cpubackend.WriteOpStats(os.Getenv("GOTRAIN_OPSTATS"), 5, func() error { _, err := h.TrainStep(); return err }); err != nil {
+				b.Fatal(err)
+			}
 		})
 	}
 }

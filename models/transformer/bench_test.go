@@ -2,8 +2,10 @@ package transformer
 
 import (
 	"math/rand/v2"
+	"os"
 	"testing"
 
+	"github.com/gotrain/gotrain/cpubackend"
 	"github.com/gotrain/gotrain/device"
 	"github.com/gotrain/gotrain/train"
 )
@@ -13,6 +15,8 @@ import (
 // on gotrain's cpu backend and on simplego, as scripts/bench_transformer_torch.py
 // does in PyTorch (scripts/bench_cpu_backend.py compares them):
 // go test -run XXX -bench TrainStep -benchtime 3x ./models/transformer
+// (with GOTRAIN_OPSTATS=FILE, the cpu backend's per-operation timings of
+// five more steps go to FILE).
 func BenchmarkTrainStep(b *testing.B) {
 	arch := Arch{Vocab: 91, Layers: 4, Heads: 4, Width: 128, Context: 64}
 	pr := arch
@@ -57,4 +61,10 @@ func benchStep(b *testing.B, d device.Device, arch Arch, batch int) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/step")
+	if d.Kind == device.Native {
+		b.StopTimer()
+		if err := cpubackend.WriteOpStats(os.Getenv("GOTRAIN_OPSTATS"), 5, func() error { _, err := h.TrainStep(); return err }); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
