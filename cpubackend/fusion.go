@@ -70,6 +70,10 @@ type fusedOperand struct {
 type fusedInstr struct {
 	op   backends.OpType
 	a, b fusedOperand
+	// unary is set for one-operand operations (b unused).
+	unary bool
+	// dst is the temporary slot the result goes to (slotted).
+	dst int
 }
 
 // fusedProgram is the chain merged into a node; the node's inputs are the
@@ -83,10 +87,73 @@ type fusedProgram struct {
 	size int
 	// temps pools the chunk temporaries of one execution.
 	temps sync.Pool
-	// sides are the instructions whose results are side outputs, and
-	// sideNodes the nodes that stand for them (in the same order).
+	// sides are the temporary slots holding the side outputs' results
+	// (after slotted), and sideNodes the nodes that stand for them (in the
+	// same order).
 	sides     []int
 	sideNodes []*Node
+	// slots is the number of temporary slots the instructions use; the
+	// tiled operands' slots follow them.
+	slots int
+}
+
+// slotted gives every instruction a temporary slot for its result, reusing
+// the slot of a result no later instruction reads (a result read by the
+// instruction that writes the slot is read element by element before the
+// element is written), so that a long chain's temporaries stay few and in
+// the L1 cache; a side output keeps its slot to the chunk's end. Operands
+// from earlier instructions then name slots, as do sides (instruction
+// indices until then).
+func (prog *fusedProgram) slotted() {
+	n := len(prog.instrs)
+	lastRead := make([]int, n)
+	for t := range lastRead {
+		lastRead[t] = -1
+	}
+	for t, ins := range prog.instrs {
+		if ins.a.kind == fromTemp {
+			lastRead[ins.a.idx] = t
+		}
+		if !ins.unary && ins.b.kind == fromTemp {
+			lastRead[ins.b.idx] = t
+		}
+	}
+	for _, t := range prog.sides {
+		lastRead[t] = n // kept to the end of the chunk
+	}
+	slot := make([]int, n)
+	var free []int
+	for t := range prog.instrs {
+		ins := &prog.instrs[t]
+		operands := []*fusedOperand{&ins.a}
+		if !ins.unary {
+			operands = append(operands, &ins.b)
+		}
+		for _, o := range operands {
+			if o.kind != fromTemp {
+				continue
+			}
+			src := o.idx
+			o.idx = slot[src]
+			if lastRead[src] == t {
+				lastRead[src] = -2 // freed once, even when read twice here
+				free = append(free, slot[src])
+			}
+		}
+		if len(free) > 0 {
+			slot[t], free = free[len(free)-1], free[:len(free)-1]
+		} else {
+			slot[t] = prog.slots
+			prog.slots++
+		}
+		ins.dst = slot[t]
+		if lastRead[t] == -1 { // never read (the root): its slot is free again
+			free = append(free, slot[t])
+		}
+	}
+	for j, t := range prog.sides {
+		prog.sides[j] = slot[t]
+	}
 }
 
 // isFusible tells whether n can be part of a fused chain.
@@ -191,7 +258,7 @@ func fuseElementwise(b *Builder) {
 			return fusedOperand{kind: fromScalar, idx: j}
 		}
 		for _, n := range group {
-			ins := fusedInstr{op: n.opType, a: operand(n.inputs[0])}
+			ins := fusedInstr{op: n.opType, a: operand(n.inputs[0]), unary: len(n.inputs) == 1}
 			if len(n.inputs) == 2 {
 				ins.b = operand(n.inputs[1])
 			}
@@ -201,7 +268,11 @@ func fuseElementwise(b *Builder) {
 				absorbed[n.builderIdx] = true
 			}
 		}
-		nt := len(prog.instrs) + len(prog.tiled)
+		for _, x := range sides {
+			prog.sides = append(prog.sides, tempIdx[x])
+		}
+		prog.slotted()
+		nt := prog.slots + len(prog.tiled)
 		prog.temps.New = func() any { return make([]float32, nt*fusedChunk) }
 		root.inputs = externals
 		root.fused = prog
@@ -217,7 +288,6 @@ func fuseElementwise(b *Builder) {
 					b.outputs[k] = side
 				}
 			}
-			prog.sides = append(prog.sides, tempIdx[x])
 			prog.sideNodes = append(prog.sideNodes, side)
 			fusedSides.Add(1)
 		}
@@ -343,7 +413,7 @@ func (prog *fusedProgram) run(flats [][]float32, out []float32, sides [][]float3
 		for _, o := range prog.tiled {
 			// Element i of the output reads element i mod len(x) of x.
 			x := flats[o.idx]
-			dst := temps[(len(prog.instrs)+o.slot)*fusedChunk : (len(prog.instrs)+o.slot)*fusedChunk+n]
+			dst := temps[(prog.slots+o.slot)*fusedChunk : (prog.slots+o.slot)*fusedChunk+n]
 			pos := lo % len(x)
 			for len(dst) > 0 {
 				m := copy(dst, x[pos:])
@@ -361,20 +431,20 @@ func (prog *fusedProgram) run(flats [][]float32, out []float32, sides [][]float3
 			case fromScalar:
 				return nil, &flats[o.idx][0], true
 			case fromTiled:
-				t := len(prog.instrs) + o.slot
+				t := prog.slots + o.slot
 				return temps[t*fusedChunk : t*fusedChunk+n], nil, false
 			}
 			return temps[o.idx*fusedChunk : o.idx*fusedChunk+n], nil, false
 		}
 		for t, ins := range prog.instrs {
-			dst := temps[t*fusedChunk : t*fusedChunk+n]
+			dst := temps[ins.dst*fusedChunk : ins.dst*fusedChunk+n]
 			if t == last {
 				dst = out[lo:hi]
 			}
 			a, as, aScalar := slice(ins.a)
-			if fusibleOps[ins.op] == 1 {
+			if ins.unary {
 				if aScalar { // a one-element operand of a unary op: broadcast it
-					a = temps[t*fusedChunk : t*fusedChunk+n]
+					a = dst
 					fill(a, *as)
 				}
 				unaryChunk(ins.op, dst, a)

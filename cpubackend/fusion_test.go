@@ -396,3 +396,42 @@ func TestFusionSideOutputs(t *testing.T) {
 		}
 	}
 }
+
+// TestFusedSlotsReused runs a program whose results are read late, twice by
+// one instruction and as a side output, after slotted gave them fewer slots
+// than instructions, against the same arithmetic in plain loops.
+func TestFusedSlotsReused(t *testing.T) {
+	in := func(i int) fusedOperand { return fusedOperand{kind: fromInput, idx: i} }
+	tmp := func(i int) fusedOperand { return fusedOperand{kind: fromTemp, idx: i} }
+	const n = 3*fusedChunk + 7
+	prog := &fusedProgram{size: n, sides: []int{1}, instrs: []fusedInstr{
+		{op: backends.OpTypeMul, a: in(0), b: in(1)},     // t0 = x·y
+		{op: backends.OpTypeAdd, a: tmp(0), b: in(0)},    // t1 = t0 + x (a side output)
+		{op: backends.OpTypeNeg, a: tmp(1), unary: true}, // t2 = −t1
+		{op: backends.OpTypeMul, a: tmp(2), b: tmp(0)},   // t3 = t2·t0 (t0 read late)
+		{op: backends.OpTypeMul, a: tmp(3), b: tmp(3)},   // t4 = t3·t3
+		{op: backends.OpTypeSub, a: tmp(4), b: tmp(1)},   // t5 = t4 − t1
+		{op: backends.OpTypeAdd, a: tmp(5), b: in(1)},    // t6 = t5 + y (the output)
+	}}
+	prog.slotted()
+	if prog.slots >= len(prog.instrs)-1 {
+		t.Errorf("%d slots for %d instructions: none reused", prog.slots, len(prog.instrs))
+	}
+	nt := prog.slots + len(prog.tiled)
+	prog.temps.New = func() any { return make([]float32, nt*fusedChunk) }
+	x, y := fusionInputs(n)
+	out, side := make([]float32, n), make([]float32, n)
+	prog.run([][]float32{x, y}, out, [][]float32{side}, 0, (n+fusedChunk-1)/fusedChunk)
+	for i := range n {
+		t0 := x[i] * y[i]
+		t1 := t0 + x[i]
+		t3 := -t1 * t0
+		want := (t3*t3 - t1) + y[i]
+		if math.Float32bits(out[i]) != math.Float32bits(want) && !(out[i] != out[i] && want != want) {
+			t.Fatalf("output %d = %g, want %g", i, out[i], want)
+		}
+		if math.Float32bits(side[i]) != math.Float32bits(t1) && !(side[i] != side[i] && t1 != t1) {
+			t.Fatalf("side output %d = %g, want %g", i, side[i], t1)
+		}
+	}
+}

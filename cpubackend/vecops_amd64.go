@@ -173,8 +173,9 @@ var hasVecAVX512 = cpufeat.HasAVX512F
 var hasVecAVX2 = cpufeat.HasAVX2FMA
 
 // vecLoops are the loops of each operation: vector-vector, vector-scalar,
-// scalar-vector.
-var vecLoops = map[backends.OpType][3]func(dst, a, b *float32, n int){
+// scalar-vector; an array, not a map, since fused programs look them up for
+// every chunk of every instruction.
+var vecLoops = [backends.OpTypeLast][3]func(dst, a, b *float32, n int){
 	backends.OpTypeAdd: {addVV, addVS, addSV},
 	backends.OpTypeSub: {subVV, subVS, subSV},
 	backends.OpTypeMul: {mulVV, mulVS, mulSV},
@@ -184,7 +185,7 @@ var vecLoops = map[backends.OpType][3]func(dst, a, b *float32, n int){
 }
 
 // vecLoopsAVX2 are vecLoops' AVX2 loops.
-var vecLoopsAVX2 = map[backends.OpType][3]func(dst, a, b *float32, n int){
+var vecLoopsAVX2 = [backends.OpTypeLast][3]func(dst, a, b *float32, n int){
 	backends.OpTypeAdd: {addVVAVX2, addVSAVX2, addSVAVX2},
 	backends.OpTypeSub: {subVVAVX2, subVSAVX2, subSVAVX2},
 	backends.OpTypeMul: {mulVVAVX2, mulVSAVX2, mulSVAVX2},
@@ -201,14 +202,14 @@ func vecBinary(op backends.OpType, dst, a []float32, as *float32, aScalar bool, 
 	if !(hasVecAVX512 || hasVecAVX2) || k == 0 || (aScalar && bScalar) {
 		return 0
 	}
-	table := vecLoops
+	table := &vecLoops
 	if !hasVecAVX512 {
-		table = vecLoopsAVX2
+		table = &vecLoopsAVX2
 	}
-	loops, ok := table[op]
-	if !ok {
+	if op >= backends.OpTypeLast || table[op][0] == nil {
 		return 0
 	}
+	loops := &table[op]
 	switch {
 	case bScalar:
 		loops[1](&dst[0], &a[0], bs, k)
