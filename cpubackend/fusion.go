@@ -31,9 +31,10 @@ import (
 // node appended to the graph (Node.fusedSide) stands for it among the
 // outputs. One pass over the inputs then replaces one per chain.
 
-// fusedChains counts the chains fused since the process started, and
-// fusedSides the side outputs they absorbed (tests).
-var fusedChains, fusedSides atomic.Int64
+// fusedChains counts the chains fused since the process started,
+// fusedSides the side outputs they absorbed and fusedSumCount the sums that
+// absorbed a chain (tests).
+var fusedChains, fusedSides, fusedSumCount atomic.Int64
 
 // fusedChunk is the number of elements a fused program processes at once.
 const fusedChunk = 512
@@ -95,6 +96,9 @@ type fusedProgram struct {
 	// slots is the number of temporary slots the instructions use; the
 	// tiled operands' slots follow them.
 	slots int
+	// sums is set when the program's node is a ReduceSum of the chain over
+	// all its axes (fuseSums): it computes the sum of the chain's values.
+	sums bool
 }
 
 // slotted gives every instruction a temporary slot for its result, reusing
@@ -217,63 +221,12 @@ func fuseElementwise(b *Builder) {
 			continue
 		}
 		slices.SortFunc(group, func(x, y *Node) int { return x.builderIdx - y.builderIdx })
-		prog := &fusedProgram{size: root.shape.Size()}
-		var externals []*Node
-		extIdx := map[*Node]int{}
-		tempIdx := map[*Node]int{}
-		tiledSlot := map[*Node]int{}
-		operand := func(in *Node) fusedOperand {
-			if t, ok := tempIdx[in]; ok {
-				return fusedOperand{kind: fromTemp, idx: t}
-			}
-			if x, ok := tiledBroadcast(in); ok {
-				// Read the broadcast's operand instead: the broadcast is
-				// not run unless something else uses it.
-				in = x
-				if x.shape.Size() > 1 {
-					j, ok := extIdx[x]
-					if !ok {
-						j = len(externals)
-						extIdx[x] = j
-						externals = append(externals, x)
-					}
-					slot, ok := tiledSlot[x]
-					if !ok {
-						slot = len(prog.tiled)
-						tiledSlot[x] = slot
-						prog.tiled = append(prog.tiled, fusedOperand{kind: fromTiled, idx: j, slot: slot})
-					}
-					return fusedOperand{kind: fromTiled, idx: j, slot: slot}
-				}
-			}
-			j, ok := extIdx[in]
-			if !ok {
-				j = len(externals)
-				extIdx[in] = j
-				externals = append(externals, in)
-			}
-			if in.shape.Equal(root.shape) {
-				return fusedOperand{kind: fromInput, idx: j}
-			}
-			return fusedOperand{kind: fromScalar, idx: j}
-		}
+		prog, externals := newFusedProgram(root, group, sides)
 		for _, n := range group {
-			ins := fusedInstr{op: n.opType, a: operand(n.inputs[0]), unary: len(n.inputs) == 1}
-			if len(n.inputs) == 2 {
-				ins.b = operand(n.inputs[1])
-			}
-			tempIdx[n] = len(prog.instrs)
-			prog.instrs = append(prog.instrs, ins)
 			if n != root {
 				absorbed[n.builderIdx] = true
 			}
 		}
-		for _, x := range sides {
-			prog.sides = append(prog.sides, tempIdx[x])
-		}
-		prog.slotted()
-		nt := prog.slots + len(prog.tiled)
-		prog.temps.New = func() any { return make([]float32, nt*fusedChunk) }
 		root.inputs = externals
 		root.fused = prog
 		fusedChains.Add(1)
@@ -292,6 +245,103 @@ func fuseElementwise(b *Builder) {
 			fusedSides.Add(1)
 		}
 	}
+	fuseSums(b)
+}
+
+// fuseSums makes each float32 ReduceSum over all the axes of an operand that
+// is an element-wise chain read by it alone (a fused chain without side
+// outputs, or one fusible operation: the squares a gradient norm sums) run
+// that chain itself, summing its values chunk by chunk (fusedProgram.sum):
+// the operand is never written out, and the sum is the unfused one, bit for
+// bit (the reduction's sum4 order).
+func fuseSums(b *Builder) {
+	uses, isOutput, seen := countUses(b)
+	for i, r := range b.nodes {
+		if !seen[i] || r.opType != backends.OpTypeReduceSum || r.fused != nil || r.shape.DType != dtypes.Float32 || len(r.inputs) != 1 {
+			continue
+		}
+		x := r.inputs[0]
+		axes, _ := r.data.([]int)
+		if x.shape.DType != dtypes.Float32 || x.shape.Rank() == 0 || len(axes) != x.shape.Rank() ||
+			uses[x.builderIdx] != 1 || isOutput[x.builderIdx] || x.fusedSide != nil {
+			continue
+		}
+		var prog *fusedProgram
+		var externals []*Node
+		switch {
+		case x.fused != nil && len(x.fused.sides) == 0 && !x.fused.sums:
+			prog, externals = x.fused, x.inputs
+		case x.fused == nil && isFusible(x):
+			prog, externals = newFusedProgram(x, []*Node{x}, nil)
+		default:
+			continue
+		}
+		prog.sums = true
+		r.fused, r.inputs = prog, externals
+		fusedSumCount.Add(1)
+	}
+}
+
+// newFusedProgram compiles group (root's chain, in builder order) into a
+// program over root's shape, with sides (members that are graph outputs)
+// as its side outputs; it returns the program and its external inputs, in
+// the order its operands name them.
+func newFusedProgram(root *Node, group, sides []*Node) (*fusedProgram, []*Node) {
+	prog := &fusedProgram{size: root.shape.Size()}
+	var externals []*Node
+	extIdx := map[*Node]int{}
+	tempIdx := map[*Node]int{}
+	tiledSlot := map[*Node]int{}
+	operand := func(in *Node) fusedOperand {
+		if t, ok := tempIdx[in]; ok {
+			return fusedOperand{kind: fromTemp, idx: t}
+		}
+		if x, ok := tiledBroadcast(in); ok {
+			// Read the broadcast's operand instead: the broadcast is
+			// not run unless something else uses it.
+			in = x
+			if x.shape.Size() > 1 {
+				j, ok := extIdx[x]
+				if !ok {
+					j = len(externals)
+					extIdx[x] = j
+					externals = append(externals, x)
+				}
+				slot, ok := tiledSlot[x]
+				if !ok {
+					slot = len(prog.tiled)
+					tiledSlot[x] = slot
+					prog.tiled = append(prog.tiled, fusedOperand{kind: fromTiled, idx: j, slot: slot})
+				}
+				return fusedOperand{kind: fromTiled, idx: j, slot: slot}
+			}
+		}
+		j, ok := extIdx[in]
+		if !ok {
+			j = len(externals)
+			extIdx[in] = j
+			externals = append(externals, in)
+		}
+		if in.shape.Equal(root.shape) {
+			return fusedOperand{kind: fromInput, idx: j}
+		}
+		return fusedOperand{kind: fromScalar, idx: j}
+	}
+	for _, n := range group {
+		ins := fusedInstr{op: n.opType, a: operand(n.inputs[0]), unary: len(n.inputs) == 1}
+		if len(n.inputs) == 2 {
+			ins.b = operand(n.inputs[1])
+		}
+		tempIdx[n] = len(prog.instrs)
+		prog.instrs = append(prog.instrs, ins)
+	}
+	for _, x := range sides {
+		prog.sides = append(prog.sides, tempIdx[x])
+	}
+	prog.slotted()
+	nt := prog.slots + len(prog.tiled)
+	prog.temps.New = func() any { return make([]float32, nt*fusedChunk) }
+	return prog, externals
 }
 
 // tiledBroadcast reports whether n is a float32 BroadcastInDim that repeats
@@ -340,6 +390,16 @@ func tiledBroadcast(n *Node) (*Node, bool) {
 
 // execFused runs node's fused program.
 func execFused(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
+	if node.fused.sums {
+		flats := make([][]float32, len(inputs))
+		for k, in := range inputs {
+			flats[k] = in.flat.([]float32)
+		}
+		output := backend.getBuffer(dtypes.Float32, 1)
+		output.shape = node.shape
+		output.flat.([]float32)[0] = node.fused.sum(flats)
+		return output, nil
+	}
 	out, _, err := execFusedSides(backend, node, inputs, inputsOwned)
 	return out, err
 }
@@ -405,8 +465,42 @@ const fusedParallelMin = 1 << 15
 func (prog *fusedProgram) run(flats [][]float32, out []float32, sides [][]float32, c0, c1 int) {
 	temps := prog.temps.Get().([]float32)
 	defer prog.temps.Put(temps)
-	last := len(prog.instrs) - 1
 	for c := c0; c < c1; c++ {
+		prog.chunk(c, temps, flats, out, sides)
+	}
+}
+
+// sum returns the sum of the program's output as sum4 adds a slice (four
+// running sums over the positions i mod 4, in order, then (s0+s1)+(s2+s3)),
+// chunk by chunk on one goroutine: chunks are whole groups of four, so the
+// sums see the values in the same order, and the result is the unfused
+// ReduceSum's bit for bit.
+func (prog *fusedProgram) sum(flats [][]float32) float32 {
+	temps := prog.temps.Get().([]float32)
+	defer prog.temps.Put(temps)
+	var s0, s1, s2, s3 float32
+	for c := range (prog.size + fusedChunk - 1) / fusedChunk {
+		x := prog.chunk(c, temps, flats, nil, nil)
+		i := 0
+		for ; i+4 <= len(x); i += 4 {
+			s0 += x[i]
+			s1 += x[i+1]
+			s2 += x[i+2]
+			s3 += x[i+3]
+		}
+		for ; i < len(x); i++ { // the last chunk's last values
+			s0 += x[i]
+		}
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// chunk runs the program over chunk c and returns its result there: in out,
+// or with out nil in the last instruction's temporary slot.
+func (prog *fusedProgram) chunk(c int, temps []float32, flats [][]float32, out []float32, sides [][]float32) []float32 {
+	last := len(prog.instrs) - 1
+	var result []float32
+	{
 		lo := c * fusedChunk
 		hi := min(lo+fusedChunk, prog.size)
 		n := hi - lo
@@ -439,7 +533,10 @@ func (prog *fusedProgram) run(flats [][]float32, out []float32, sides [][]float3
 		for t, ins := range prog.instrs {
 			dst := temps[ins.dst*fusedChunk : ins.dst*fusedChunk+n]
 			if t == last {
-				dst = out[lo:hi]
+				if out != nil {
+					dst = out[lo:hi]
+				}
+				result = dst
 			}
 			a, as, aScalar := slice(ins.a)
 			if ins.unary {
@@ -457,6 +554,7 @@ func (prog *fusedProgram) run(flats [][]float32, out []float32, sides [][]float3
 			copy(sides[j][lo:hi], temps[t*fusedChunk:t*fusedChunk+n])
 		}
 	}
+	return result
 }
 
 // unaryChunk computes dst = op(a) as simplego's float32 executors do.

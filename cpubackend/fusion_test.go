@@ -435,3 +435,63 @@ func TestFusedSlotsReused(t *testing.T) {
 		}
 	}
 }
+
+// TestFusedSums checks sums over all axes of element-wise operands (one
+// operation, as a gradient norm's squares, and a chain) that run the operand
+// chunk by chunk against the unfused graph, bit for bit, for sizes that end
+// inside a group of four and inside a chunk, and that an operand that is
+// also an output is left alone.
+func TestFusedSums(t *testing.T) {
+	sums := func(x, y *graph.Node) []*graph.Node {
+		sq := graph.ReduceAllSum(graph.Mul(x, x))
+		chain := graph.ReduceAllSum(graph.Sqrt(graph.Abs(graph.Sub(x, graph.MulScalar(y, 0.5)))))
+		shared := graph.Mul(x, y) // also an output: not absorbed
+		return []*graph.Node{sq, chain, graph.ReduceAllSum(shared), shared}
+	}
+	run := func(config string, rows, cols int) ([][]float32, int64) {
+		be, err := New(config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer be.Finalize()
+		before := fusedSumCount.Load()
+		exec, err := graph.NewExec(be, sums)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, y := fusionInputs(rows * cols)
+		for i := range x { // finite values: the sums are then finite too
+			if x[i] != x[i] || x[i] > 1e30 || x[i] < -1e30 {
+				x[i] = 1
+			}
+			if y[i] != y[i] || y[i] > 1e30 || y[i] < -1e30 {
+				y[i] = -1
+			}
+		}
+		outs, err := exec.Exec(tensors.FromFlatDataAndDimensions(x, rows, cols), tensors.FromFlatDataAndDimensions(y, rows, cols))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res [][]float32
+		for _, o := range outs {
+			v, err := tensors.CopyFlatData[float32](o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res = append(res, v)
+		}
+		return res, fusedSumCount.Load() - before
+	}
+	for _, dims := range [][2]int{{5, 15}, {37, 53}, {300, 301}} {
+		want, _ := run("ops_sequential,no_fusion", dims[0], dims[1])
+		got, n := run("ops_sequential", dims[0], dims[1])
+		if n != 2 {
+			t.Fatalf("%v: %d sums fused, want 2", dims, n)
+		}
+		for k := range 3 {
+			if math.Float32bits(got[k][0]) != math.Float32bits(want[k][0]) {
+				t.Errorf("%v: sum %d = %g (%#x), unfused %g (%#x)", dims, k, got[k][0], math.Float32bits(got[k][0]), want[k][0], math.Float32bits(want[k][0]))
+			}
+		}
+	}
+}

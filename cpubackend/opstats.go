@@ -60,6 +60,9 @@ func recordOpStat(node *Node, d time.Duration) {
 			ops[i] = ins.op.String()
 		}
 		key[0] = "Fused(" + strings.Join(ops, ",") + ")"
+		if node.fused.sums {
+			key[0] = "FusedSum(" + strings.Join(ops, ",") + ")"
+		}
 	}
 	opStatsMu.Lock()
 	s := opStats[key]
