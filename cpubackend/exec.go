@@ -511,6 +511,10 @@ func (e *Executable) executeNode(node *Node, execBuf *executionBuffers) error {
 					if side.builderIdx < e.numNodesToProcess && e.numUses[side.builderIdx] > 0 {
 						execBuf.results[side.builderIdx] = sides[j]
 						execBuf.owned[side.builderIdx] = true
+						// The side node, which reads this node, never runs:
+						// its use is done, so the last real reader can free
+						// or take over this node's buffer.
+						execBuf.numUsed[nodeIdx]++
 					} else {
 						e.backend.putBuffer(sides[j])
 					}

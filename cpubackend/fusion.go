@@ -14,8 +14,8 @@ import (
 // Element-wise fusion.
 //
 // At Compile, chains of float32 element-wise operations whose
-// intermediate results have a single use are merged into their last
-// operation, which then runs a small program over the chunks of its
+// intermediate results are read only inside the chain are merged into their
+// last operation, which then runs a small program over the chunks of its
 // output: every operation of the chain reads and writes chunk-sized
 // temporaries that stay in the L1 cache instead of tensors of the full
 // size. Each operation computes exactly the float32 expression the
@@ -82,7 +82,7 @@ type fusedInstr struct {
 type fusedProgram struct {
 	instrs []fusedInstr
 	// tiled are the fromTiled operands, by slot: each chunk copies the
-	// input's repeated values into temporary len(instrs)+slot.
+	// input's repeated values into temporary slots+slot.
 	tiled []fusedOperand
 	// size is the number of elements of the output.
 	size int
@@ -163,7 +163,7 @@ func (prog *fusedProgram) slotted() {
 // isFusible tells whether n can be part of a fused chain.
 func isFusible(n *Node) bool {
 	arity, ok := fusibleOps[n.opType]
-	if !ok || n.shape.DType != dtypes.Float32 || len(n.inputs) != arity || n.multiOutputsShapes != nil || n.isNodeSelectOutput {
+	if !ok || n.fusedSide != nil || n.shape.DType != dtypes.Float32 || len(n.inputs) != arity || n.multiOutputsShapes != nil || n.isNodeSelectOutput {
 		return false
 	}
 	for _, in := range n.inputs {
@@ -261,16 +261,18 @@ func fuseSums(b *Builder) {
 			continue
 		}
 		x := r.inputs[0]
-		axes, _ := r.data.([]int)
-		if x.shape.DType != dtypes.Float32 || x.shape.Rank() == 0 || len(axes) != x.shape.Rank() ||
+		if x.shape.DType != dtypes.Float32 || !reducesAllAxes(r, x) ||
 			uses[x.builderIdx] != 1 || isOutput[x.builderIdx] || x.fusedSide != nil {
 			continue
 		}
 		var prog *fusedProgram
 		var externals []*Node
 		switch {
-		case x.fused != nil && len(x.fused.sides) == 0 && !x.fused.sums:
+		case x.fused != nil && len(x.fused.sides) == 0 && !x.fused.sums && x.shape.Size() < 2*fusedParallelMin:
+			// A larger chain runs on all the CPUs; its sum could not (the
+			// order of the additions is the reduction's).
 			prog, externals = x.fused, x.inputs
+			x.fused, x.inputs = nil, nil // unreachable now; run, it would fail
 		case x.fused == nil && isFusible(x):
 			prog, externals = newFusedProgram(x, []*Node{x}, nil)
 		default:
@@ -280,6 +282,23 @@ func fuseSums(b *Builder) {
 		r.fused, r.inputs = prog, externals
 		fusedSumCount.Add(1)
 	}
+}
+
+// reducesAllAxes tells whether the reduction r of x lists each of x's axes
+// once: only then does the unfused reduction sum the whole tensor as sum4
+// does (execReduceFast).
+func reducesAllAxes(r, x *Node) bool {
+	axes, ok := r.data.([]int)
+	if !ok || x.shape.Rank() == 0 || len(axes) != x.shape.Rank() {
+		return false
+	}
+	sorted := slices.Sorted(slices.Values(axes))
+	for i, a := range sorted {
+		if a != i {
+			return false
+		}
+	}
+	return true
 }
 
 // newFusedProgram compiles group (root's chain, in builder order) into a
@@ -500,59 +519,57 @@ func (prog *fusedProgram) sum(flats [][]float32) float32 {
 func (prog *fusedProgram) chunk(c int, temps []float32, flats [][]float32, out []float32, sides [][]float32) []float32 {
 	last := len(prog.instrs) - 1
 	var result []float32
-	{
-		lo := c * fusedChunk
-		hi := min(lo+fusedChunk, prog.size)
-		n := hi - lo
-		for _, o := range prog.tiled {
-			// Element i of the output reads element i mod len(x) of x.
-			x := flats[o.idx]
-			dst := temps[(prog.slots+o.slot)*fusedChunk : (prog.slots+o.slot)*fusedChunk+n]
-			pos := lo % len(x)
-			for len(dst) > 0 {
-				m := copy(dst, x[pos:])
-				dst, pos = dst[m:], 0
-			}
+	lo := c * fusedChunk
+	hi := min(lo+fusedChunk, prog.size)
+	n := hi - lo
+	for _, o := range prog.tiled {
+		// Element i of the output reads element i mod len(x) of x.
+		x := flats[o.idx]
+		dst := temps[(prog.slots+o.slot)*fusedChunk : (prog.slots+o.slot)*fusedChunk+n]
+		pos := lo % len(x)
+		for len(dst) > 0 {
+			m := copy(dst, x[pos:])
+			dst, pos = dst[m:], 0
 		}
-		// A scalar operand is passed as a pointer to its input's element,
-		// which lives on the heap already: a pointer to a local would be
-		// allocated on every call (the vector loops are called through
-		// function values, so escape analysis lets every argument escape).
-		slice := func(o fusedOperand) ([]float32, *float32, bool) {
-			switch o.kind {
-			case fromInput:
-				return flats[o.idx][lo:hi], nil, false
-			case fromScalar:
-				return nil, &flats[o.idx][0], true
-			case fromTiled:
-				t := prog.slots + o.slot
-				return temps[t*fusedChunk : t*fusedChunk+n], nil, false
-			}
-			return temps[o.idx*fusedChunk : o.idx*fusedChunk+n], nil, false
+	}
+	// A scalar operand is passed as a pointer to its input's element,
+	// which lives on the heap already: a pointer to a local would be
+	// allocated on every call (the vector loops are called through
+	// function values, so escape analysis lets every argument escape).
+	slice := func(o fusedOperand) ([]float32, *float32, bool) {
+		switch o.kind {
+		case fromInput:
+			return flats[o.idx][lo:hi], nil, false
+		case fromScalar:
+			return nil, &flats[o.idx][0], true
+		case fromTiled:
+			t := prog.slots + o.slot
+			return temps[t*fusedChunk : t*fusedChunk+n], nil, false
 		}
-		for t, ins := range prog.instrs {
-			dst := temps[ins.dst*fusedChunk : ins.dst*fusedChunk+n]
-			if t == last {
-				if out != nil {
-					dst = out[lo:hi]
-				}
-				result = dst
+		return temps[o.idx*fusedChunk : o.idx*fusedChunk+n], nil, false
+	}
+	for t, ins := range prog.instrs {
+		dst := temps[ins.dst*fusedChunk : ins.dst*fusedChunk+n]
+		if t == last {
+			if out != nil {
+				dst = out[lo:hi]
 			}
-			a, as, aScalar := slice(ins.a)
-			if ins.unary {
-				if aScalar { // a one-element operand of a unary op: broadcast it
-					a = dst
-					fill(a, *as)
-				}
-				unaryChunk(ins.op, dst, a)
-				continue
+			result = dst
+		}
+		a, as, aScalar := slice(ins.a)
+		if ins.unary {
+			if aScalar { // a one-element operand of a unary op: broadcast it
+				a = dst
+				fill(a, *as)
 			}
-			b, bs, bScalar := slice(ins.b)
-			binaryChunk(ins.op, dst, a, as, aScalar, b, bs, bScalar)
+			unaryChunk(ins.op, dst, a)
+			continue
 		}
-		for j, t := range prog.sides {
-			copy(sides[j][lo:hi], temps[t*fusedChunk:t*fusedChunk+n])
-		}
+		b, bs, bScalar := slice(ins.b)
+		binaryChunk(ins.op, dst, a, as, aScalar, b, bs, bScalar)
+	}
+	for j, t := range prog.sides {
+		copy(sides[j][lo:hi], temps[t*fusedChunk:t*fusedChunk+n])
 	}
 	return result
 }
