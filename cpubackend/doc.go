@@ -39,7 +39,11 @@ package cpubackend
 //     loops (vecops_amd64.s, written by gen_vecops.go): the same IEEE
 //     operations as the Go loops, tested bit for bit with specials (Max and
 //     Min give a NaN where Go does, whose payload Go leaves open); fused
-//     programs read a bias broadcast along the leading axes in place;
+//     programs read a bias broadcast along the leading axes in place, take
+//     in intermediates every reader of which is in the chain, write graph
+//     outputs read only there as side outputs (an Adam update in one pass),
+//     share temporary slots by liveness, and run the chain of a sum over
+//     all axes chunk by chunk in the reduction's order (fusion.go);
 //   - float32 ScatterSum of contiguous windows (col2im) a window at a time,
 //     in parallel with each element's updates in index order
 //     (scatter_fast.go), other scatters a last-axis row at a time;
@@ -56,6 +60,6 @@ package cpubackend
 //     BroadcastInDim, unit-stride Slices and Gathers (contiguous runs at a
 //     time) without per-element index iterators, and released
 //     buffers kept in free lists that garbage collections do not empty;
-//   - optional per-operation timings (SetOpStats, OpStats);
+//   - optional per-operation timings (SetOpStats, OpStats, WriteOpStats);
 //   - GoMLX's internal exceptions.Panicf replaced by panicf; a vet-reported
 //     format argument order fixed; the parallelism option no longer prints.
