@@ -497,21 +497,11 @@ func (prog *fusedProgram) run(flats [][]float32, out []float32, sides [][]float3
 func (prog *fusedProgram) sum(flats [][]float32) float32 {
 	temps := prog.temps.Get().([]float32)
 	defer prog.temps.Put(temps)
-	var s0, s1, s2, s3 float32
+	var s [4]float32
 	for c := range (prog.size + fusedChunk - 1) / fusedChunk {
-		x := prog.chunk(c, temps, flats, nil, nil)
-		i := 0
-		for ; i+4 <= len(x); i += 4 {
-			s0 += x[i]
-			s1 += x[i+1]
-			s2 += x[i+2]
-			s3 += x[i+3]
-		}
-		for ; i < len(x); i++ { // the last chunk's last values
-			s0 += x[i]
-		}
+		sum4Add(&s, prog.chunk(c, temps, flats, nil, nil))
 	}
-	return (s0 + s1) + (s2 + s3)
+	return (s[0] + s[1]) + (s[2] + s[3])
 }
 
 // chunk runs the program over chunk c and returns its result there: in out,

@@ -41,20 +41,21 @@ func fusionInputs(n int) (x, y []float32) {
 	return x, y
 }
 
-func runFusionGraph(t *testing.T, config string, rows, cols int) ([][]float32, int) {
+// runGraph compiles fn on a new backend with config, runs it on the
+// arguments args gives for that backend (donated buffers are the backend's)
+// and returns the outputs' values.
+func runGraph[F graph.ExecGraphFn](t *testing.T, config string, fn F, args func(backends.Backend) []any) [][]float32 {
 	t.Helper()
 	be, err := New(config)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer be.Finalize()
-	before := fusedChains.Load()
-	exec, err := graph.NewExec(be, fusionGraph)
+	exec, err := graph.NewExec(be, fn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, y := fusionInputs(rows * cols)
-	outs, g, err := exec.ExecWithGraph(tensors.FromFlatDataAndDimensions(x, rows, cols), tensors.FromFlatDataAndDimensions(y, rows, cols), float32(0.25))
+	outs, err := exec.Exec(args(be)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,16 @@ func runFusionGraph(t *testing.T, config string, rows, cols int) ([][]float32, i
 		}
 		res = append(res, v)
 	}
-	_ = g
+	return res
+}
+
+func runFusionGraph(t *testing.T, config string, rows, cols int) ([][]float32, int) {
+	t.Helper()
+	before := fusedChains.Load()
+	x, y := fusionInputs(rows * cols)
+	res := runGraph(t, config, fusionGraph, func(backends.Backend) []any {
+		return []any{tensors.FromFlatDataAndDimensions(x, rows, cols), tensors.FromFlatDataAndDimensions(y, rows, cols), float32(0.25)}
+	})
 	return res, int(fusedChains.Load() - before)
 }
 
@@ -332,49 +342,31 @@ func adamGraph(p, m, v, g *graph.Node) []*graph.Node {
 func TestFusionSideOutputs(t *testing.T) {
 	run := func(config string, n int, donate bool) ([][]float32, int64) {
 		t.Helper()
-		be, err := New(config)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer be.Finalize()
 		sides, chains := fusedSides.Load(), fusedChains.Load()
-		exec, err := graph.NewExec(be, adamGraph)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := rand.New(rand.NewPCG(7, 8))
-		var args []any
-		for k := range 4 {
-			x := make([]float32, n)
-			for i := range x {
-				x[i] = float32(r.NormFloat64())
-				if k == 2 { // the second moment is not negative
-					x[i] *= x[i]
+		res := runGraph(t, config, adamGraph, func(be backends.Backend) []any {
+			r := rand.New(rand.NewPCG(7, 8))
+			var args []any
+			for k := range 4 {
+				x := make([]float32, n)
+				for i := range x {
+					x[i] = float32(r.NormFloat64())
+					if k == 2 { // the second moment is not negative
+						x[i] *= x[i]
+					}
 				}
+				tx := tensors.FromFlatDataAndDimensions(x, n)
+				if !donate {
+					args = append(args, tx)
+					continue
+				}
+				d, err := graph.DonateTensorBuffer(tx, be, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, d)
 			}
-			tx := tensors.FromFlatDataAndDimensions(x, n)
-			if !donate {
-				args = append(args, tx)
-				continue
-			}
-			d, err := graph.DonateTensorBuffer(tx, be, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			args = append(args, d)
-		}
-		outs, err := exec.Exec(args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var res [][]float32
-		for _, o := range outs {
-			v, err := tensors.CopyFlatData[float32](o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res = append(res, v)
-		}
+			return args
+		})
 		if c := fusedChains.Load() - chains; c != 1 && !strings.Contains(config, "no_fusion") {
 			t.Fatalf("%s: %d chains fused, want the whole update in 1", config, c)
 		}
@@ -452,16 +444,7 @@ func TestFusedSums(t *testing.T) {
 		return []*graph.Node{sq, chain, graph.ReduceAllSum(shared), shared}
 	}
 	run := func(config string, rows, cols int) ([][]float32, int64) {
-		be, err := New(config)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer be.Finalize()
 		before := fusedSumCount.Load()
-		exec, err := graph.NewExec(be, sums)
-		if err != nil {
-			t.Fatal(err)
-		}
 		x, y := fusionInputs(rows * cols)
 		for i := range x { // finite values: the sums are then finite too
 			if x[i] != x[i] || x[i] > 1e30 || x[i] < -1e30 {
@@ -471,18 +454,9 @@ func TestFusedSums(t *testing.T) {
 				y[i] = -1
 			}
 		}
-		outs, err := exec.Exec(tensors.FromFlatDataAndDimensions(x, rows, cols), tensors.FromFlatDataAndDimensions(y, rows, cols))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var res [][]float32
-		for _, o := range outs {
-			v, err := tensors.CopyFlatData[float32](o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res = append(res, v)
-		}
+		res := runGraph(t, config, sums, func(backends.Backend) []any {
+			return []any{tensors.FromFlatDataAndDimensions(x, rows, cols), tensors.FromFlatDataAndDimensions(y, rows, cols)}
+		})
 		return res, fusedSumCount.Load() - before
 	}
 	for _, dims := range [][2]int{{5, 15}, {37, 53}, {300, 301}} {
@@ -519,5 +493,27 @@ func TestReducesAllAxes(t *testing.T) {
 	}
 	if reducesAllAxes(&Node{data: []int{}}, &Node{shape: shapes.Make(dtypes.Float32)}) {
 		t.Error("a scalar: true, want false")
+	}
+}
+
+// TestFusedSumOrder sums values whose running sums cancel unless combined
+// as the reduction combines them ((s0+s1)+(s2+s3)), fused and not.
+func TestFusedSumOrder(t *testing.T) {
+	const n = 4 * 1000
+	x, y := make([]float32, n), make([]float32, n)
+	for i := range x {
+		x[i], y[i] = []float32{1e4, 1, -1e4, 1}[i%4], []float32{1e4, 1, 1e4, 1}[i%4]
+	}
+	fn := func(x, y *graph.Node) *graph.Node { return graph.ReduceAllSum(graph.Mul(graph.AddScalar(x, 0), y)) }
+	args := func(backends.Backend) []any {
+		return []any{tensors.FromFlatDataAndDimensions(x, n), tensors.FromFlatDataAndDimensions(y, n)}
+	}
+	before := fusedSumCount.Load()
+	got := runGraph(t, "ops_sequential", fn, args)[0][0]
+	if fusedSumCount.Load() == before {
+		t.Fatal("the sum was not fused")
+	}
+	if want := runGraph(t, "ops_sequential,no_fusion", fn, args)[0][0]; math.Float32bits(got) != math.Float32bits(want) {
+		t.Errorf("fused sum %g, unfused %g", got, want)
 	}
 }

@@ -80,7 +80,16 @@ func execReduceFast(backend *Backend, node *Node, operand *Buffer, axes []int) (
 
 // sum4 sums x with four interleaved partial sums.
 func sum4(x []float32) float32 {
-	var s0, s1, s2, s3 float32
+	var s [4]float32
+	sum4Add(&s, x)
+	return (s[0] + s[1]) + (s[2] + s[3])
+}
+
+// sum4Add adds x to sum4's running sums s: element i to s[i mod 4], the
+// last len(x) mod 4 to s[0]. Slices given one after another, each but the
+// last a multiple of 4 long, give the sums of their concatenation.
+func sum4Add(s *[4]float32, x []float32) {
+	s0, s1, s2, s3 := s[0], s[1], s[2], s[3]
 	i := 0
 	for ; i+4 <= len(x); i += 4 {
 		s0 += x[i]
@@ -91,7 +100,7 @@ func sum4(x []float32) float32 {
 	for ; i < len(x); i++ {
 		s0 += x[i]
 	}
-	return (s0 + s1) + (s2 + s3)
+	*s = [4]float32{s0, s1, s2, s3}
 }
 
 // maxOf returns the largest value of x as simplego's ReduceMax does
