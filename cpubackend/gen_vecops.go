@@ -195,13 +195,7 @@ func arith(vec, suffix string) {
 		for _, mode := range []string{"VV", "VS", "SV"} {
 			name := op.name + mode + suffix
 			header(name, 3)
-			switch mode {
-			case "VS":
-				p("\tVBROADCASTSS (DX), %s1", vec)
-			case "SV":
-				p("\tVBROADCASTSS (SI), %s1", vec)
-			}
-			p("%sLoop:", name)
+			scalarAndLoop(name, mode, vec)
 			switch mode {
 			case "VV":
 				p("\tVMOVUPS (SI), %s0", vec)
@@ -247,11 +241,9 @@ func header(name string, args int) {
 	p("\tMOVQ n+16(FP), CX")
 }
 
-// minMaxLoads writes the part of a Max or Min loop that gets its operands:
-// the scalar broadcast into register 1 of vec (VS: b, SV: a), the loop
-// label, and each vector operand's load (a into xLoad, b into register 2),
-// bytes a step.
-func minMaxLoads(name, mode, vec, xLoad string, bytes int) {
+// scalarAndLoop writes a binary loop's scalar operand broadcast into
+// register 1 of vec (VS: b, SV: a) and the loop label.
+func scalarAndLoop(name, mode, vec string) {
 	switch mode {
 	case "VS":
 		p("\tVBROADCASTSS (DX), %s1", vec)
@@ -259,6 +251,14 @@ func minMaxLoads(name, mode, vec, xLoad string, bytes int) {
 		p("\tVBROADCASTSS (SI), %s1", vec)
 	}
 	p("%sLoop:", name)
+}
+
+// minMaxLoads writes the part of a Max or Min loop that gets its operands:
+// the scalar broadcast into register 1 of vec (VS: b, SV: a), the loop
+// label, and each vector operand's load (a into xLoad, b into register 2),
+// bytes a step.
+func minMaxLoads(name, mode, vec, xLoad string, bytes int) {
+	scalarAndLoop(name, mode, vec)
 	if mode != "SV" {
 		p("\tVMOVUPS (SI), %s", xLoad)
 		p("\tADDQ $%d, SI", bytes)

@@ -138,16 +138,7 @@ func kernel(name, vec string, mr, astep, nr, unroll, pfA int) {
 // transposes the 16x16 block in registers and stores step p's rows values at
 // dst + p·step bytes. kc must be a multiple of 16.
 func transpose(name string, rows, step int) {
-	p("")
-	p("// func %s(dst, src *float32, ld, kc int)", name)
-	p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
-	p("\tMOVQ dst+0(FP), DI")
-	p("\tMOVQ src+8(FP), SI")
-	p("\tMOVQ ld+16(FP), DX")
-	p("\tSHLQ $2, DX")
-	p("\tMOVQ kc+24(FP), CX")
-	p("\tLEAQ (DX)(DX*2), R10")  // 3·ld
-	p("\tLEAQ (DX)(DX*4), R11")  // 5·ld
+	transposeHeader(name)
 	p("\tLEAQ (R10)(DX*4), R12") // 7·ld
 	p("\tLEAQ (SI)(DX*8), R9")   // row 8
 	p("\tMOVL $%d, AX", (1<<rows)-1)
@@ -211,6 +202,22 @@ func transpose(name string, rows, step int) {
 	p("\tRET")
 }
 
+// transposeHeader writes the start of a packing routine
+// func name(dst, src *float32, ld, kc int): DI = dst, SI = src, DX = ld in
+// bytes, CX = kc, R10 = 3·ld and R11 = 5·ld.
+func transposeHeader(name string) {
+	p("")
+	p("// func %s(dst, src *float32, ld, kc int)", name)
+	p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+	p("\tMOVQ dst+0(FP), DI")
+	p("\tMOVQ src+8(FP), SI")
+	p("\tMOVQ ld+16(FP), DX")
+	p("\tSHLQ $2, DX")
+	p("\tMOVQ kc+24(FP), CX")
+	p("\tLEAQ (DX)(DX*2), R10") // 3·ld
+	p("\tLEAQ (DX)(DX*4), R11") // 5·ld
+}
+
 // transposeAVX2 writes packTrans8AVX2 and packTrans6AVX2, the AVX2 packing
 // routines for panels read across rows: every 8 k steps they load 8 floats
 // from each source row, transpose in registers and store step p's values at
@@ -228,17 +235,8 @@ func transpose(name string, rows, step int) {
 func transposeAVX2() {
 	rowAddr := []string{"(%s)", "(%s)(DX*1)", "(%s)(DX*2)", "(%s)(R10*1)", "(%s)(DX*4)", "(%s)(R11*1)"}
 	prologue := func(name string) {
-		p("")
-		p("// func %s(dst, src *float32, ld, kc int)", name)
-		p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
-		p("\tMOVQ dst+0(FP), DI")
-		p("\tMOVQ src+8(FP), SI")
-		p("\tMOVQ ld+16(FP), DX")
-		p("\tSHLQ $2, DX")
-		p("\tMOVQ kc+24(FP), CX")
-		p("\tLEAQ (DX)(DX*2), R10") // 3·ld
-		p("\tLEAQ (DX)(DX*4), R11") // 5·ld
-		p("\tLEAQ (SI)(DX*4), R9")  // row 4
+		transposeHeader(name)
+		p("\tLEAQ (SI)(DX*4), R9") // row 4
 		p("\tSHRQ $3, CX")
 		p("\tJEQ %s_done", name)
 		p("%s_loop:", name)

@@ -111,7 +111,10 @@ def main():
     model = CharLSTM(len(chars), args.hidden, args.layers)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.999), eps=1e-7,
                             weight_decay=args.weight_decay)
-    out = sys.stdout if args.log == "-" else open(args.log, "w")
+    try:  # a log is never overwritten: another run made it
+        out = sys.stdout if args.log == "-" else open(args.log, "x")
+    except FileExistsError:
+        sys.exit(f"{args.log}: exists; choose another --log")
 
     def emit(rec):
         out.write(json.dumps(rec) + "\n")
