@@ -418,10 +418,13 @@ func TestFusedSlotsReused(t *testing.T) {
 	out, side := make([]float32, n), make([]float32, n)
 	prog.run([][]float32{x, y}, out, [][]float32{side}, 0, (n+fusedChunk-1)/fusedChunk)
 	for i := range n {
-		t0 := x[i] * y[i]
+		// Each product is rounded on its own (float32(...)), as the
+		// program's separate instructions are: without the conversions
+		// arm64's compiler fuses a product and a sum into one FMADD.
+		t0 := float32(x[i] * y[i])
 		t1 := t0 + x[i]
-		t3 := -t1 * t0
-		want := (t3*t3 - t1) + y[i]
+		t3 := float32(-t1 * t0)
+		want := (float32(t3*t3) - t1) + y[i]
 		if math.Float32bits(out[i]) != math.Float32bits(want) && !(out[i] != out[i] && want != want) {
 			t.Fatalf("output %d = %g, want %g", i, out[i], want)
 		}
