@@ -230,18 +230,35 @@ func LoadMNIST(dir string) (train, test *Dataset, err error) {
 // (decompressed) file: a larger one is an error naming it, wrapping
 // ErrTooLarge. 0 means DefaultMaxBytes.
 func LoadMNISTMax(dir string, maxBytes int64) (train, test *Dataset, err error) {
-	train, err = loadMNISTPart(dir, "train", "mnist-train", maxBytes)
+	return loadMNIST(dir, maxBytes, false)
+}
+
+// OpenMNIST reads the MNIST training and test sets from dir as
+// [LoadMNISTMax] does (maxBytes caps each file; 0 means DefaultMaxBytes),
+// but keeps the pixels as bytes, one per pixel instead of 8: each data
+// set's X is nil and its Source reads one feature column at a time, the
+// values LoadMNIST's X holds (pixel/255), so that a learner that bins one
+// column at a time (forest.Fit) never holds the float64 matrix. The full
+// training set then takes 47 MB instead of 376 MB. Dataset.Materialize
+// gives exactly LoadMNIST's X. The Source may be read from several
+// goroutines at once.
+func OpenMNIST(dir string, maxBytes int64) (train, test *Dataset, err error) {
+	return loadMNIST(dir, maxBytes, true)
+}
+
+func loadMNIST(dir string, maxBytes int64, lazy bool) (train, test *Dataset, err error) {
+	train, err = loadMNISTPart(dir, "train", "mnist-train", maxBytes, lazy)
 	if err != nil {
 		return nil, nil, err
 	}
-	test, err = loadMNISTPart(dir, "t10k", "mnist-test", maxBytes)
+	test, err = loadMNISTPart(dir, "t10k", "mnist-test", maxBytes, lazy)
 	if err != nil {
 		return nil, nil, err
 	}
 	return train, test, nil
 }
 
-func loadMNISTPart(dir, prefix, name string, maxBytes int64) (*Dataset, error) {
+func loadMNISTPart(dir, prefix, name string, maxBytes int64, lazy bool) (*Dataset, error) {
 	imgPath, err := findMNISTFile(dir, prefix, "images", "idx3")
 	if err != nil {
 		return nil, err
@@ -280,7 +297,6 @@ func loadMNISTPart(dir, prefix, name string, maxBytes int64) (*Dataset, error) {
 		Name:         name,
 		FeatureNames: make([]string, rows*cols),
 		TargetName:   "label",
-		X:            make([]float64, len(pixels)),
 		Y:            make([]float64, n),
 		Rows:         n,
 		Cols:         rows * cols,
@@ -288,16 +304,66 @@ func loadMNISTPart(dir, prefix, name string, maxBytes int64) (*Dataset, error) {
 	for j := range d.FeatureNames {
 		d.FeatureNames[j] = "px" + strconv.Itoa(j)
 	}
-	for i, p := range pixels {
-		d.X[i] = float64(p) / 255
-	}
 	for i, l := range labels {
 		if l > 9 {
 			return nil, fmt.Errorf("data: %s: label %d of image %d: MNIST labels are 0 to 9", lblPath, l, i)
 		}
 		d.Y[i] = float64(l)
 	}
+	if lazy {
+		d.Source = newByteColumns(pixels, n, d.Cols)
+		return d, nil
+	}
+	d.X = make([]float64, len(pixels))
+	for i, p := range pixels {
+		d.X[i] = pixelValue(p)
+	}
 	return d, nil
+}
+
+// pixelValue is an MNIST pixel's feature value.
+func pixelValue(p uint8) float64 { return float64(p) / 255 }
+
+// byteColumns is the Source of [OpenMNIST]: the pixels held column-major,
+// one byte each, so that a column reads contiguously.
+type byteColumns struct {
+	cols [][]uint8 // cols[j][i]: pixel j of image i
+	rows int
+}
+
+// newByteColumns transposes n row-major images of p pixels into columns.
+func newByteColumns(pixels []uint8, n, p int) *byteColumns {
+	flat := make([]uint8, len(pixels))
+	s := &byteColumns{cols: make([][]uint8, p), rows: n}
+	for j := range p {
+		s.cols[j] = flat[j*n : (j+1)*n : (j+1)*n]
+	}
+	const block = 64 // images per pass: their rows stay in the cache while each column gets its bytes
+	for lo := 0; lo < n; lo += block {
+		hi := min(lo+block, n)
+		for j, col := range s.cols {
+			for i := lo; i < hi; i++ {
+				col[i] = pixels[i*p+j]
+			}
+		}
+	}
+	return s
+}
+
+// ReadColumn returns feature j's values, pixel/255, in dst grown to the
+// number of images.
+func (s *byteColumns) ReadColumn(j int, dst []float64) ([]float64, []string, error) {
+	if j < 0 || j >= len(s.cols) {
+		return nil, nil, fmt.Errorf("data: MNIST has %d pixel columns, not column %d", len(s.cols), j+1)
+	}
+	if cap(dst) < s.rows {
+		dst = make([]float64, s.rows)
+	}
+	dst = dst[:s.rows]
+	for i, p := range s.cols[j] {
+		dst[i] = pixelValue(p)
+	}
+	return dst, nil, nil
 }
 
 // findMNISTFile returns the path of the first of the accepted spellings of

@@ -5,11 +5,13 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -178,6 +180,83 @@ func TestLoadMNISTSynthetic(t *testing.T) {
 	os.Remove(filepath.Join(dir, "t10k-labels-idx1-ubyte.gz"))
 	if _, _, err := LoadMNIST(dir); err == nil || !strings.Contains(err.Error(), "t10k-labels-idx1-ubyte") || !strings.Contains(err.Error(), dir) || !errors.Is(err, ErrMNISTMissing) {
 		t.Errorf("missing file: error %v, want one naming the file and the folder and wrapping ErrMNISTMissing", err)
+	}
+}
+
+// TestOpenMNIST checks that OpenMNIST's data sets read a column at a time
+// the values of the pixels (pixel/255, computed here from the file's bytes),
+// for more images than a pass of the transposition takes, and that
+// Materialize gives LoadMNIST's X.
+func TestOpenMNIST(t *testing.T) {
+	dir := t.TempDir()
+	const n, h, w = 131, 3, 5 // images; 131 = 2 passes of 64 and 3 more
+	pix := make([]byte, n*h*w)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range pix {
+		pix[i] = byte(r.IntN(256))
+	}
+	labels := make([]byte, n)
+	for i := range labels {
+		labels[i] = byte(i % 10)
+	}
+	for name, b := range map[string][]byte{
+		"train-images-idx3-ubyte":   idxFile(idxImagesMagic, []uint32{n, h, w}, pix),
+		"train-labels-idx1-ubyte":   idxFile(idxLabelsMagic, []uint32{n}, labels),
+		"t10k-images-idx3-ubyte.gz": gzipBytes(t, idxFile(idxImagesMagic, []uint32{2, h, w}, pix[:2*h*w])),
+		"t10k-labels-idx1-ubyte":    idxFile(idxLabelsMagic, []uint32{2}, labels[:2]),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	train, test, err := OpenMNIST(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if train.X != nil || train.Source == nil || test.X != nil || test.Source == nil {
+		t.Fatalf("OpenMNIST: X %v, Source %v; want no X and a Source", train.X != nil, train.Source != nil)
+	}
+	if train.Rows != n || train.Cols != h*w || test.Rows != 2 || train.FeatureNames[h*w-1] != "px14" || train.Y[13] != 3 {
+		t.Errorf("train %d×%d, test %d rows, last name %q, Y[13] %v", train.Rows, train.Cols, test.Rows, train.FeatureNames[h*w-1], train.Y[13])
+	}
+	// Columns read concurrently (the Source allows it), each against the bytes.
+	var wg sync.WaitGroup
+	for j := range h * w {
+		wg.Go(func() {
+			col, dict, err := train.Source.ReadColumn(j, make([]float64, 3))
+			if err != nil || dict != nil || len(col) != n {
+				t.Errorf("column %d: %d values, dict %v, err %v", j, len(col), dict, err)
+				return
+			}
+			for i, v := range col {
+				if want := float64(pix[i*h*w+j]) / 255; v != want {
+					t.Errorf("column %d, image %d: %v, want %v", j, i, v, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if _, _, err := train.Source.ReadColumn(h*w, nil); err == nil || !strings.Contains(err.Error(), "column 16") {
+		t.Errorf("column past the last: error %v", err)
+	}
+	eager, eagerTest, err := LoadMNIST(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := train.Materialize(); err != nil {
+		t.Fatal(err)
+	}
+	if err := test.Materialize(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(train.X, eager.X) || !slices.Equal(test.X, eagerTest.X) || !slices.Equal(train.Y, eager.Y) {
+		t.Error("OpenMNIST's data sets, materialized, differ from LoadMNIST's")
+	}
+	// Errors are LoadMNIST's: a missing file names it and wraps ErrMNISTMissing.
+	os.Remove(filepath.Join(dir, "t10k-labels-idx1-ubyte"))
+	if _, _, err := OpenMNIST(dir, 0); !errors.Is(err, ErrMNISTMissing) || !strings.Contains(err.Error(), "t10k-labels-idx1-ubyte") {
+		t.Errorf("missing file: error %v", err)
 	}
 }
 

@@ -21,7 +21,7 @@ const holdoutSeed = 42
 type DataSpec struct {
 	// Dataset is an embedded data set, "diabetes" (regression) or "digits"
 	// (classification), or "mnist" (classification), read from DataDir by
-	// data.LoadMNIST with its own test set.
+	// data.OpenMNIST (pixels kept as bytes) with its own test set.
 	Dataset string
 	// DataDir is MNIST's folder; "" means data.MNISTDir("").
 	DataDir string
@@ -139,10 +139,10 @@ func LoadData(ctx context.Context, s DataSpec) (*Split, error) {
 		if err != nil {
 			return nil, fmt.Errorf("forest: %w", err)
 		}
-		sp.Train, sp.Test, err = data.LoadMNISTMax(dir, s.MaxBytes)
+		sp.Train, sp.Test, err = data.OpenMNIST(dir, s.MaxBytes)
 		if s.Download && errors.Is(err, data.ErrMNISTMissing) {
 			if err = data.DownloadMNIST(ctx, dir, data.MNISTMirrors, data.MNISTChecksums, nil); err == nil {
-				sp.Train, sp.Test, err = data.LoadMNISTMax(dir, s.MaxBytes)
+				sp.Train, sp.Test, err = data.OpenMNIST(dir, s.MaxBytes)
 			}
 		}
 		if err != nil {

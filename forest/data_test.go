@@ -129,6 +129,10 @@ func TestLoadData(t *testing.T) {
 			if s.Train.Rows != 2 || s.Test.Rows != 1 || s.Task != Classification || s.Name != "mnist ("+mnist+")" {
 				t.Errorf("got %d/%d rows, task %s, name %q", s.Train.Rows, s.Test.Rows, s.Task, s.Name)
 			}
+			// The pixels stay bytes (data.OpenMNIST), read a column at a time.
+			if s.Train.X != nil || s.Train.Source == nil || s.Test.X != nil || s.Test.Source == nil {
+				t.Errorf("mnist held as float64 rows (train X %v, test X %v), want data.OpenMNIST's columns", s.Train.X != nil, s.Test.X != nil)
+			}
 		}},
 		{name: "mnist from $GOTRAIN_DATA", spec: DataSpec{Dataset: "mnist"}, env: dir, check: func(t *testing.T, s *Split) {
 			if s.Name != "mnist ("+mnist+")" {

@@ -213,6 +213,15 @@ func Train(train, test *data.Dataset, opt Options, cfg TrainConfig) (*TrainResul
 			r.Categorical = append(r.Categorical, f.FeatureName(j))
 		}
 	}
+	if test != nil && test.X == nil && test.Source != nil {
+		// Read a column at a time (data.OpenFile, data.OpenMNIST): the
+		// prediction wants rows. A copy, the caller's data set unchanged.
+		m := *test
+		if err := m.Materialize(); err != nil {
+			return nil, fmt.Errorf("forest: reading the test set: %w", err)
+		}
+		test = &m
+	}
 	if test != nil && (f.Binner.HasCategorical() || test.HasCategories()) {
 		// The test set's categories, onto the forest's dictionaries.
 		x, err := f.FeatureMatrix(test)

@@ -215,3 +215,43 @@ func TestSplitTrainOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestTrainLazyTestSet: a test set read a column at a time (X nil, a
+// Source, as data.OpenMNIST and data.OpenFile give) is scored, with its
+// permutation importances, as the same rows in memory are, and the
+// caller's data set is left as it was.
+func TestTrainLazyTestSet(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		opt  Options
+	}{
+		{"diabetes", Options{Trees: 5, MaxDepth: 6, Seed: 4}},
+		{"digits", Options{Task: Classification, Trees: 5, Seed: 4}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := LoadData(context.Background(), DataSpec{Dataset: c.name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := TrainConfig{PermutationRepeats: 2}
+			want, err := Train(s.Train, s.Test, c.opt, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, _ := lazy(s.Test)
+			got, err := Train(s.Train, l, c.opt, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case l.X != nil || l.Source == nil:
+				t.Error("Train materialized the caller's test set")
+			case got.TestRows != want.TestRows || !reflect.DeepEqual(got.TestAccuracy, want.TestAccuracy) || !reflect.DeepEqual(got.TestMSE, want.TestMSE):
+				t.Errorf("lazy test set: rows %d, accuracy %v, MSE %v; in memory %d, %v, %v",
+					got.TestRows, got.TestAccuracy, got.TestMSE, want.TestRows, want.TestAccuracy, want.TestMSE)
+			case !reflect.DeepEqual(got.PermImport, want.PermImport):
+				t.Errorf("permutation importances %v, in memory %v", got.PermImport, want.PermImport)
+			}
+		})
+	}
+}
