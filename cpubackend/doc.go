@@ -4,7 +4,7 @@ package cpubackend
 //
 // The files of this package, other than doc.go, generate.go, dotgeneral_gemm.go,
 // fusion.go, fastmath*.go, reduce_fast.go, broadcast_fast.go, opstats.go,
-// rewrite*.go, vecops*.go, gen_vecops.go, dotgeneral_packed.go,
+// rewrite*.go, vecops*.go, gen_vecops.go, dotgeneral_packed.go, transpose_*.go,
 // dotgeneral_transpose.go, slice_fast.go, scatter_fast.go, panicf.go and gotrain's tests, are GoMLX v0.26.0's
 // backends/simplego (github.com/gomlx/gomlx, Apache License 2.0; the
 // license is in LICENSE beside this file), and its tests; the gen_*.go
@@ -23,7 +23,10 @@ package cpubackend
 //     widened to float32 (exact), summed in float32 as simplego does and
 //     narrowed as simplego narrows; other dtypes, and all of them under the
 //     config "no_gemm", use simplego's code; float32
-//     Transpose copies output rows instead of walking elements;
+//     Transpose copies output rows instead of walking elements, and where
+//     the contiguous axis moves transposes 8x8 tiles in AVX2 registers
+//     (transpose_amd64.s; 16x16 tiles of Go loops without AVX2), large
+//     ones split over the CPUs in bands of rows;
 //   - operations schedule their sub-tasks with workersPool.RunNowOrInline,
 //     which never blocks a caller holding a worker slot: simplego's
 //     WaitToStart there deadlocked graphs with several parallel ops on a

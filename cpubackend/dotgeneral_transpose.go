@@ -1,7 +1,9 @@
 package cpubackend
 
 import (
+	"runtime"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -78,10 +80,11 @@ func transposeFloat32(dst, src []float32, dims, perm []int) {
 		dstStride[i] = s
 		s *= outDims[i]
 	}
-	// Iterate every output axis but q and r−1; each position is a 2-D
-	// transpose: dst[i·dstStride[q] + j] = src[i + j·stride[r−1]].
+	// Every position over the output axes but q and r−1 is a 2-D
+	// transpose: dst[do + i·dstStride[q] + j] = src[so + i + j·stride[r−1]].
 	rows, cols := outDims[q], outDims[r-1]
 	colStride, rowStride := stride[r-1], dstStride[q]
+	var pos [][2]int // so, do of each position
 	idx := make([]int, r)
 	for {
 		so, do := 0, 0
@@ -89,22 +92,7 @@ func transposeFloat32(dst, src []float32, dims, perm []int) {
 			so += v * stride[i]
 			do += v * dstStride[i]
 		}
-		const tile = 16
-		for i0 := 0; i0 < rows; i0 += tile {
-			i1 := min(i0+tile, rows)
-			for j0 := 0; j0 < cols; j0 += tile {
-				j1 := min(j0+tile, cols)
-				for i := i0; i < i1; i++ {
-					d := dst[do+i*rowStride+j0 : do+i*rowStride+j1]
-					sp := so + i + j0*colStride
-					for j := range d {
-						d[j] = src[sp]
-						sp += colStride
-					}
-				}
-			}
-		}
-		// Next position over the other axes (q and r−1 stay 0).
+		pos = append(pos, [2]int{so, do})
 		a := r - 2
 		for ; a >= 0; a-- {
 			if a == q {
@@ -117,9 +105,60 @@ func transposeFloat32(dst, src []float32, dims, perm []int) {
 			idx[a] = 0
 		}
 		if a < 0 {
-			return
+			break
 		}
 	}
+	// goTiles does rows [ilo, ihi) and columns [jlo, jhi) of a position in
+	// 16x16 tiles of Go loops.
+	const tile = 16
+	goTiles := func(so, do, ilo, ihi, jlo, jhi int) {
+		for i0 := ilo; i0 < ihi; i0 += tile {
+			i1 := min(i0+tile, ihi)
+			for j0 := jlo; j0 < jhi; j0 += tile {
+				j1 := min(j0+tile, jhi)
+				for i := i0; i < i1; i++ {
+					d := dst[do+i*rowStride+j0 : do+i*rowStride+j1]
+					sp := so + i + j0*colStride
+					for j := range d {
+						d[j] = src[sp]
+						sp += colStride
+					}
+				}
+			}
+		}
+	}
+	// band does rows [ilo, ihi) of every position: 8x8 tiles in AVX2
+	// registers where the CPU has them, the rest (or all) in Go.
+	band := func(ilo, ihi int) {
+		rows8, cols8 := (ihi-ilo)&^7, cols&^7
+		for _, p := range pos {
+			so, do := p[0], p[1]
+			if transposeTiles8(dst, src, do+ilo*rowStride, so+ilo, rowStride, colStride, rows8, cols8) {
+				goTiles(so, do, ilo, ilo+rows8, cols8, cols)
+				goTiles(so, do, ilo+rows8, ihi, 0, cols)
+			} else {
+				goTiles(so, do, ilo, ihi, 0, cols)
+			}
+		}
+	}
+	// Large transposes are split over the CPUs by bands of rows (multiples
+	// of 8), as fused chains are: memory moves faster from both cores.
+	parts := min(runtime.GOMAXPROCS(0), len(dst)/fusedParallelMin, rows/8)
+	if parts < 2 {
+		band(0, rows)
+		return
+	}
+	var wg sync.WaitGroup
+	cut := func(k int) int { return min(rows, (rows/8*k/parts)*8) }
+	for k := 1; k < parts; k++ {
+		hi := cut(k + 1)
+		if k == parts-1 {
+			hi = rows
+		}
+		wg.Go(func() { band(cut(k), hi) })
+	}
+	band(0, cut(1))
+	wg.Wait()
 }
 
 // transposeRows writes the permuted tensor row by row: output rows (the
