@@ -35,17 +35,36 @@ func packGatherAVX512(dst, src *float32, idx *[32]int32, kc int, loadLo, loadHi,
 //go:noescape
 func packRowsAVX512(dst, src *float32, ld, kc, panels, panelBytes int)
 
-// packBRows packs the full 32-wide panels of op(B)[pc:pc+kc, jc:jc+nc] for a
-// non-transposed B when kr packs with AVX-512, reading B row by row; it
-// returns how many columns it packed (a multiple of 32, maybe 0).
+// packBRows packs the full panels of op(B)[pc:pc+kc, jc:jc+nc] for a
+// non-transposed B when kr packs with assembly (AVX-512's 32-wide panels,
+// AVX2's 16-wide ones), reading B row by row; it returns how many columns
+// it packed (a multiple of the panel width, maybe 0).
 func packBRows(kr *kernel, dst, b []float32, ldb, pc, kc, jc, nc int) int {
-	if !kr.asmPack || kr.nr != 32 || kc == 0 || nc < 32 {
+	if kc == 0 {
 		return 0
 	}
-	panels := nc / 32
-	packRowsAVX512(&dst[0], &b[pc*ldb+jc], ldb, kc, panels, 32*kc*4)
-	return panels * 32
+	switch {
+	case kr.asmPack && kr.nr == 32 && nc >= 32:
+		panels := nc / 32
+		packRowsAVX512(&dst[0], &b[pc*ldb+jc], ldb, kc, panels, 32*kc*4)
+		return panels * 32
+	case kr.avx2Pack && kr.nr == 16 && nc >= 16:
+		panels := nc / 16
+		_ = b[(pc+kc-1)*ldb+jc+panels*16-1] // the last float read
+		_ = dst[panels*16*kc-1]
+		for p := 0; p < kc; p += 8 {
+			packRowsAVX2(&dst[16*p], &b[(pc+p)*ldb+jc], ldb, min(8, kc-p), panels, 16*kc*4)
+		}
+		return panels * 16
+	}
+	return 0
 }
+
+// packRowsAVX2 packs rows (at most 8) steps of panels full 16-wide panels
+// of a non-transposed B, panel by panel (see gen_kernels.go).
+//
+//go:noescape
+func packRowsAVX2(dst, src *float32, ld, rows, panels, panelBytes int)
 
 // packTrans14AVX512 packs 14 rows (ld apart) into kc steps of 14 values; kc is
 // a multiple of 16.

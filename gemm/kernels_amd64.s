@@ -6211,6 +6211,45 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func packRowsAVX2(dst, src *float32, ld, rows, panels, panelBytes int)
+// Packs rows (at most 8) consecutive steps of panels full 16-wide panels,
+// panel by panel: step p of panel q is the 16 floats at src + p·ld + 16·q,
+// stored at dst + q·panelBytes + 64·p. A few rows at a time, so that the
+// stores of a panel are consecutive (stores panelBytes apart, one per panel
+// and row, map to few cache sets and evicted each other).
+TEXT ·packRowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), DX
+	SHLQ $2, DX
+	MOVQ rows+24(FP), CX
+	MOVQ panels+32(FP), R8
+	MOVQ panelBytes+40(FP), R9
+	TESTQ CX, CX
+	JEQ rows2done
+	TESTQ R8, R8
+	JEQ rows2done
+rows2panel:
+	MOVQ SI, AX
+	MOVQ DI, BX
+	MOVQ CX, R10
+rows2row:
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS Y0, (BX)
+	VMOVUPS Y1, 32(BX)
+	ADDQ DX, AX
+	ADDQ $64, BX
+	DECQ R10
+	JNE rows2row
+	ADDQ $64, SI
+	ADDQ R9, DI
+	DECQ R8
+	JNE rows2panel
+rows2done:
+	VZEROUPPER
+	RET
+
 // func packGatherAVX512(dst, src *float32, idx *[32]int32, kc int, loadLo, loadHi, storeLo, storeHi uint16, step int)
 // Step p gathers src[idx[l]+p] for every lane l under the load masks.
 TEXT ·packGatherAVX512(SB), NOSPLIT, $0-48
