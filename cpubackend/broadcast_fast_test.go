@@ -106,3 +106,29 @@ func TestBroadcastingOpsMatchReference(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBroadcastFloat32 times the transformer's broadcasts: a softmax's
+// row maxima and sums along the last axis, a layer norm's statistics, a
+// bias along the leading axes.
+func BenchmarkBroadcastFloat32(b *testing.B) {
+	for _, c := range []struct {
+		name     string
+		src, dst []int
+	}{
+		{"rows-16x4x64x64", []int{16, 4, 64, 1}, []int{16, 4, 64, 64}},
+		{"rows-16x64x128", []int{16, 64, 1}, []int{16, 64, 128}},
+		{"bias-16x64x128", []int{1, 1, 128}, []int{16, 64, 128}},
+	} {
+		ns, nd := 1, 1
+		for i := range c.src {
+			ns, nd = ns*c.src[i], nd*c.dst[i]
+		}
+		src, dst := make([]float32, ns), make([]float32, nd)
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(4 * nd))
+			for b.Loop() {
+				broadcastFloat32(dst, src, c.src, c.dst)
+			}
+		})
+	}
+}

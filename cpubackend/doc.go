@@ -33,9 +33,11 @@ package cpubackend
 //     small pool (TestParallelOpsDoNotDeadlock reproduces it);
 //   - float32 Sign without branches, and float32 Exp, Logistic and Tanh
 //     with an inlined exp (fastmath.go), eight float64 lanes at a time with AVX-512
-//     (fastmath_amd64.s, the Go loop's bits): within one unit in the last
-//     place of simplego's float64-math results (tested), about 2.5x faster
-//     in Go and 4-5x faster again with AVX-512;
+//     (fastmath_amd64.s, the Go loop's bits), else four with AVX2 (the
+//     same bits: the float64 to int64 conversion AVX2 lacks read from the
+//     rounding constant's bits): within one unit in the last place of
+//     simplego's float64-math results (tested), about 2.5x faster in Go,
+//     2.2-2.7x faster again with AVX2 and 4-5x with AVX-512;
 //   - fused programs, unfused float32 element-wise operations of same-size
 //     or one-element operands (vecops_exec.go) and row sums of reductions
 //     run Add, Sub, Mul, Div, Max, Min, Sqrt and Sign with AVX-512 or AVX2
@@ -60,7 +62,8 @@ package cpubackend
 //     stacked operands (rewrite_dotsum.go); config "no_rewrite" turns both
 //     off;
 //   - contiguous reductions, broadcasting binary operations,
-//     BroadcastInDim, unit-stride Slices and Gathers (contiguous runs at a
+//     BroadcastInDim (a value repeated along trailing axes filled eight
+//     stores at a time), unit-stride Slices and Gathers (contiguous runs at a
 //     time) without per-element index iterators, and released
 //     buffers kept in free lists that garbage collections do not empty;
 //   - optional per-operation timings (SetOpStats, OpStats, WriteOpStats);

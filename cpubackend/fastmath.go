@@ -10,10 +10,10 @@ import "math"
 // data-dependent branch in the common range, so the float32 results are
 // the correctly rounded ones except, rarely, by one unit in the last place.
 //
-// logisticFloat32 and tanhFloat32 run the same float64 operations, in the
-// same order and without fused multiply-adds, eight lanes at a time with
-// AVX-512 where the CPU has it (fastmath_amd64.s), else in Go; the two give
-// the same bits (tested).
+// logisticFloat32, tanhFloat32 and expFloat32 run the same float64
+// operations, in the same order and without fused multiply-adds, eight
+// lanes at a time with AVX-512 where the CPU has it (fastmath_amd64.s),
+// else four with AVX2, else in Go; all give the same bits (tested).
 
 // fastmathConsts are the constants of the AVX-512 loops, in the order
 // fastmath_amd64.s reads them, as the Go loops round them.

@@ -149,3 +149,132 @@ expLoop:
 	JNZ  expLoop
 	VZEROUPPER
 	RET
+
+// The AVX2 loops: the same float64 operations, four lanes at a time. The
+// constants are read from memory (fastmathConstsAVX2: each 32 bytes, four
+// copies), but the clamps, which must be the first operand of VMINPD and
+// VMAXPD so that a NaN passes, stay in Y14 and Y15. AVX2 has no float64
+// to int64 conversion: int64(kf) + 1023 is taken from the bits of
+// t + 1.5·2^52, whose low bits hold kf (the same integer; see fastmath.go).
+// n must be a positive multiple of 4; c points to fastmathConstsAVX2.
+
+// EXPSCALED2 sets Y6 = e^Y0 for Y0 already clamped. Uses Y1-Y12.
+#define EXPSCALED2 \
+	VMULPD 64(DX), Y0, Y1   \ // t = x·log2e
+	VADDPD 96(DX), Y1, Y2   \ // t + round
+	VSUBPD 96(DX), Y2, Y12  \ // kf = (t + round) − round
+	VSUBPD Y12, Y1, Y3      \ // t − kf
+	VMULPD 128(DX), Y3, Y3  \ // g = (t − kf)·ln2
+	VMULPD Y3, Y3, Y4       \ // g2
+	VMULPD Y4, Y4, Y5       \ // g4
+	VADDPD 160(DX), Y3, Y6  \ // 1 + g
+	VMULPD 224(DX), Y3, Y7  \ // g·(1/6)
+	VADDPD 192(DX), Y7, Y7  \ // 1/2 + g/6
+	VMULPD Y7, Y4, Y7       \ // g2·(1/2 + g/6)
+	VADDPD Y7, Y6, Y6       \ // A = (1 + g) + g2·(...)
+	VMULPD 288(DX), Y3, Y8  \ // g·(1/120)
+	VADDPD 256(DX), Y8, Y8  \ // 1/24 + g/120
+	VMULPD 352(DX), Y3, Y9  \ // g·(1/5040)
+	VADDPD 320(DX), Y9, Y9  \ // 1/720 + g/5040
+	VMULPD Y9, Y4, Y9       \ // g2·(...)
+	VADDPD Y9, Y8, Y8       \ // (1/24 + g/120) + g2·(...)
+	VMULPD 416(DX), Y3, Y10 \ // g·(1/362880)
+	VADDPD 384(DX), Y10, Y10 \ // 1/40320 + g/362880
+	VMULPD Y10, Y5, Y10     \ // g4·(...)
+	VADDPD Y10, Y8, Y8      \ // B
+	VMULPD Y8, Y5, Y8       \ // g4·B
+	VADDPD Y8, Y6, Y6       \ // p = A + g4·B
+	VPSUBQ 608(DX), Y2, Y11 \ // int64(kf) + 1023
+	VPSLLQ $52, Y11, Y11    \ // 2^kf
+	VMULPD Y11, Y6, Y6        // e = p·2^kf
+
+#define CLAMPS2 \
+	VMOVUPD 0(DX), Y14  \ // expClamp
+	VMOVUPD 32(DX), Y15   // −expClamp
+
+// func logisticAVX2(dst, src *float32, n int, c *float64)
+TEXT ·logisticAVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ c+24(FP), DX
+	CLAMPS2
+
+logistic2Loop:
+	VCVTPS2PD (SI), Y0
+	VXORPD 640(DX), Y0, Y0 // x = −x
+	VMINPD Y0, Y14, Y0     // x > clamp ? clamp : x (NaN stays)
+	VMAXPD Y0, Y15, Y0     // x < −clamp ? −clamp : x
+	EXPSCALED2
+	VMOVUPD 160(DX), Y7
+	VADDPD Y7, Y6, Y6      // 1 + e
+	VDIVPD Y6, Y7, Y6      // 1/(1 + e)
+	VCVTPD2PSY Y6, X6
+	VMOVUPS X6, (DI)
+	ADDQ $16, SI
+	ADDQ $16, DI
+	SUBQ $4, CX
+	JNZ  logistic2Loop
+	VZEROUPPER
+	RET
+
+// func tanhAVX2(dst, src *float32, n int, c *float64)
+TEXT ·tanhAVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ c+24(FP), DX
+	CLAMPS2
+
+tanh2Loop:
+	VCVTPS2PD (SI), Y0
+	VANDPD 672(DX), Y0, Y1         // |x|
+	VCMPPD $0x11, 512(DX), Y1, Y13 // |x| < 1/1024 (ordered: false for NaN)
+	VMULPD 448(DX), Y0, Y0         // y = −2·x
+	VMINPD Y0, Y14, Y0
+	VMAXPD Y0, Y15, Y0
+	EXPSCALED2
+	VADDPD 160(DX), Y6, Y6         // 1 + e
+	VMOVUPD 480(DX), Y7
+	VDIVPD Y6, Y7, Y6              // 2/(1 + e)
+	VSUBPD 160(DX), Y6, Y6         // 2/(1 + e) − 1
+	VCVTPS2PD (SI), Y9             // x again
+	VMULPD Y9, Y9, Y7              // x2
+	VMULPD 576(DX), Y7, Y8         // x2·(2/15)
+	VMOVUPD 544(DX), Y10
+	VSUBPD Y8, Y10, Y8             // 1/3 − x2·(2/15)
+	VMULPD Y8, Y7, Y8              // x2·(...)
+	VMOVUPD 160(DX), Y10
+	VSUBPD Y8, Y10, Y8             // 1 − x2·(...)
+	VMULPD Y8, Y9, Y8              // x·(...)
+	VBLENDVPD Y13, Y8, Y6, Y6      // the series where |x| < 1/1024
+	VCVTPD2PSY Y6, X6
+	VMOVUPS X6, (DI)
+	ADDQ $16, SI
+	ADDQ $16, DI
+	SUBQ $4, CX
+	JNZ  tanh2Loop
+	VZEROUPPER
+	RET
+
+// func expAVX2(dst, src *float32, n int, c *float64)
+TEXT ·expAVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ c+24(FP), DX
+	CLAMPS2
+
+exp2Loop:
+	VCVTPS2PD (SI), Y0
+	VMINPD Y0, Y14, Y0
+	VMAXPD Y0, Y15, Y0
+	EXPSCALED2
+	VCVTPD2PSY Y6, X6
+	VMOVUPS X6, (DI)
+	ADDQ $16, SI
+	ADDQ $16, DI
+	SUBQ $4, CX
+	JNZ  exp2Loop
+	VZEROUPPER
+	RET

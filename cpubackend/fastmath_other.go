@@ -16,3 +16,6 @@ func tanhFloat32(dst, a []float32) { tanhFloat32Go(dst, a[:len(dst)]) }
 
 // expFloat32 sets dst[j] = e^a[j] (see expFloat32Go).
 func expFloat32(dst, a []float32) { expFloat32Go(dst, a[:len(dst)]) }
+
+// hasFastmathAVX2 is false where the AVX2 loops are not built.
+var hasFastmathAVX2 = false

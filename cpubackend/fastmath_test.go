@@ -83,16 +83,35 @@ func BenchmarkLogisticFloat32(b *testing.B) {
 	}
 }
 
-// TestFastmathPathsAgree checks that the AVX-512 loops give the Go loops'
-// bits, on every length up to 40 (the padded tail) and on special values.
+// TestFastmathPathsAgree checks that the AVX-512 loops and the AVX2 loops
+// (each where built and the CPU has it) give the Go loops' bits, on every
+// length up to 40 (the padded tail) and on special values.
 func TestFastmathPathsAgree(t *testing.T) {
-	if !hasFastmathAVX512 {
-		t.Skip("AVX-512 loops off (CPU, build or GOTRAIN_CPU): only the Go loops run")
+	avx512, avx2 := hasFastmathAVX512, hasFastmathAVX2
+	defer func() { hasFastmathAVX512, hasFastmathAVX2 = avx512, avx2 }()
+	ran := false
+	for _, path := range []struct {
+		name     string
+		on, with bool // available; hasFastmathAVX512 while testing it
+	}{{"AVX-512", avx512, true}, {"AVX2", avx2, false}} {
+		if !path.on {
+			continue
+		}
+		hasFastmathAVX512, hasFastmathAVX2 = path.with, true
+		testFastmathAgainstGo(t, path.name)
+		ran = true
 	}
+	if !ran {
+		t.Skip("no assembly loops (CPU, build or GOTRAIN_CPU): only the Go loops run")
+	}
+}
+
+func testFastmathAgainstGo(t *testing.T, path string) {
 	r := rand.New(rand.NewPCG(9, 9))
 	xs := []float32{0, float32(math.Copysign(0, -1)), 1e-45, -1e-45, 1.0 / 1024, -1.0 / 1024, 0.000976, -0.000977,
 		88, -88, 104, -104, 200, -200, 1e30, math.MaxFloat32, -math.MaxFloat32,
-		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())}
+		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), -float32(math.NaN()),
+		math.Float32frombits(0x7fa00001), math.Float32frombits(0xffc00123)} // NaNs with payloads, signalling and quiet
 	for range 100000 {
 		xs = append(xs, float32(r.NormFloat64()*math.Pow(10, r.Float64()*8-6)))
 	}
@@ -110,8 +129,8 @@ func TestFastmathPathsAgree(t *testing.T) {
 			f.slow(want, a)
 			for i := range a {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-					t.Fatalf("%s(%g) = %g (%#x) with AVX-512, %g (%#x) in Go (length %d)", f.name, a[i], got[i],
-						math.Float32bits(got[i]), want[i], math.Float32bits(want[i]), len(a))
+					t.Fatalf("%s(%g) = %g (%#x) with %s, %g (%#x) in Go (length %d)", f.name, a[i], got[i],
+						math.Float32bits(got[i]), path, want[i], math.Float32bits(want[i]), len(a))
 				}
 			}
 		}
