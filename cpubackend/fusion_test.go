@@ -520,3 +520,38 @@ func TestFusedSumOrder(t *testing.T) {
 		t.Errorf("fused sum %g, unfused %g", got, want)
 	}
 }
+
+// TestMaxOfOrder checks maxOf, whose running maxima take the values out of
+// order, against the sequential max of simplego's ReduceMax on lengths
+// around its groups of eight, with signed zeros, infinities and NaNs.
+func TestMaxOfOrder(t *testing.T) {
+	const lowest = -math.MaxFloat32
+	r := rand.New(rand.NewPCG(5, 6))
+	negZero := float32(math.Copysign(0, -1))
+	specials := []float32{negZero, 0, float32(math.Inf(-1)), float32(math.Inf(1)), lowest, float32(math.NaN())}
+	for n := 0; n <= 70; n++ {
+		for trial := range 40 {
+			x := make([]float32, n)
+			for i := range x {
+				switch {
+				case trial%4 == 0: // zeros of both signs only
+					x[i] = specials[r.IntN(2)]
+				case r.IntN(8) == 0 && trial%4 != 3:
+					x[i] = specials[r.IntN(len(specials)-1)] // no NaN
+				case r.IntN(20) == 0 && trial%4 == 3:
+					x[i] = specials[r.IntN(len(specials))]
+				default:
+					x[i] = float32(r.NormFloat64()) - 3
+				}
+			}
+			want := float32(lowest)
+			for _, v := range x {
+				want = max(want, v)
+			}
+			got := maxOf(x, lowest)
+			if math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
+				t.Fatalf("maxOf(%v) = %g (%#x), want %g (%#x)", x, got, math.Float32bits(got), want, math.Float32bits(want))
+			}
+		}
+	}
+}

@@ -104,28 +104,21 @@ func sum4Add(s *[4]float32, x []float32) {
 }
 
 // maxOf returns the largest value of x as simplego's ReduceMax does
-// (starting from the lowest float32; a NaN propagates through max).
+// (starting from the lowest float32; a NaN propagates through max). Eight
+// running maxima, then their maximum: max is associative and commutative
+// (two zeros give +0 unless both are −0; a NaN gives a NaN), so the order
+// does not change the result. Go's max in registers beat AVX2 loops called
+// sixteen floats at a time: 2.4x on rows of 64, as fast on rows of 4,096.
 func maxOf(x []float32, lowest float32) float32 {
-	m := lowest
-	if len(x) >= 32 && (hasVecAVX512 || hasVecAVX2) {
-		// Sixteen running maxima, then their maximum: max is associative and
-		// commutative (two zeros give +0 unless both are −0; a NaN gives a
-		// NaN), so the order does not change the result.
-		var acc [16]float32
-		for i := range acc {
-			acc[i] = lowest
-		}
-		k := len(x) &^ 15
-		for o := 0; o < k; o += 16 {
-			vecBinary(backends.OpTypeMax, acc[:], acc[:], nil, false, x[o:o+16], nil, false)
-		}
-		for _, v := range acc {
-			m = max(m, v)
-		}
-		x = x[k:]
+	m0, m1, m2, m3, m4, m5, m6, m7 := lowest, lowest, lowest, lowest, lowest, lowest, lowest, lowest
+	for len(x) >= 8 {
+		v := (*[8]float32)(x)
+		m0, m1, m2, m3 = max(m0, v[0]), max(m1, v[1]), max(m2, v[2]), max(m3, v[3])
+		m4, m5, m6, m7 = max(m4, v[4]), max(m5, v[5]), max(m6, v[6]), max(m7, v[7])
+		x = x[8:]
 	}
 	for _, v := range x {
-		m = max(m, v)
+		m0 = max(m0, v)
 	}
-	return m
+	return max(max(max(m0, m1), max(m2, m3)), max(max(m4, m5), max(m6, m7)))
 }
