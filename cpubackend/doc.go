@@ -4,7 +4,7 @@ package cpubackend
 //
 // The files of this package, other than doc.go, generate.go, dotgeneral_gemm.go,
 // fusion.go, fastmath*.go, reduce_fast.go, broadcast_fast.go, opstats.go,
-// rewrite*.go, vecops*.go, gen_vecops.go, dotgeneral_packed.go, transpose_*.go,
+// rewrite*.go, vecops*.go, gen_vecops.go, dotgeneral_packed.go, transpose_*.go, sum_*.go,
 // dotgeneral_transpose.go, slice_fast.go, scatter_fast.go, panicf.go and gotrain's tests, are GoMLX v0.26.0's
 // backends/simplego (github.com/gomlx/gomlx, Apache License 2.0; the
 // license is in LICENSE beside this file), and its tests; the gen_*.go
@@ -26,7 +26,7 @@ package cpubackend
 //     Transpose copies output rows instead of walking elements, and where
 //     the contiguous axis moves transposes 8x8 tiles in AVX2 registers
 //     (transpose_amd64.s; 16x16 tiles of Go loops without AVX2), large
-//     ones split over the CPUs in bands of rows;
+//     ones (and large row copies) split over the CPUs by rows;
 //   - operations schedule their sub-tasks with workersPool.RunNowOrInline,
 //     which never blocks a caller holding a worker slot: simplego's
 //     WaitToStart there deadlocked graphs with several parallel ops on a
@@ -49,6 +49,10 @@ package cpubackend
 //     outputs read only there as side outputs (an Adam update in one pass),
 //     share temporary slots by liveness, and run the chain of a sum over
 //     all axes chunk by chunk in the reduction's order (fusion.go);
+//   - float32 sums of contiguous elements (and fused sums) take 32
+//     running sums, lane l the elements i ≡ l mod 32 in order, combined
+//     pairwise (reduce_fast.go; AVX2 in sum_amd64.s, the same additions):
+//     simplego sums in order, an addition's latency per element;
 //   - float32 ScatterSum of contiguous windows (col2im) a window at a time,
 //     in parallel with each element's updates in index order
 //     (scatter_fast.go), other scatters a last-axis row at a time;

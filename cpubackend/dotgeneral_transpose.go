@@ -165,9 +165,35 @@ func transposeFloat32(dst, src []float32, dims, perm []int) {
 // last output axis) read src with the source stride of that axis.
 func transposeRows(dst, src []float32, outDims, stride []int) {
 	r := len(outDims)
+	inner := outDims[r-1]
+	rows := 0
+	if inner > 0 {
+		rows = len(dst) / inner
+	}
+	// Large copies are split over the CPUs by output rows, as the tiles are.
+	parts := min(runtime.GOMAXPROCS(0), len(dst)/fusedParallelMin, rows)
+	if parts < 2 {
+		transposeRowRange(dst, src, outDims, stride, 0, rows)
+		return
+	}
+	var wg sync.WaitGroup
+	for k := 1; k < parts; k++ {
+		wg.Go(func() { transposeRowRange(dst, src, outDims, stride, rows*k/parts, rows*(k+1)/parts) })
+	}
+	transposeRowRange(dst, src, outDims, stride, 0, rows/parts)
+	wg.Wait()
+}
+
+// transposeRowRange writes output rows [lo, hi) of transposeRows.
+func transposeRowRange(dst, src []float32, outDims, stride []int, lo, hi int) {
+	r := len(outDims)
 	inner, innerStride := outDims[r-1], stride[r-1]
 	idx := make([]int, r-1)
-	for o := 0; o < len(dst); o += inner {
+	for i, q := r-2, lo; i >= 0; i-- { // the index of row lo
+		idx[i] = q % outDims[i]
+		q /= outDims[i]
+	}
+	for o := lo * inner; o < hi*inner; o += inner {
 		off := 0
 		for i, v := range idx {
 			off += v * stride[i]

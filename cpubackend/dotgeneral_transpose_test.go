@@ -38,6 +38,9 @@ func testTransposeFloat32(t *testing.T) {
 		// Large enough to be split over the CPUs in bands of rows.
 		{[]int{2, 300, 115}, []int{0, 2, 1}},
 		{[]int{67, 1031}, []int{1, 0}},
+		// Row copies large enough to be split (the contiguous axis stays last).
+		{[]int{9, 37, 251}, []int{1, 0, 2}},
+		{[]int{3, 5, 7, 999}, []int{2, 0, 1, 3}},
 	}
 	for trial := 0; trial < 500+len(fixed); trial++ {
 		rank := 1 + r.IntN(5)

@@ -39,6 +39,9 @@ var fusedChains, fusedSides, fusedSumCount atomic.Int64
 // fusedChunk is the number of elements a fused program processes at once.
 const fusedChunk = 512
 
+// Chunks are whole groups of sum32Add's 32 lanes (a compile-time check).
+var _ = [1]int{}[fusedChunk%32]
+
 // fusedMaxOps bounds the operations of one fused program.
 const fusedMaxOps = 64
 
@@ -253,7 +256,7 @@ func fuseElementwise(b *Builder) {
 // outputs, or one fusible operation: the squares a gradient norm sums) run
 // that chain itself, summing its values chunk by chunk (fusedProgram.sum):
 // the operand is never written out, and the sum is the unfused one, bit for
-// bit (the reduction's sum4 order).
+// bit (the reduction's sum32 order).
 func fuseSums(b *Builder) {
 	uses, isOutput, seen := countUses(b)
 	for i, r := range b.nodes {
@@ -285,7 +288,7 @@ func fuseSums(b *Builder) {
 }
 
 // reducesAllAxes tells whether the reduction r of x lists each of x's axes
-// once: only then does the unfused reduction sum the whole tensor as sum4
+// once: only then does the unfused reduction sum the whole tensor as sum32
 // does (execReduceFast).
 func reducesAllAxes(r, x *Node) bool {
 	axes, ok := r.data.([]int)
@@ -489,19 +492,19 @@ func (prog *fusedProgram) run(flats [][]float32, out []float32, sides [][]float3
 	}
 }
 
-// sum returns the sum of the program's output as sum4 adds a slice (four
-// running sums over the positions i mod 4, in order, then (s0+s1)+(s2+s3)),
-// chunk by chunk on one goroutine: chunks are whole groups of four, so the
+// sum returns the sum of the program's output as sum32 sums a slice (32
+// running sums over the positions i mod 32, in order, combined pairwise),
+// chunk by chunk on one goroutine: chunks are whole groups of 32, so the
 // sums see the values in the same order, and the result is the unfused
 // ReduceSum's bit for bit.
 func (prog *fusedProgram) sum(flats [][]float32) float32 {
 	temps := prog.temps.Get().([]float32)
 	defer prog.temps.Put(temps)
-	var s [4]float32
+	var s [32]float32
 	for c := range (prog.size + fusedChunk - 1) / fusedChunk {
-		sum4Add(&s, prog.chunk(c, temps, flats, nil, nil))
+		sum32Add(&s, prog.chunk(c, temps, flats, nil, nil))
 	}
-	return (s[0] + s[1]) + (s[2] + s[3])
+	return sum32Finish(&s)
 }
 
 // chunk runs the program over chunk c and returns its result there: in out,

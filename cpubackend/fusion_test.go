@@ -555,3 +555,45 @@ func TestMaxOfOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestSum32 checks sum32Add and sum32Finish, with and without the AVX2
+// loops, against their definition written out here (lane l sums the
+// elements i ≡ l mod 32 in order; lanes combine l+16, l+8, l+4, l+2, l+1),
+// on lengths around the groups of 32 and on slices added one after another.
+func TestSum32(t *testing.T) {
+	avx2 := hasSumAVX2
+	defer func() { hasSumAVX2 = avx2 }()
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, on := range []bool{avx2, false} {
+		hasSumAVX2 = on
+		for _, n := range []int{0, 1, 5, 31, 32, 33, 63, 64, 65, 100, 512, 1000, 4099} {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = float32(r.NormFloat64() * math.Pow(10, float64(r.IntN(9)-4)))
+			}
+			var lanes [32]float32
+			for i, v := range x {
+				lanes[i%32] += v
+			}
+			for _, w := range []int{16, 8, 4, 2, 1} {
+				for l := range w {
+					lanes[l] += lanes[l+w]
+				}
+			}
+			want := lanes[0]
+			if got := sum32(x); math.Float32bits(got) != math.Float32bits(want) {
+				t.Fatalf("AVX2 %v, n %d: sum32 %g, want %g", on, n, got, want)
+			}
+			// In pieces of 64 and 512 (the fused chunks), the last one shorter.
+			for _, piece := range []int{64, 512} {
+				var s [32]float32
+				for lo := 0; lo < n; lo += piece {
+					sum32Add(&s, x[lo:min(n, lo+piece)])
+				}
+				if got := sum32Finish(&s); math.Float32bits(got) != math.Float32bits(want) {
+					t.Fatalf("AVX2 %v, n %d in pieces of %d: %g, want %g", on, n, piece, got, want)
+				}
+			}
+		}
+	}
+}

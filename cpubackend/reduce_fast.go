@@ -46,7 +46,7 @@ func execReduceFast(backend *Backend, node *Node, operand *Buffer, axes []int) (
 			if isMax {
 				dst[o] = maxOf(block, lowest)
 			} else {
-				dst[o] = sum4(block)
+				dst[o] = sum32(block)
 			}
 			continue
 		}
@@ -78,29 +78,48 @@ func execReduceFast(backend *Backend, node *Node, operand *Buffer, axes []int) (
 	return out, true
 }
 
-// sum4 sums x with four interleaved partial sums.
-func sum4(x []float32) float32 {
-	var s [4]float32
-	sum4Add(&s, x)
-	return (s[0] + s[1]) + (s[2] + s[3])
+// sum32 sums x with 32 interleaved running sums (sum32Add, sum32Finish).
+func sum32(x []float32) float32 {
+	var s [32]float32
+	sum32Add(&s, x)
+	return sum32Finish(&s)
 }
 
-// sum4Add adds x to sum4's running sums s: element i to s[i mod 4], the
-// last len(x) mod 4 to s[0]. Slices given one after another, each but the
-// last a multiple of 4 long, give the sums of their concatenation.
-func sum4Add(s *[4]float32, x []float32) {
-	s0, s1, s2, s3 := s[0], s[1], s[2], s[3]
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		s0 += x[i]
-		s1 += x[i+1]
-		s2 += x[i+2]
-		s3 += x[i+3]
+// sum32Add adds x to the running sums s: element i to s[i mod 32]. Slices
+// given one after another, each but the last a multiple of 32 long, give
+// the sums of their concatenation. Whole groups of 32 take eight AVX2 lanes
+// four at a time where the CPU has them (sum_amd64.s): the same additions.
+// Thirty-two chains of additions instead of four: the sums of large
+// tensors (a gradient's norm) ran at the latency of one addition per four
+// elements.
+func sum32Add(s *[32]float32, x []float32) {
+	k := sum32Groups(s, x)
+	for i := k; i+32 <= len(x); i += 32 {
+		g := (*[32]float32)(x[i : i+32])
+		for l := range s {
+			s[l] += g[l]
+		}
+		k = i + 32
 	}
-	for ; i < len(x); i++ {
-		s0 += x[i]
+	for i, v := range x[k:] {
+		s[i] += v
 	}
-	*s = [4]float32{s0, s1, s2, s3}
+}
+
+// sum32Finish combines the running sums pairwise: lane l with l+16, then
+// l+8, l+4, l+2 and l+1, and returns lane 0. A lane never holds −0 (each
+// starts at +0), so lanes no element reached add nothing, bit for bit.
+func sum32Finish(s *[32]float32) float32 { return sum32Combine(s) }
+
+// sum32FinishGo is sum32Finish in Go (the AVX2 code's additions).
+func sum32FinishGo(s *[32]float32) float32 {
+	t := *s
+	for w := 16; w >= 1; w /= 2 {
+		for l := range w {
+			t[l] += t[l+w]
+		}
+	}
+	return t[0]
 }
 
 // maxOf returns the largest value of x as simplego's ReduceMax does
