@@ -9,8 +9,9 @@ import (
 )
 
 // startFastmath and startVec are the AVX-512 switches as the package
-// started (tests change them).
+// started, and the AVX2 ones after them (tests change them).
 var startFastmath, startVec, startVecAVX2 = hasFastmathAVX512, hasVecAVX512, hasVecAVX2
+var startFastmathAVX2, startTranspose, startSum = hasFastmathAVX2, hasTransposeAVX2, hasSumAVX2
 
 // TestKernelPathFollowsGOTRAIN_CPU checks that the AVX-512 and AVX2 loops
 // are on exactly when the build, the CPU and GOTRAIN_CPU allow them, and
@@ -25,8 +26,14 @@ func TestKernelPathFollowsGOTRAIN_CPU(t *testing.T) {
 	if startVec != want {
 		t.Errorf("GOTRAIN_CPU=%q: AVX-512 vector operations %v, want %v", w.Setting, startVec, want)
 	}
-	if want2 := kernelsBuilt && w.AVX2FMA; startVecAVX2 != want2 {
-		t.Errorf("GOTRAIN_CPU=%q: AVX2 vector operations %v, want %v", w.Setting, startVecAVX2, want2)
+	want2 := kernelsBuilt && w.AVX2FMA
+	for _, k := range []struct {
+		name string
+		on   bool
+	}{{"vector operations", startVecAVX2}, {"Exp/Logistic/Tanh", startFastmathAVX2}, {"transpose tiles", startTranspose}, {"running sums", startSum}} {
+		if k.on != want2 {
+			t.Errorf("GOTRAIN_CPU=%q: AVX2 %s %v, want %v", w.Setting, k.name, k.on, want2)
+		}
 	}
 	defer func(v, v2 bool) { hasVecAVX512, hasVecAVX2 = v, v2 }(hasVecAVX512, hasVecAVX2)
 	hasVecAVX512, hasVecAVX2 = startVec, startVecAVX2
