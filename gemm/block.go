@@ -128,7 +128,11 @@ func scaleC(c []float32, ldc, i0, i1, j0, j1 int, beta float32) {
 // packA packs op(A)[ic:ic+mc, pc:pc+kc] into mr-row micro-panels, each kc steps
 // of mr consecutive values, padding the last panel's missing rows with zeros.
 func packA(kr *kernel, dst, a []float32, lda int, trans bool, ic, mc, pc, kc, mr int) {
-	for ir := 0; ir < mc; ir += mr {
+	start := 0
+	if trans {
+		start = packARows(kr, dst, a, lda, ic, mc, pc, kc)
+	}
+	for ir := start; ir < mc; ir += mr {
 		h := min(mr, mc-ir)
 		pan := dst[ir*kc : ir*kc+kc*mr]
 		if trans && packPanel(kr, pan, a, pc*lda+ic+ir, lda, kc, h, mr, true) {

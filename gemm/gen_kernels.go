@@ -494,6 +494,42 @@ rows2done:
 	VZEROUPPER
 	RET
 
+// func packRows6AVX2(dst, src *float32, ld, rows, panels, panelBytes int)
+// packRowsAVX2 for a transposed A's 6-wide panels: step p of panel q is the
+// 6 floats at src + p·ld + 6·q, stored at dst + q·panelBytes + 24·p.
+TEXT ·packRows6AVX2(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ ld+16(FP), DX
+	SHLQ $2, DX
+	MOVQ rows+24(FP), CX
+	MOVQ panels+32(FP), R8
+	MOVQ panelBytes+40(FP), R9
+	TESTQ CX, CX
+	JEQ rows6done
+	TESTQ R8, R8
+	JEQ rows6done
+rows6panel:
+	MOVQ SI, AX
+	MOVQ DI, BX
+	MOVQ CX, R10
+rows6row:
+	VMOVUPS (AX), X0
+	MOVQ 16(AX), R11
+	VMOVUPS X0, (BX)
+	MOVQ R11, 16(BX)
+	ADDQ DX, AX
+	ADDQ $24, BX
+	DECQ R10
+	JNE rows6row
+	ADDQ $24, SI
+	ADDQ R9, DI
+	DECQ R8
+	JNE rows6panel
+rows6done:
+	VZEROUPPER
+	RET
+
 // func packGatherAVX512(dst, src *float32, idx *[32]int32, kc int, loadLo, loadHi, storeLo, storeHi uint16, step int)
 // Step p gathers src[idx[l]+p] for every lane l under the load masks.
 TEXT ·packGatherAVX512(SB), NOSPLIT, $0-48

@@ -60,6 +60,29 @@ func packBRows(kr *kernel, dst, b []float32, ldb, pc, kc, jc, nc int) int {
 	return 0
 }
 
+// packARows packs the full 6-row panels of a transposed A, op(A)[ic:ic+mc,
+// pc:pc+kc] with op(A)[i,p] = a[p·lda+i], when kr packs with AVX2, eight
+// steps at a time panel by panel (as packBRows); it returns how many rows
+// it packed (a multiple of 6, maybe 0).
+func packARows(kr *kernel, dst, a []float32, lda, ic, mc, pc, kc int) int {
+	if !kr.avx2Pack || kr.mr != 6 || kc == 0 || mc < 6 {
+		return 0
+	}
+	panels := mc / 6
+	_ = a[(pc+kc-1)*lda+ic+panels*6-1] // the last float read
+	_ = dst[panels*6*kc-1]
+	for p := 0; p < kc; p += 8 {
+		packRows6AVX2(&dst[6*p], &a[(pc+p)*lda+ic], lda, min(8, kc-p), panels, 6*kc*4)
+	}
+	return panels * 6
+}
+
+// packRows6AVX2 packs rows (at most 8) steps of panels full 6-wide panels
+// of a transposed A, panel by panel (see gen_kernels.go).
+//
+//go:noescape
+func packRows6AVX2(dst, src *float32, ld, rows, panels, panelBytes int)
+
 // packRowsAVX2 packs rows (at most 8) steps of panels full 16-wide panels
 // of a non-transposed B, panel by panel (see gen_kernels.go).
 //

@@ -16,5 +16,8 @@ func packPanel(kr *kernel, dst, src []float32, off, ld, kc, h, lanes int, contig
 // packBRows packs nothing here: the Go code packs every panel.
 func packBRows(kr *kernel, dst, b []float32, ldb, pc, kc, jc, nc int) int { return 0 }
 
+// packARows has no assembly here: packA's Go code packs every panel.
+func packARows(kr *kernel, dst, a []float32, lda, ic, mc, pc, kc int) int { return 0 }
+
 // packAcrossAVX2 packs nothing here: the Go code packs every panel.
 func packAcrossAVX2(kr *kernel, dst, src []float32, off, ld, kc, lanes int) int { return 0 }
