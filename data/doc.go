@@ -16,7 +16,8 @@
 //   - small data sets compiled into the package: [Diabetes] (regression) and
 //     [Digits] (classification), both from scikit-learn, BSD-3-Clause;
 //   - MNIST in its IDX format, read by [LoadMNIST], [ReadIDXImages] and
-//     [ReadIDXLabels], plain or gzipped.
+//     [ReadIDXLabels], plain or gzipped; [OpenMNIST] keeps the pixels as
+//     bytes, read a column at a time (one byte a pixel instead of eight).
 //
 // [TrainTestSplit] and [KFold] produce deterministic index splits from a
 // seed, following scikit-learn's conventions for split sizes.
