@@ -50,11 +50,7 @@ func packBRows(kr *kernel, dst, b []float32, ldb, pc, kc, jc, nc int) int {
 		return panels * 32
 	case kr.avx2Pack && kr.nr == 16 && nc >= 16:
 		panels := nc / 16
-		_ = b[(pc+kc-1)*ldb+jc+panels*16-1] // the last float read
-		_ = dst[panels*16*kc-1]
-		for p := 0; p < kc; p += 8 {
-			packRowsAVX2(&dst[16*p], &b[(pc+p)*ldb+jc], ldb, min(8, kc-p), panels, 16*kc*4)
-		}
+		packRowBlocks(packRowsAVX2, dst, b, pc*ldb+jc, ldb, kc, panels, 16)
 		return panels * 16
 	}
 	return 0
@@ -69,12 +65,21 @@ func packARows(kr *kernel, dst, a []float32, lda, ic, mc, pc, kc int) int {
 		return 0
 	}
 	panels := mc / 6
-	_ = a[(pc+kc-1)*lda+ic+panels*6-1] // the last float read
-	_ = dst[panels*6*kc-1]
-	for p := 0; p < kc; p += 8 {
-		packRows6AVX2(&dst[6*p], &a[(pc+p)*lda+ic], lda, min(8, kc-p), panels, 6*kc*4)
-	}
+	packRowBlocks(packRows6AVX2, dst, a, pc*lda+ic, lda, kc, panels, 6)
 	return panels * 6
+}
+
+// packRowBlocks packs panels full width-wide panels whose kc steps are
+// contiguous runs ld apart from src[off:] (step p of panel q: width floats
+// at off + p·ld + width·q), eight steps at a time panel by panel with fn
+// (packRowsAVX2, packRows6AVX2): row by row, the stores one panel apart
+// fell in the same cache sets.
+func packRowBlocks(fn func(dst, src *float32, ld, rows, panels, panelBytes int), dst, src []float32, off, ld, kc, panels, width int) {
+	_ = src[off+(kc-1)*ld+panels*width-1] // the last float read
+	_ = dst[panels*width*kc-1]
+	for p := 0; p < kc; p += 8 {
+		fn(&dst[width*p], &src[off+p*ld], ld, min(8, kc-p), panels, width*kc*4)
+	}
 }
 
 // packRows6AVX2 packs rows (at most 8) steps of panels full 6-wide panels
