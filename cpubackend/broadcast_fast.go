@@ -42,7 +42,7 @@ func broadcastFloat32(dst, src []float32, srcDims, dstDims []int) {
 	off := 0 // source offset of idx
 	for o := 0; o < len(dst); o += run {
 		if fillRun {
-			fillFloat32(dst[o:o+run], src[off])
+			fill(dst[o:o+run], src[off])
 		} else {
 			copy(dst[o:o+run], src[off:off+run])
 		}
@@ -59,22 +59,6 @@ func broadcastFloat32(dst, src []float32, srcDims, dstDims []int) {
 			}
 			idx[a] = 0
 		}
-	}
-}
-
-// fillFloat32 sets every element of d to v. A function of its own, eight
-// stores a step: inlined in broadcastFloat32's loop its counter lived on
-// the stack, about 4 ns a store.
-//
-//go:noinline
-func fillFloat32(d []float32, v float32) {
-	for len(d) >= 8 {
-		e := (*[8]float32)(d)
-		e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7] = v, v, v, v, v, v, v, v
-		d = d[8:]
-	}
-	for i := range d {
-		d[i] = v
 	}
 }
 

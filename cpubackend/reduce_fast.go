@@ -106,12 +106,10 @@ func sum32Add(s *[32]float32, x []float32) {
 	}
 }
 
-// sum32Finish combines the running sums pairwise: lane l with l+16, then
-// l+8, l+4, l+2 and l+1, and returns lane 0. A lane never holds −0 (each
+// sum32FinishGo combines the running sums pairwise: lane l with l+16,
+// then l+8, l+4, l+2 and l+1, and returns lane 0 (sum32Finish, which runs
+// the same additions with AVX2 where it can). A lane never holds −0 (each
 // starts at +0), so lanes no element reached add nothing, bit for bit.
-func sum32Finish(s *[32]float32) float32 { return sum32Combine(s) }
-
-// sum32FinishGo is sum32Finish in Go (the AVX2 code's additions).
 func sum32FinishGo(s *[32]float32) float32 {
 	t := *s
 	for w := 16; w >= 1; w /= 2 {

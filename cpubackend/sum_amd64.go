@@ -10,7 +10,7 @@ import "github.com/gotrain/gotrain/internal/cpufeat"
 //go:noescape
 func sum32AVX2(s *[32]float32, x *float32, n int)
 
-// sum32FinishAVX2 combines the running sums as sum32Finish does.
+// sum32FinishAVX2 combines the running sums as sum32FinishGo does.
 //
 //go:noescape
 func sum32FinishAVX2(s *[32]float32) float32
@@ -31,8 +31,9 @@ func sum32Groups(s *[32]float32, x []float32) int {
 	return k
 }
 
-// sum32Combine is sum32Finish's combination, with AVX2 when it can.
-func sum32Combine(s *[32]float32) float32 {
+// sum32Finish combines the running sums as sum32FinishGo does, with AVX2
+// when it can.
+func sum32Finish(s *[32]float32) float32 {
 	if hasSumAVX2 {
 		return sum32FinishAVX2(s)
 	}

@@ -8,5 +8,5 @@ var hasSumAVX2 = false
 // sum32Groups has no assembly here: sum32Add's Go loop adds every element.
 func sum32Groups(s *[32]float32, x []float32) int { return 0 }
 
-// sum32Combine is sum32Finish's combination in Go.
-func sum32Combine(s *[32]float32) float32 { return sum32FinishGo(s) }
+// sum32Finish combines the running sums (sum32FinishGo).
+func sum32Finish(s *[32]float32) float32 { return sum32FinishGo(s) }
