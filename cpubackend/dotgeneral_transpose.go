@@ -3,7 +3,6 @@ package cpubackend
 import (
 	"runtime"
 	"slices"
-	"sync"
 	"sync/atomic"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -11,6 +10,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 
 	"github.com/gotrain/gotrain/gemm"
+	"github.com/gotrain/gotrain/internal/parallel"
 )
 
 // DotGenerals whose operands are not batches of row-major matrices in
@@ -148,17 +148,14 @@ func transposeFloat32(dst, src []float32, dims, perm []int) {
 		band(0, rows)
 		return
 	}
-	var wg sync.WaitGroup
 	cut := func(k int) int { return min(rows, (rows/8*k/parts)*8) }
-	for k := 1; k < parts; k++ {
+	parallel.For(parts, parts, func(k int) {
 		hi := cut(k + 1)
 		if k == parts-1 {
 			hi = rows
 		}
-		wg.Go(func() { band(cut(k), hi) })
-	}
-	band(0, cut(1))
-	wg.Wait()
+		band(cut(k), hi)
+	})
 }
 
 // transposeRows writes the permuted tensor row by row: output rows (the
@@ -176,12 +173,9 @@ func transposeRows(dst, src []float32, outDims, stride []int) {
 		transposeRowRange(dst, src, outDims, stride, 0, rows)
 		return
 	}
-	var wg sync.WaitGroup
-	for k := 1; k < parts; k++ {
-		wg.Go(func() { transposeRowRange(dst, src, outDims, stride, rows*k/parts, rows*(k+1)/parts) })
-	}
-	transposeRowRange(dst, src, outDims, stride, 0, rows/parts)
-	wg.Wait()
+	parallel.For(parts, parts, func(k int) {
+		transposeRowRange(dst, src, outDims, stride, rows*k/parts, rows*(k+1)/parts)
+	})
 }
 
 // transposeRowRange writes output rows [lo, hi) of transposeRows.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gotrain/gotrain/internal/parallel"
 )
 
 // Element-wise fusion.
@@ -469,12 +470,9 @@ func execFusedSides(backend *Backend, node *Node, inputs []*Buffer, inputsOwned 
 		prog.run(flats, out, sides, 0, chunks)
 		return output, bufs[1:], nil
 	}
-	var wg sync.WaitGroup
-	for p := 1; p < parts; p++ {
-		wg.Go(func() { prog.run(flats, out, sides, p*chunks/parts, (p+1)*chunks/parts) })
-	}
-	prog.run(flats, out, sides, 0, chunks/parts)
-	wg.Wait()
+	parallel.For(parts, parts, func(p int) {
+		prog.run(flats, out, sides, p*chunks/parts, (p+1)*chunks/parts)
+	})
 	return output, bufs[1:], nil
 }
 

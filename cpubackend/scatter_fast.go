@@ -2,10 +2,10 @@ package cpubackend
 
 import (
 	"slices"
-	"sync"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gotrain/gotrain/internal/parallel"
 )
 
 // gotrain: a fast path for float32 ScatterSum whose windows are contiguous
@@ -160,20 +160,14 @@ func scatterSumFast(backend *Backend, output, updates []float32, offs []int, w i
 		}
 		return offs[lo(c)-1] + w
 	}
-	var wg sync.WaitGroup
-	for c := range chunks {
-		wg.Add(1)
-		backend.workers.RunNowOrInline(func() {
-			defer wg.Done()
-			lim := limit(c)
-			for i := lo(c); i < lo(c+1); i++ {
-				off := offs[i]
-				skip := min(w, max(0, lim-off))
-				addFloat32(output[off+skip:off+w], updates[i*w+skip:(i+1)*w])
-			}
-		})
-	}
-	wg.Wait()
+	parallel.For(chunks, chunks, func(c int) {
+		lim := limit(c)
+		for i := lo(c); i < lo(c+1); i++ {
+			off := offs[i]
+			skip := min(w, max(0, lim-off))
+			addFloat32(output[off+skip:off+w], updates[i*w+skip:(i+1)*w])
+		}
+	})
 	// The parts before each chunk's limit, chunk after chunk.
 	for c := 1; c < chunks; c++ {
 		lim := limit(c)

@@ -28,6 +28,9 @@ var benchShapes = []benchShape{
 	// Gradients: dW = Xᵀ·dY (transA), dX = dY·Wᵀ (transB).
 	{"mlp_784x256x512_TA", 784, 256, 512, true, false},
 	{"mlp_256x512x784_TB", 256, 512, 784, false, true},
+	{"mlp_256x512x512_TB", 256, 512, 512, false, true},
+	{"mlp_256x10x512_TB", 256, 10, 512, false, true},
+	{"mlp_512x256x512_TA", 512, 256, 512, true, false},
 	{"lstm_1024x64x2048_TA", 1024, 64, 2048, true, false},
 	{"lstm_64x2048x1024_TB", 64, 2048, 1024, false, true},
 }

@@ -14,8 +14,8 @@
 // in elements between consecutive rows. With beta = 0 the previous contents of C
 // are ignored (NaNs included); with alpha = 0 or k = 0, A and B are not read.
 //
-// Large products run on a persistent pool of goroutines (GOMAXPROCS of them, as
-// read at start-up), split over blocks of rows or columns of C, or, when C is
+// Large products run on the caller and the helper goroutines of package
+// internal/parallel (GOMAXPROCS in all, as read at the first call), split over blocks of rows or columns of C, or, when C is
 // small and k long, over slices of k whose number depends on the sizes alone
 // (partial products summed in slice order), never over anything that depends
 // on the thread count, so every element is summed in the same order whatever
