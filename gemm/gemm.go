@@ -149,6 +149,7 @@ type problem struct {
 	tilesM, tilesN   int      // register tiles along m and n
 	shared           *sharedB // B packed once for all chunks, or nil
 	prePacked        bool     // shared is the caller's (SgemmPackedB): keep it
+	packParts        int      // column parts of each depth block of a shared B being packed
 	kr               *kernel
 }
 
@@ -340,11 +341,13 @@ func checkMatrix(name string, s []float32, rows, cols, ld, batch, stride int) er
 }
 
 // Work below parallelThreshold multiply-adds (m·n·k summed over the batch) runs
-// on the calling goroutine: BenchmarkSgemmSmall measured two threads slower
-// than one at 96³ and faster from 128³ on. Tasks are not made smaller than
-// minTaskWork.
+// on the calling goroutine. With goroutines woken per call, BenchmarkSgemmSmall
+// measured two threads slower than one at 96³ and faster from 128³ on; with
+// package parallel's spinning helpers two threads are faster from 96³ on
+// (51 → 46 µs), and the MLP's 256×512×10 products took 103 → 70 µs and
+// 512×10×256 158 → 98 µs. Tasks are not made smaller than minTaskWork.
 var (
-	parallelThreshold = 1_500_000
+	parallelThreshold = 2 * 32 * 32 * 256
 	minTaskWork       = 32 * 32 * 256
 )
 

@@ -2,9 +2,9 @@ package gemm
 
 import parallelpkg "github.com/gotrain/gotrain/internal/parallel"
 
-// parallel runs tasks of pr on the caller and up to want-1 of package
-// parallel's helpers.
-func parallel(pr *problem, tasks, want int) { parallelpkg.Run(tasks, want, pr) }
+// parallel runs tasks on the caller and up to want-1 of package parallel's
+// helpers.
+func parallel(work parallelpkg.Tasks, tasks, want int) { parallelpkg.Run(tasks, want, work) }
 
 // Task runs task t of pr with a workspace from the kernel's pool.
 func (pr *problem) Task(t int) {
