@@ -466,7 +466,7 @@ func TestFusedSums(t *testing.T) {
 		want, _ := run("ops_sequential,no_fusion", dims[0], dims[1])
 		got, n := run("ops_sequential", dims[0], dims[1])
 		// A chain as large as the last runs split over the CPUs instead.
-		if wantN := int64(2 - dims[0]*dims[1]/(2*fusedParallelMin)); n != wantN {
+		if wantN := int64(2 - dims[0]*dims[1]/fusedSumMax); n != wantN {
 			t.Fatalf("%v: %d sums fused, want %d", dims, n, wantN)
 		}
 		for k := range 3 {
