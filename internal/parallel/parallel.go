@@ -86,6 +86,10 @@ type job struct {
 	finished chan struct{} // a helper that finished the last task says so
 }
 
+// yieldEvery is how long a spinning helper looks for a job between two
+// calls to runtime.Gosched.
+const yieldEvery = 50 * time.Microsecond
+
 var jobs = sync.Pool{New: func() any { return &job{finished: make(chan struct{}, 1)} }}
 
 // Run calls tasks.Task(t) for every t in [0, n) on the calling goroutine
@@ -185,18 +189,30 @@ func helper() {
 }
 
 // receive returns the next job posted for a helper, looking for it for
-// spinFor before it sleeps.
+// spinFor before it sleeps. Every yieldEvery of looking it lets the Go
+// scheduler run whatever else is waiting for a CPU (a data loader's
+// goroutine), which a spinning helper would otherwise keep off its CPU
+// until the scheduler preempted it, 10 ms later.
 func receive() *job {
 	if d := time.Duration(spinFor.Load()); d > 0 {
-		deadline := time.Now().Add(d)
+		now := time.Now()
+		deadline, yield := now.Add(d), now.Add(yieldEvery)
 		for i := 0; ; i++ {
 			select {
 			case j := <-posted:
 				return j
 			default:
 			}
-			if i%64 == 63 && time.Now().After(deadline) {
+			if i%64 != 63 {
+				continue
+			}
+			now := time.Now()
+			if now.After(deadline) {
 				break
+			}
+			if now.After(yield) {
+				runtime.Gosched()
+				yield = time.Now().Add(yieldEvery)
 			}
 		}
 	}
