@@ -5,17 +5,19 @@
 // A training step is a sequence of operations, most of which split their
 // work over the cores for a fraction of a millisecond. Waking a sleeping
 // goroutine on an idle core took 60-120 µs on the 2-vCPU virtual machine
-// this was measured on (the wake-up goes through the Go scheduler and a
-// futex, and the virtual CPU has to leave its halt), so an operation that
-// started a goroutine per call ran most of its time on one core. Helpers
+// this was measured on (the scheduler wakes an idle thread through a futex,
+// and an idle virtual CPU has to be woken as well), so an operation that
+// started a goroutine per call ran much of its time on one core. Helpers
 // that spin pick up the next call within a microsecond, as OpenMP's threads
-// do (they spin for a while before they sleep, too).
+// do (they too spin for a while before they sleep). A spinning helper lets
+// the Go scheduler run other goroutines every 50 µs, and sleeps after 1 ms
+// without a call.
 //
 // The caller always takes part: it claims tasks until none are left, then
 // waits only for tasks a helper has already claimed, so a call never waits
 // on a helper that is busy elsewhere or not yet scheduled. Calls are safe
-// from many goroutines at once; a call made from inside a task simply finds
-// the helpers busy and runs its tasks itself.
+// from many goroutines at once; a call made from inside a task runs its
+// tasks itself when the helpers are busy.
 package parallel
 
 import (
