@@ -300,7 +300,7 @@ func TestFusedChainAllocations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const rows, cols = 256, 512 // 256 chunks of fusedChunk
+	const rows, cols = 256, 512 // 32 chunks of fusedChunk
 	x, y := fusionInputs(rows * cols)
 	tx := tensors.FromFlatDataAndDimensions(x, rows, cols)
 	ty := tensors.FromFlatDataAndDimensions(y, rows, cols)
@@ -412,6 +412,7 @@ func TestFusedSlotsReused(t *testing.T) {
 	if prog.slots >= len(prog.instrs)-1 {
 		t.Errorf("%d slots for %d instructions: none reused", prog.slots, len(prog.instrs))
 	}
+	prog.chunkLen = fusedChunk
 	nt := prog.slots + len(prog.tiled)
 	prog.temps.New = func() any { return make([]float32, nt*fusedChunk) }
 	x, y := fusionInputs(n)
