@@ -266,7 +266,7 @@ func fuseElementwise(b *Builder) {
 // outputs, or one fusible operation: the squares a gradient norm sums) run
 // that chain itself, summing its values chunk by chunk (fusedProgram.sum):
 // the operand is never written out, and the sum is the unfused one, bit for
-// bit (the reduction's sum32 order).
+// bit (the reduction's order: sumBlocked).
 func fuseSums(b *Builder) {
 	uses, isOutput, seen := countUses(b)
 	for i, r := range b.nodes {
@@ -281,9 +281,7 @@ func fuseSums(b *Builder) {
 		var prog *fusedProgram
 		var externals []*Node
 		switch {
-		case x.fused != nil && len(x.fused.sides) == 0 && !x.fused.sums && x.shape.Size() < fusedSumMax:
-			// A larger chain runs faster on all the CPUs; its sum could
-			// not (the order of the additions is the reduction's).
+		case x.fused != nil && len(x.fused.sides) == 0 && !x.fused.sums:
 			prog, externals = x.fused, x.inputs
 			x.fused, x.inputs = nil, nil // unreachable now; run, it would fail
 		case x.fused == nil && isFusible(x):
@@ -492,9 +490,6 @@ func execFusedSides(backend *Backend, node *Node, inputs []*Buffer, inputsOwned 
 // floats, on both cores: its step 1-3 % faster, the transformer's 2 %).
 const fusedParallelMin = 1 << 13
 
-// fusedSumMax is the size of an element-wise chain from which a sum over
-// it stays a reduction of its own, so that the chain runs on all the CPUs.
-const fusedSumMax = 1 << 16
 
 // run executes the program over chunks [c0, c1) of the output, writing the
 // side outputs' chunks to sides (in prog.sides' order).
@@ -506,19 +501,31 @@ func (prog *fusedProgram) run(flats [][]float32, out []float32, sides [][]float3
 	}
 }
 
-// sum returns the sum of the program's output as sum32 sums a slice (32
-// running sums over the positions i mod 32, in order, combined pairwise),
-// chunk by chunk on one goroutine: chunks are whole groups of 32, so the
-// sums see the values in the same order, and the result is the unfused
-// ReduceSum's bit for bit.
+// sum returns the sum of the program's output as sumBlocked sums a slice:
+// each block of sumBlock elements (whole chunks, which are whole groups of
+// 32) summed chunk by chunk with 32 running sums over the positions i mod
+// 32, in order, combined pairwise, the blocks on all the CPUs and their
+// sums added in order. The sums see the values in the unfused ReduceSum's
+// order, so the result is its, bit for bit.
 func (prog *fusedProgram) sum(flats [][]float32) float32 {
-	temps := prog.temps.Get().([]float32)
-	defer prog.temps.Put(temps)
-	var s [32]float32
-	for c := range (prog.size + prog.chunkLen - 1) / prog.chunkLen {
-		sum32Add(&s, prog.chunk(c, temps, flats, nil, nil))
+	chunks := (prog.size + prog.chunkLen - 1) / prog.chunkLen
+	per := max(1, sumBlock/prog.chunkLen) // chunks a block
+	block := func(b int) float32 {
+		temps := prog.temps.Get().([]float32)
+		defer prog.temps.Put(temps)
+		var s [32]float32
+		for c := b * per; c < min(chunks, (b+1)*per); c++ {
+			sum32Add(&s, prog.chunk(c, temps, flats, nil, nil))
+		}
+		return sum32Finish(&s)
 	}
-	return sum32Finish(&s)
+	nb := (chunks + per - 1) / per
+	if nb <= 1 {
+		return block(0)
+	}
+	partials := make([]float32, nb)
+	parallel.For(nb, parallel.Workers(), func(b int) { partials[b] = block(b) })
+	return addInOrder(partials)
 }
 
 // chunk runs the program over chunk c and returns its result there: in out,

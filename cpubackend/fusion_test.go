@@ -463,11 +463,11 @@ func TestFusedSums(t *testing.T) {
 		})
 		return res, fusedSumCount.Load() - before
 	}
-	for _, dims := range [][2]int{{5, 15}, {37, 53}, {300, 301}} {
+	// The last two are two and three of sumBlocked's blocks.
+	for _, dims := range [][2]int{{5, 15}, {37, 53}, {300, 301}, {600, 301}} {
 		want, _ := run("ops_sequential,no_fusion", dims[0], dims[1])
 		got, n := run("ops_sequential", dims[0], dims[1])
-		// A chain as large as the last runs split over the CPUs instead.
-		if wantN := int64(2 - dims[0]*dims[1]/fusedSumMax); n != wantN {
+		if wantN := int64(2); n != wantN {
 			t.Fatalf("%v: %d sums fused, want %d", dims, n, wantN)
 		}
 		for k := range 3 {
@@ -519,6 +519,47 @@ func TestFusedSumOrder(t *testing.T) {
 	}
 	if want := runGraph(t, "ops_sequential,no_fusion", fn, args)[0][0]; math.Float32bits(got) != math.Float32bits(want) {
 		t.Errorf("fused sum %g, unfused %g", got, want)
+	}
+}
+
+// TestSumBlocked checks sumBlocked, whose blocks are summed in parallel,
+// against its definition written out: each block of sumBlock elements
+// summed in 32 lanes by position mod 32, the lanes combined pairwise, the
+// blocks' sums added in order.
+func TestSumBlocked(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, n := range []int{sumBlock - 1, sumBlock, sumBlock + 1, 2*sumBlock + 33, 5*sumBlock + 7} {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(r.NormFloat64() * math.Pow(10, float64(r.IntN(9)-4)))
+			if n > 2*sumBlock && i%sumBlock == 0 {
+				// Blocks' sums whose order of addition shows: 1e8 + 1
+				// rounds to 1e8 in float32, 1 + 1 does not.
+				x[i] = []float32{1e8, 1, -1e8, 1, 1, 1}[i/sumBlock]
+			}
+		}
+		var want float32
+		for lo := 0; lo < n; lo += sumBlock {
+			var lanes [32]float32
+			for i, v := range x[lo:min(n, lo+sumBlock)] {
+				lanes[i%32] += v
+			}
+			for _, w := range []int{16, 8, 4, 2, 1} {
+				for l := range w {
+					lanes[l] += lanes[l+w]
+				}
+			}
+			if lo == 0 {
+				want = lanes[0]
+			} else {
+				want += lanes[0]
+			}
+		}
+		for range 3 { // the blocks go to whichever goroutine is free
+			if got := sumBlocked(x); math.Float32bits(got) != math.Float32bits(want) {
+				t.Fatalf("n %d: sumBlocked %g, want %g", n, got, want)
+			}
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gotrain/gotrain/internal/parallel"
 )
 
 // execReduceFast runs a float32 ReduceSum or ReduceMax whose reduced axes
@@ -46,7 +47,7 @@ func execReduceFast(backend *Backend, node *Node, operand *Buffer, axes []int) (
 			if isMax {
 				dst[o] = maxOf(block, lowest)
 			} else {
-				dst[o] = sum32(block)
+				dst[o] = sumBlocked(block)
 			}
 			continue
 		}
@@ -76,6 +77,40 @@ func execReduceFast(backend *Backend, node *Node, operand *Buffer, axes []int) (
 		}
 	}
 	return out, true
+}
+
+// sumBlock is the length of the blocks a long sum is split into (a whole
+// number of fused chunks): each block is summed as sum32 sums a slice and
+// the blocks' sums are added in order. The order of the additions depends
+// on the length alone, so the blocks can be summed on all the cores and
+// the result is the same for any number of them.
+const sumBlock = 1 << 16
+
+var _ = [1]int{}[sumBlock%fusedChunk] // blocks are whole chunks
+
+// sumBlocked sums x: sum32 when it is at most sumBlock long, else the sum32
+// of each block of sumBlock elements (the last one shorter), the blocks
+// summed in parallel and their sums added in order.
+func sumBlocked(x []float32) float32 {
+	nb := (len(x) + sumBlock - 1) / sumBlock
+	if nb <= 1 {
+		return sum32(x)
+	}
+	partials := make([]float32, nb)
+	parallel.For(nb, parallel.Workers(), func(b int) {
+		partials[b] = sum32(x[b*sumBlock : min(len(x), (b+1)*sumBlock)])
+	})
+	return addInOrder(partials)
+}
+
+// addInOrder returns ((p[0] + p[1]) + p[2]) + ...: the blocks' sums of a
+// long sum.
+func addInOrder(p []float32) float32 {
+	s := p[0]
+	for _, v := range p[1:] {
+		s += v
+	}
+	return s
 }
 
 // sum32 sums x with 32 interleaved running sums (sum32Add, sum32Finish).
