@@ -490,7 +490,6 @@ func execFusedSides(backend *Backend, node *Node, inputs []*Buffer, inputsOwned 
 // floats, on both cores: its step 1-3 % faster, the transformer's 2 %).
 const fusedParallelMin = 1 << 13
 
-
 // run executes the program over chunks [c0, c1) of the output, writing the
 // side outputs' chunks to sides (in prog.sides' order).
 func (prog *fusedProgram) run(flats [][]float32, out []float32, sides [][]float32, c0, c1 int) {
