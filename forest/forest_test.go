@@ -441,3 +441,45 @@ func TestVectorWalkMatchesScalar(t *testing.T) {
 		t.Fatal("AVX-512 walk and raw thresholds disagree")
 	}
 }
+
+// TestColumnOnlyCodes checks the learner that keeps only the column-major
+// copy of the codes (newBuilder drops the row-major ones when the rows
+// path reads nothing else): local blocks gathered from the columns and the
+// out-of-bag score from blocks of rows transposed back give the trees and
+// the score of the dense path, which reads the row-major codes.
+func TestColumnOnlyCodes(t *testing.T) {
+	cases := []struct {
+		name string
+		ds   *data.Dataset
+		opt  Options
+	}{
+		{"gini nan", sparseWide(900, 200, 5, true), Options{Task: Classification, Trees: 4, Seed: 5, OOB: true}},
+		{"entropy", sparseWide(900, 200, 3, false), Options{Task: Classification, Criterion: Entropy, Trees: 3, Seed: 2, OOB: true}},
+		{"regression 0.1 nan", sparseWide(900, 200, 0, true), Options{Trees: 4, Seed: 6, MaxFeatures: "0.1", OOB: true}},
+	}
+	defer func() { localBytes, pathOverride = 4<<20, "" }()
+	localBytes = 1 // local blocks of at most 256 rows: the 900 rows take the column-major copy
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, pr, _, err := fitTrees(c.ds, c.opt, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pr.Codes != nil || len(pr.CodesByColumn) != c.ds.Rows*c.ds.Cols {
+				t.Fatalf("the row-major codes were kept (%d codes, %d by column)", len(pr.Codes), len(pr.CodesByColumn))
+			}
+			got := fitOrFail(t, c.ds, c.opt)
+			pathOverride = "dense"
+			want := fitOrFail(t, c.ds, c.opt)
+			pathOverride = ""
+			for i := range want.Trees {
+				if !reflect.DeepEqual(want.Trees[i], got.Trees[i]) {
+					t.Fatalf("tree %d differs from the dense path's", i)
+				}
+			}
+			if math.Float64bits(got.OOBScore) != math.Float64bits(want.OOBScore) || math.IsNaN(got.OOBScore) {
+				t.Fatalf("out-of-bag score %v, want %v", got.OOBScore, want.OOBScore)
+			}
+		})
+	}
+}

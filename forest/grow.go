@@ -538,7 +538,7 @@ func presentInHist(h []int64, nbj, stride int) (present [4]uint64) {
 // a local block) is read: row r's code is at xb[r*p], in the column-major
 // copy for large nodes (p = 1), else in the row-major codes.
 func (b *builder) feature(j, m int) (xb []uint8, p int) {
-	if b.xc != nil && m > b.localAt {
+	if b.xc != nil && (m > b.localAt || b.xb == nil) {
 		return b.xc[j*b.n : (j+1)*b.n], 1
 	}
 	return b.xb[j:], b.p
@@ -1378,6 +1378,10 @@ func (b *builder) enterLocal(lo, hi int) {
 	if n := len(b.konst); n > 0 {
 		konst = b.konst[n-b.cwords:]
 	}
+	if xb == nil { // only the column-major copy (newBuilder)
+		gatherFromColumns(b.loc[:m*p], b.xc, b.n, rows, p, konst)
+		return
+	}
 	b.sink |= gatherColumns(b.loc[:m*p], xb, rows, p, konst)
 }
 
@@ -1522,7 +1526,7 @@ func (b *builder) partition(lo, hi, buf, j int, set *CategorySet) int {
 		}
 		return lo + i
 	}
-	if buf < 0 && b.xc != nil && hi-lo > b.localAt {
+	if buf < 0 && b.xc != nil && (hi-lo > b.localAt || b.xb == nil) {
 		// Stable, so that the children's rows stay in increasing order.
 		col, rows, right := b.xc[j*b.n:(j+1)*b.n], b.rows, b.rtmp[:0]
 		w := lo

@@ -138,6 +138,14 @@ func forestsEqual(a, b *Forest) string {
 	if math.Float64bits(a.OOBScore) != math.Float64bits(b.OOBScore) && !(math.IsNaN(a.OOBScore) && math.IsNaN(b.OOBScore)) {
 		return "OOBScore differs"
 	}
+	// The predictor is compiled on first use (Fit leaves it to the
+	// first prediction, Load builds it): compare compiled ones.
+	if _, err := a.compiledTrees(); err != nil {
+		return err.Error()
+	}
+	if _, err := b.compiledTrees(); err != nil {
+		return err.Error()
+	}
 	ac, bc := *a, *b
 	ac.OOBScore, bc.OOBScore = 0, 0
 	if reflect.DeepEqual(ac, bc) {

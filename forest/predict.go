@@ -2,8 +2,11 @@ package forest
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
+
+	"github.com/gotrain/gotrain/data"
 )
 
 // The predictor.
@@ -31,7 +34,14 @@ type cnode struct {
 // ctree is a compiled tree.
 type ctree struct {
 	nodes []cnode
-	vals  []float64 // Outputs() values per node, in the compiled (depth-first) order
+	// vals holds the leaf values. With one output (regression) it holds
+	// each compiled node's value, in the compiled (depth-first) order,
+	// next to each other as the walk leaves them. With several (the
+	// class probabilities) it is the tree's own Value, not copied (it
+	// would double the forest's size: 80 bytes a node for ten classes),
+	// and src gives each compiled node's index in the tree.
+	vals  []float64
+	src   []int32
 	depth int
 	// set is, for a tree with categorical splits, the index in sets of
 	// each compiled node's category set (-1: a numeric split or a leaf);
@@ -78,7 +88,15 @@ func compile(f *Forest) (*compiled, error) {
 	for t := range f.Trees {
 		tr := &f.Trees[t]
 		nn := tr.NumNodes()
-		ct := ctree{nodes: make([]cnode, 0, nn), vals: make([]float64, 0, nn*int(d)), depth: tr.Depth()}
+		if len(tr.Value) != nn*int(d) {
+			return nil, fmt.Errorf("forest: tree %d: %d values for %d nodes of %d outputs", t, len(tr.Value), nn, d)
+		}
+		ct := ctree{nodes: make([]cnode, 0, nn), depth: tr.Depth()}
+		if d == 1 {
+			ct.vals = make([]float64, 0, nn)
+		} else {
+			ct.vals, ct.src = tr.Value[:nn*int(d):nn*int(d)], make([]int32, 0, nn)
+		}
 		if tr.Category != nil {
 			ct.set = make([]int32, 0, nn)
 		}
@@ -95,7 +113,11 @@ func compile(f *Forest) (*compiled, error) {
 				ct.nodes[it.parent].right = at
 			}
 			i := it.src
-			ct.vals = append(ct.vals, tr.Value[i*d:(i+1)*d]...)
+			if d == 1 {
+				ct.vals = append(ct.vals, tr.Value[i])
+			} else {
+				ct.src = append(ct.src, i)
+			}
 			if tr.Feature[i] < 0 {
 				ct.nodes = append(ct.nodes, cnode{right: at, feature: pad, bin: 254, missing: 0})
 				continue
@@ -236,21 +258,27 @@ func (f *Forest) accumulate(c *compiled, x []float64, lo, hi int, out []float64)
 			}
 			dst[p] = 255
 		}
-		for t := range c.trees {
-			leaves(&c.trees[t], codes, stride, n, leaf[:n])
-			vals := c.trees[t].vals
-			if d == 1 {
-				o := out[b:e]
-				for i, v := range leaf[:n] {
-					o[i] += vals[v]
-				}
-				continue
+		c.addLeaves(codes, n, d, leaf[:n], out[b*d:e*d])
+	}
+}
+
+// addLeaves adds, in tree order, the leaf values of the n binned rows of
+// codes (c.stride codes a row, 3 bytes of slack after the last) into out
+// (d values per row), with leaf as scratch.
+func (c *compiled) addLeaves(codes []uint8, n, d int, leaf []int32, out []float64) {
+	for t := range c.trees {
+		leaves(&c.trees[t], codes, c.stride, n, leaf)
+		vals, src := c.trees[t].vals, c.trees[t].src
+		if d == 1 {
+			for i, v := range leaf {
+				out[i] += vals[v]
 			}
-			for i, v := range leaf[:n] {
-				o := out[(b+i)*d : (b+i+1)*d]
-				for q, val := range vals[int(v)*d : (int(v)+1)*d] {
-					o[q] += val
-				}
+			continue
+		}
+		for i, v := range leaf {
+			o, s := out[i*d:(i+1)*d], int(src[v])
+			for q, val := range vals[s*d : (s+1)*d] {
+				o[q] += val
 			}
 		}
 	}
@@ -274,6 +302,13 @@ func (f *Forest) PredictValues(x []float64, rows int) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
+	return f.sumLeaves(rows, func(lo, hi int, out []float64) { f.accumulate(c, x, lo, hi, out) }), nil
+}
+
+// sumLeaves returns the mean over trees of the leaf values of rows rows
+// (Outputs() values a row), add(lo, hi, out) adding the leaf values of
+// rows [lo,hi) into out (all rows' values) for each block of rows.
+func (f *Forest) sumLeaves(rows int, add func(lo, hi int, out []float64)) []float64 {
 	d := f.Outputs()
 	out := make([]float64, rows*d)
 	// Blocks of at most predictBlock rows, as many per thread, so that no
@@ -285,25 +320,89 @@ func (f *Forest) PredictValues(x []float64, rows int) ([]float64, error) {
 	nb := (rows + predictBlock - 1) / predictBlock
 	nb = (nb + threads - 1) / threads * threads
 	block := max(1, (rows+nb-1)/max(nb, 1))
-	parallelBlocks(rows, threads, block, func(lo, hi int) { f.accumulate(c, x, lo, hi, out) })
+	parallelBlocks(rows, threads, block, func(lo, hi int) { add(lo, hi, out) })
 	inv := 1 / float64(len(f.Trees))
 	for i := range out {
 		out[i] *= inv
 	}
-	return out, nil
+	return out
 }
 
-// Predict returns one prediction per row: the regression value, or the index
-// of the most probable class (the first one on a tie).
-func (f *Forest) Predict(x []float64, rows int) ([]float64, error) {
-	v, err := f.PredictValues(x, rows)
-	if err != nil || f.Options.Task == Regression {
-		return v, err
+// classes turns PredictValues' values v into Predict's: the value
+// (regression) or the index of the most probable class.
+func (f *Forest) classes(v []float64, rows int) []float64 {
+	if f.Options.Task == Regression {
+		return v
 	}
 	d := f.Outputs()
 	out := make([]float64, rows)
 	for i := range out {
 		out[i] = float64(argmax(v[i*d : (i+1)*d]))
 	}
-	return out, nil
+	return out
+}
+
+// predictColumns is Predict for a data set read a column at a time
+// (d.X nil, d.Source set), without reading it into a matrix of float64:
+// each feature column is read and binned into every row's codes, one byte
+// a value (MNIST's test set: 8 MB instead of 63). Columns are found as
+// FeatureMatrix finds them. ok is false, and nothing predicted, when a
+// feature is categorical (the forest's or the data's): FeatureMatrix then
+// maps the categories.
+func (f *Forest) predictColumns(d *data.Dataset) (pred []float64, ok bool, err error) {
+	if d == nil || d.X != nil || d.Source == nil || f.Binner.HasCategorical() || d.HasCategories() {
+		return nil, false, nil
+	}
+	idx, err := f.columns(d)
+	if err != nil {
+		return nil, false, err
+	}
+	c, err := f.compiledTrees()
+	if err != nil {
+		return nil, false, err
+	}
+	rows, stride := d.Rows, c.stride
+	if rows < 0 || uint64(rows)*uint64(stride) > math.MaxInt/2 {
+		return nil, false, fmt.Errorf("forest: %w: %d rows of %d features is too many", ErrShape, rows, f.NumFeatures)
+	}
+	codes := make([]uint8, rows*stride+3)
+	var col []float64
+	for k, j := range idx {
+		vals, dict, err := d.Source.ReadColumn(j, col)
+		switch {
+		case err != nil:
+			return nil, false, err
+		case dict != nil:
+			return nil, false, nil
+		case len(vals) != rows:
+			return nil, false, fmt.Errorf("forest: %s: feature column %d has %d values, want %d", d.Name, j+1, len(vals), rows)
+		}
+		col = vals
+		last, code := math.NaN(), uint8(0)
+		for i, v := range vals {
+			if v != last { // also true for NaN, which Code handles
+				last, code = v, f.Binner.Code(k, v)
+			}
+			codes[i*stride+k] = code
+		}
+	}
+	for i := range rows {
+		codes[i*stride+stride-1] = 255 // the padding column leaves test
+	}
+	dd := f.Outputs()
+	v := f.sumLeaves(rows, func(lo, hi int, out []float64) {
+		leaf := make([]int32, hi-lo)
+		c.addLeaves(codes[lo*stride:], hi-lo, dd, leaf, out[lo*dd:hi*dd])
+	})
+	return f.classes(v, rows), true, nil
+}
+
+// Predict returns one prediction per row: the regression value, or the index
+// of the most probable class (the first one on a tie).
+func (f *Forest) Predict(x []float64, rows int) ([]float64, error) {
+	v, err := f.PredictValues(x, rows)
+	if err != nil {
+		return nil, err
+	}
+	return f.classes(v, rows), nil
 }

@@ -132,26 +132,9 @@ func (f *Forest) FeatureMatrix(d *data.Dataset) ([]float64, error) {
 		}
 		d = &m
 	}
-	idx := make([]int, f.NumFeatures)
-	if len(f.Features) == 0 {
-		if d.Cols != f.NumFeatures {
-			return nil, fmt.Errorf("forest: %s has %d columns, the model wants %d", name, d.Cols, f.NumFeatures)
-		}
-		for k := range idx {
-			idx[k] = k
-		}
-	} else {
-		col := make(map[string]int, len(d.FeatureNames))
-		for j, n := range d.FeatureNames {
-			col[n] = j
-		}
-		for k, n := range f.Features {
-			j, ok := col[n]
-			if !ok {
-				return nil, fmt.Errorf("forest: %s: column %q, which the model needs, is missing", name, n)
-			}
-			idx[k] = j
-		}
+	idx, err := f.columns(d)
+	if err != nil {
+		return nil, err
 	}
 	for k, j := range idx {
 		if d.IsCategorical(j) && !f.Binner.IsCategorical(k) {
@@ -182,6 +165,39 @@ func (f *Forest) FeatureMatrix(d *data.Dataset) ([]float64, error) {
 		col.Recode(k, f.Binner.Categories[k])
 	}
 	return x, nil
+}
+
+// columns returns, for each of the forest's features, the index of its
+// column in d: by name, or in order when the forest has no feature names
+// (d must then have NumFeatures columns). A missing column is an error
+// naming it.
+func (f *Forest) columns(d *data.Dataset) ([]int, error) {
+	name := d.Name
+	if name == "" {
+		name = "the data"
+	}
+	idx := make([]int, f.NumFeatures)
+	if len(f.Features) == 0 {
+		if d.Cols != f.NumFeatures {
+			return nil, fmt.Errorf("forest: %s has %d columns, the model wants %d", name, d.Cols, f.NumFeatures)
+		}
+		for k := range idx {
+			idx[k] = k
+		}
+		return idx, nil
+	}
+	col := make(map[string]int, len(d.FeatureNames))
+	for j, n := range d.FeatureNames {
+		col[n] = j
+	}
+	for k, n := range f.Features {
+		j, ok := col[n]
+		if !ok {
+			return nil, fmt.Errorf("forest: %s: column %q, which the model needs, is missing", name, n)
+		}
+		idx[k] = j
+	}
+	return idx, nil
 }
 
 // textExample quotes, after ", such as ", the first category of dict that

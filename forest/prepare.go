@@ -97,16 +97,14 @@ func prepare(d *data.Dataset, opt Options) (*prepared, error) {
 			if len(inbag) != len(f.Trees) {
 				return fmt.Errorf("forest: out-of-bag score: %d in-bag masks for %d trees", len(inbag), len(f.Trees))
 			}
-			f.computeOOB(pr.Codes, pr.Y, inbag, pr.Class, pr.Sample)
+			f.computeOOB(rowCodes{xb: pr.Codes, xc: pr.CodesByColumn, n: n, p: p}, pr.Y, inbag, pr.Class, pr.Sample)
 		}
 		if opt.KeepLeafSamples {
 			f.keepLeafSamples(pr.Codes, pr.Y, pr.W, pr.Draws)
 		}
-		c, err := compile(f)
-		if err != nil {
-			return err
-		}
-		f.pred = c
+		// The predictor is compiled on the first prediction, when the
+		// training codes may be gone: a fit that predicts nothing never
+		// holds it (16 bytes a node for regression).
 		return nil
 	}
 	return pr, nil

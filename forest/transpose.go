@@ -110,3 +110,47 @@ func gatherColumns(dst, xb []uint8, rows []int32, p int, skip []uint64) (sink ui
 	}
 	return sink
 }
+
+// gatherFromColumns is gatherColumns reading the column-major copy xc (n
+// rows a feature) instead of the row-major codes: for each feature not in
+// skip, its codes of rows (in increasing order, as the stable partition of
+// large nodes leaves them, so each column is read front to back).
+func gatherFromColumns(dst, xc []uint8, n int, rows []int32, p int, skip []uint64) {
+	m := len(rows)
+	for j := 0; j < p; j++ {
+		if skip != nil && skip[j>>6]&(1<<(j&63)) != 0 {
+			continue
+		}
+		col, d := xc[j*n:(j+1)*n], dst[j*m:(j+1)*m]
+		for i, r := range rows {
+			d[i] = col[r]
+		}
+	}
+}
+
+// rowCodes gives blocks of rows' codes row-major, from the row-major codes
+// xb or, when the learner kept only those, the column-major copy xc (n
+// rows a feature, p features).
+type rowCodes struct {
+	xb, xc []uint8
+	n, p   int
+}
+
+// rows returns the codes of rows [lo,hi), row-major: a slice of xb, or
+// buf (grown when too small) filled from xc.
+func (c rowCodes) rows(lo, hi int, buf []uint8) []uint8 {
+	if c.xb != nil {
+		return c.xb[lo*c.p : hi*c.p]
+	}
+	m := hi - lo
+	if cap(buf) < m*c.p {
+		buf = make([]uint8, m*c.p)
+	}
+	buf = buf[:m*c.p]
+	for j := range c.p {
+		for i, v := range c.xc[j*c.n+lo : j*c.n+hi] {
+			buf[i*c.p+j] = v
+		}
+	}
+	return buf
+}

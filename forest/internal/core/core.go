@@ -25,8 +25,13 @@ type Prepared[O, F any] struct {
 	Options O
 	// Rows and Cols are the training set's dimensions.
 	Rows, Cols int
-	// Codes are the bin codes, row-major Rows x Cols.
+	// Codes are the bin codes, row-major Rows x Cols. The native learner
+	// may drop them for CodesByColumn once its trees are set to read
+	// only that copy.
 	Codes []uint8
+	// CodesByColumn, when not nil, holds the codes column-major (Cols x
+	// Rows) and Codes is nil.
+	CodesByColumn []uint8
 	// Edges are each feature's bin edges (the forest's Binner.Edges): a
 	// split on bin b of feature j has threshold Edges[j][b].
 	Edges [][]float64
@@ -75,8 +80,8 @@ type Prepared[O, F any] struct {
 	NewForest func(trees int) F
 	// Finish completes a forest whose trees are grown: it computes the
 	// out-of-bag score when the options ask for it, from inbag (one bit
-	// mask of drawn rows per tree, as from InBagMask), and builds the
-	// predictor.
+	// mask of drawn rows per tree, as from InBagMask), and keeps the leaf
+	// samples when asked (the predictor is built on first use).
 	Finish func(f F, inbag [][]uint64) error
 }
 
