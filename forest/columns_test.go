@@ -3,7 +3,11 @@ package forest
 import (
 	"bytes"
 	"errors"
+	"reflect"
+	"runtime"
+	"strings"
 	"testing"
+	"weak"
 
 	"github.com/gotrain/gotrain/data"
 )
@@ -72,5 +76,103 @@ func TestFitFromColumns(t *testing.T) {
 	src.fail = 3
 	if _, err := Fit(l, Options{Trees: 1}); err == nil || err.Error() != "read failed" {
 		t.Errorf("Fit = %v, want the read's error", err)
+	}
+}
+
+// TestPredictColumns: Train predicts a test set read one column at a time
+// by binning each column (predictColumns) and scores it exactly as the
+// same test set in memory; a categorical forest takes the materialized
+// route, a failed read is the error.
+func TestPredictColumns(t *testing.T) {
+	diab, dig := withNaNs(loadEmbedded(t, "diabetes"), 7), loadEmbedded(t, "digits")
+	for _, c := range []struct {
+		name        string
+		train, test *data.Dataset
+		opt         Options
+		columnsPath bool
+	}{
+		{"regression nans", toDS(diab, all(300)), toDS(diab, rangeRows(300, diab.Rows)), Options{Trees: 5, Seed: 1}, true},
+		{"classification", toDS(dig, all(1200)), toDS(dig, rangeRows(1200, dig.Rows)), Options{Task: Classification, Trees: 4, Seed: 2}, true},
+		{"categorical", catData(600, 3, 3, true), catData(200, 3, 3, true), Options{Task: Classification, Trees: 3, Seed: 3}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			want, err := Train(c.train, c.test, c.opt, TrainConfig{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, src := lazy(c.test)
+			got, err := Train(c.train, l, c.opt, TrainConfig{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got.TestMSE, want.TestMSE) || !reflect.DeepEqual(got.TestAccuracy, want.TestAccuracy) {
+				t.Errorf("scores from columns %v %v, in memory %v %v", got.TestMSE, got.TestAccuracy, want.TestMSE, want.TestAccuracy)
+			}
+			pred, ok, err := got.Forest.predictColumns(l)
+			if err != nil || ok != c.columnsPath {
+				t.Fatalf("predictColumns: ok %v, error %v; want ok %v", ok, err, c.columnsPath)
+			}
+			if ok {
+				ref, err := got.Forest.Predict(c.test.X, c.test.Rows)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(pred, ref) {
+					t.Error("predictions from columns differ from Predict's")
+				}
+				if len(src.reads) != 2*c.test.Cols {
+					t.Errorf("%d column reads for %d columns, twice", len(src.reads), c.test.Cols)
+				}
+			}
+		})
+	}
+	l, src := lazy(toDS(diab, rangeRows(300, diab.Rows)))
+	src.fail = 3
+	if _, err := Train(toDS(diab, all(300)), l, Options{Trees: 1}, TrainConfig{}); err == nil || !strings.Contains(err.Error(), "read failed") {
+		t.Errorf("Train = %v, want the read's error", err)
+	}
+}
+
+// rangeRows returns lo, lo+1, ..., hi-1.
+func rangeRows(lo, hi int) []int {
+	idx := make([]int, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		idx = append(idx, i)
+	}
+	return idx
+}
+
+// learnerFunc is a Learner from a function.
+type learnerFunc func(d *data.Dataset, opt Options) (*Forest, FitStats, error)
+
+func (l learnerFunc) Fit(d *data.Dataset, opt Options) (*Forest, FitStats, error) { return l(d, opt) }
+
+// TestTrainLetsTheDataGo: once the native learner has binned a training
+// set that its caller does not hold, nothing in Fit or Train holds it
+// either, so that the garbage collector can take it during the fit (its
+// values, 47 MB for MNIST's pixels, are not needed after binning). The
+// check runs inside Train, just after the learner's fit returns, in two
+// collections; it fails when Train or Fit keeps a reference.
+func TestTrainLetsTheDataGo(t *testing.T) {
+	for _, repeats := range []int{1, 2} {
+		l, _ := lazy(sparseWide(600, 50, 3, false))
+		wp := weak.Make(l.Source.(*memColumns))
+		fits, freed := 0, false
+		learner := learnerFunc(func(d *data.Dataset, opt Options) (*Forest, FitStats, error) {
+			f, st, err := Native.Fit(d, opt)
+			runtime.GC()
+			runtime.GC()
+			fits++
+			freed = wp.Value() == nil
+			return f, st, err
+		})
+		opt := Options{Task: Classification, Trees: 2, Seed: 1}
+		r, err := Train(l, nil, opt, TrainConfig{Learner: learner, Repeats: repeats})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fits != repeats || !freed || r.TrainRows != 600 {
+			t.Errorf("repeats %d: %d fits, training set freed after the last: %v, %d rows", repeats, fits, freed, r.TrainRows)
+		}
 	}
 }

@@ -172,11 +172,14 @@ func TrainOn(ctx context.Context, e Engine, spec forest.DataSpec, opt forest.Opt
 		logf("forest: training", "data", split.Name, "rows", split.Train.Rows, "features", split.Train.Cols,
 			"task", split.Task, "trees", opt.Trees, "device", e.Name(), "engine", EngineKind(e))
 	}
+	// split is not used after the call, so that the training set can go
+	// once it is binned (forest.Train).
+	name := split.Name
 	res, err := forest.Train(split.Train, split.Test, opt, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("forestgraph: train on %s: %w", e.Name(), err)
 	}
-	res.Device, res.Engine, res.Data = e.Name(), EngineKind(e), split.Name
+	res.Device, res.Engine, res.Data = e.Name(), EngineKind(e), name
 	return res, nil
 }
 
