@@ -153,39 +153,61 @@ type columnBinner struct {
 // edges returns the bin edges of feature j, whose value in row i is
 // x[i*stride] (rows rows), each row weighing w[i] when w is not nil.
 func (cb *columnBinner) edges(x []float64, stride, rows, j int, w []int64, maxBins int) ([]float64, error) {
-	vals, wts := cb.vals[:0], cb.wts[:0]
-	defer func() { cb.vals, cb.wts = vals, wts }()
 	set := &cb.set
 	set.reset()
 	total := 0
+	// Runs of one value (zeros, repeated levels) are counted once: the
+	// set sees a value and its run's weight.
+	run, runW := math.NaN(), 0
 	for i := 0; i < rows; i++ {
 		v := x[i*stride]
 		if math.IsInf(v, 0) {
 			return nil, fmt.Errorf("forest: row %d, feature %d: infinite value", i, j)
 		}
+		k := 1
+		if w != nil {
+			if w[i] <= 0 {
+				continue
+			}
+			k = int(w[i])
+		}
 		if math.IsNaN(v) {
 			continue
 		}
-		if w == nil {
-			vals = append(vals, v)
-			set.add(v, 1)
-			total++
-		} else if w[i] > 0 {
-			vals, wts = append(vals, v), append(wts, w[i])
-			set.add(v, int(w[i]))
-			total += int(w[i])
+		total += k
+		if v == run { // −0 and +0 too: the set has them as one value
+			runW += k
+			continue
 		}
+		if runW > 0 {
+			set.add(run, runW)
+		}
+		run, runW = v, k
 	}
-	switch {
-	case set.few():
+	if runW > 0 {
+		set.add(run, runW)
+	}
+	if set.few() {
 		// Few distinct values: their counts give the edges without
 		// sorting every value.
 		return set.edges(total, maxBins-1), nil
-	case w == nil:
-		return quantileEdges(vals, maxBins-1), nil
-	default:
-		return weightedQuantileEdges(vals, wts, total, maxBins-1), nil
 	}
+	vals, wts := cb.vals[:0], cb.wts[:0]
+	defer func() { cb.vals, cb.wts = vals, wts }()
+	for i := 0; i < rows; i++ {
+		v := x[i*stride]
+		switch {
+		case math.IsNaN(v):
+		case w == nil:
+			vals = append(vals, v)
+		case w[i] > 0:
+			vals, wts = append(vals, v), append(wts, w[i])
+		}
+	}
+	if w == nil {
+		return quantileEdges(vals, maxBins-1), nil
+	}
+	return weightedQuantileEdges(vals, wts, total, maxBins-1), nil
 }
 
 // distinctSet counts the distinct values of a feature while there are at
@@ -347,17 +369,27 @@ func (bn *Binner) Code(j int, v float64) uint8 {
 		}
 		return UnseenCode
 	}
+	var keys []uint64
+	if bn.keys != nil {
+		keys = bn.keys[j]
+	}
+	return numericCode(e, keys, v)
+}
+
+// numericCode is Binner.Code of a numeric feature with edges e (and their
+// search keys, edgeKeys(e), or nil) for a value v that is not NaN.
+func numericCode(e []float64, keys []uint64, v float64) uint8 {
 	// The number of edges below v, by a branch-free binary search over
 	// integer keys: base only moves forward, by a conditional move.
 	n := len(e)
 	if n == 0 {
 		return 0
 	}
-	if bn.keys != nil {
+	if keys != nil {
 		if v == 0 {
 			v = 0 // −0 and +0 are equal: search for +0
 		}
-		k, ek := orderKey(v), bn.keys[j][:n]
+		k, ek := orderKey(v), keys[:n]
 		base := 0
 		for n > 1 {
 			half := n >> 1

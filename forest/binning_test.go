@@ -19,15 +19,19 @@ func TestBinnerDistinctPathMatchesSort(t *testing.T) {
 		name     string
 		distinct int
 		bins     int
+		runs     bool // each value over many consecutive rows
 	}{
-		{"specials", 0, 256},
-		{"few", 17, 256},
-		{"exactly the real bins", 255, 256},
-		{"one past the real bins", 256, 256},
-		{"few bins, at", 7, 8},
-		{"few bins, past", 8, 8},
-		{"many", 3000, 256},
-		{"past the set", maxDistinct + 500, 256},
+		{"specials", 0, 256, false},
+		{"few", 17, 256, false},
+		{"exactly the real bins", 255, 256, false},
+		{"one past the real bins", 256, 256, false},
+		{"few bins, at", 7, 8, false},
+		{"few bins, past", 8, 8, false},
+		{"many", 3000, 256, false},
+		{"past the set", maxDistinct + 500, 256, false},
+		{"specials in runs", 0, 256, true},
+		{"runs", 300, 256, true},
+		{"runs past the set", maxDistinct + 500, 256, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const cols = 3
@@ -47,6 +51,8 @@ func TestBinnerDistinctPathMatchesSort(t *testing.T) {
 				switch {
 				case i%97 == 0:
 					x[i] = math.NaN()
+				case tc.runs:
+					x[i] = pool[(i/cols/7)%len(pool)]
 				case i < len(pool)*cols: // every pool value appears
 					x[i] = pool[i/cols]
 				default:

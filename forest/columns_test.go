@@ -3,6 +3,7 @@ package forest
 import (
 	"bytes"
 	"errors"
+	"math"
 	"reflect"
 	"runtime"
 	"strings"
@@ -76,6 +77,19 @@ func TestFitFromColumns(t *testing.T) {
 	src.fail = 3
 	if _, err := Fit(l, Options{Trees: 1}); err == nil || err.Error() != "read failed" {
 		t.Errorf("Fit = %v, want the read's error", err)
+	}
+	// Columns are binned on several goroutines; the error is still the
+	// first column's, whichever goroutine finds its own first.
+	for _, threads := range []int{1, 2, 4} {
+		d := loadEmbedded(t, "diabetes")
+		d.X[7*d.Cols+6] = math.Inf(1)
+		d.X[2*d.Cols+2] = math.Inf(-1)
+		l, src := lazy(d)
+		src.fail = 8
+		_, err := Fit(l, Options{Trees: 1, Threads: threads})
+		if want := "forest: row 2, feature 2: infinite value"; err == nil || err.Error() != want {
+			t.Errorf("%d threads: Fit = %v, want %q", threads, err, want)
+		}
 	}
 }
 

@@ -85,6 +85,16 @@ func fitTrees(d *data.Dataset, opt Options, mine []int) (*Forest, *prepared, [][
 	f := pr.NewForest(opt.Trees)
 	b := newBuilder(pr, f.Binner)
 	draws := pr.Draws
+	switch {
+	case b.rowsOptional && !opt.KeepLeafSamples:
+		// One copy of the codes instead of two (MNIST: 47 MB): the
+		// trees read the column-major one, and the out-of-bag score
+		// transposes blocks of rows back from it (rowCodes).
+		b.xb = nil
+		pr.Codes, pr.CodesByColumn = nil, b.xc
+	case b.xc == nil:
+		pr.CodesByColumn = nil // binned by column but read by row
+	}
 
 	f.Trees = make([]Tree, opt.Trees)
 	var inbag [][]uint64
@@ -166,7 +176,7 @@ func newBuilder(pr *prepared, binner *Binner) *builder {
 		b.dense, b.sortAt, b.localAt = false, 0, 0
 	case "columns": // the column-major copy for every node
 		b.dense, b.sortAt, b.localAt = false, 0, 0
-		b.xc = columnMajor(pr.Codes, n, p, opt.Threads)
+		b.xc = columnsOf(pr)
 	case "local": // one local block from the root
 		b.dense, b.sortAt, b.localAt = false, 0, n
 	case "sorted":
@@ -185,24 +195,19 @@ func newBuilder(pr *prepared, binner *Binner) *builder {
 			pathOverride = ""
 		}
 		if pathOverride == "" && b.xc == nil && n > b.localAt {
-			b.xc = columnMajor(pr.Codes, n, p, opt.Threads)
+			b.xc = columnsOf(pr)
 		}
 	}
 	if pathOverride == "" && !b.dense && b.sortAt < n && n > b.localAt && b.xc == nil {
-		b.xc = columnMajor(pr.Codes, n, p, opt.Threads)
+		b.xc = columnsOf(pr)
 	}
 	if !b.random && (b.dense || pathOverride == "sorted") {
 		b.localAt = 0
 	}
-	if pathOverride == "" && b.xc != nil && !b.dense && !b.random && b.sortAt == 0 && b.localAt > 0 && !opt.KeepLeafSamples {
-		// Every read of the rows path can be served by the column-major
-		// copy (large nodes read it, local blocks gather from it, and
-		// the out-of-bag score transposes blocks of rows back): the
-		// row-major codes are dropped, one copy of the codes instead of
-		// two (MNIST: 47 MB).
-		b.xb = nil
-		pr.Codes, pr.CodesByColumn = nil, b.xc
-	}
+	// Every read of the rows path can be served by the column-major copy
+	// (large nodes read it, local blocks gather from it): Fit may drop the
+	// row-major codes (rowsOptional).
+	b.rowsOptional = pathOverride == "" && b.xc != nil && !b.dense && !b.random && b.sortAt == 0 && b.localAt > 0
 	draws := pr.Draws
 	// Packed local Gini scans (scanLocalGini) need every sum of weights
 	// below 2^32 and of rows below 2^31.
@@ -230,6 +235,15 @@ func newBuilder(pr *prepared, binner *Binner) *builder {
 	return b
 }
 
+// columnsOf returns pr's codes column-major (see builder.xc): the copy
+// binning by column made, else the row-major codes transposed.
+func columnsOf(pr *prepared) []uint8 {
+	if pr.CodesByColumn != nil {
+		return pr.CodesByColumn
+	}
+	return columnMajor(pr.Codes, pr.Rows, pr.Cols, pr.Options.Threads)
+}
+
 // columnMajor returns the n x p row-major codes transposed, feature by
 // feature (see builder.xc).
 func columnMajor(xb []uint8, n, p, threads int) []uint8 {
@@ -247,6 +261,24 @@ func columnMajor(xb []uint8, n, p, threads int) []uint8 {
 		}
 	})
 	return xc
+}
+
+// rowMajor returns the p x n column-major codes xc transposed, row by row:
+// columnMajor's inverse.
+func rowMajor(xc []uint8, n, p, threads int) []uint8 {
+	xb := make([]uint8, n*p)
+	const block = 64 // rows at a time
+	parallelRows((n+block-1)/block, threads, func(blo, bhi int) {
+		for r0 := blo * block; r0 < min(bhi*block, n); r0 += block {
+			r1 := min(r0+block, n)
+			for j := 0; j < p; j++ {
+				for i, c := range xc[j*n+r0 : j*n+r1] {
+					xb[(r0+i)*p+j] = c
+				}
+			}
+		}
+	})
+	return xb
 }
 
 // classLabels checks that y holds class indices and returns the class names.

@@ -92,14 +92,14 @@ func TestExactSplits(t *testing.T) {
 			}
 			d := len(tt.left)
 			l, r := tr.Left[0], tr.Left[0]+1
-			if !close(tr.Value[int(l)*d:int(l+1)*d], tt.left) || !close(tr.Value[int(r)*d:int(r+1)*d], tt.right) {
+			if !closeTo(tr.Value[int(l)*d:int(l+1)*d], tt.left) || !closeTo(tr.Value[int(r)*d:int(r+1)*d], tt.right) {
 				t.Errorf("leaf values %v / %v, want %v / %v", tr.Value[int(l)*d:int(l+1)*d], tr.Value[int(r)*d:int(r+1)*d], tt.left, tt.right)
 			}
 		})
 	}
 }
 
-func close(a, b []float64) bool {
+func closeTo(a, b []float64) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -132,7 +132,7 @@ func TestMissingAtPredictionGoesToHeavierSide(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := f.Predict([]float64{nan, 2, 12}, 3)
-	if want := []float64{0, 0, 5}; !close(got, want) {
+	if want := []float64{0, 0, 5}; !closeTo(got, want) {
 		t.Errorf("predictions %v, want %v (NaN goes to the 3-row side)", got, want)
 	}
 }
@@ -416,7 +416,7 @@ func TestBinnerThresholdsMatchCodes(t *testing.T) {
 	}
 	// Few distinct values: one bin each, edges at midpoints.
 	bn, _ := NewBinner([]float64{3, 1, 2, 2, 1}, 5, 1, 256)
-	if !close(bn.Edges[0], []float64{1.5, 2.5}) {
+	if !closeTo(bn.Edges[0], []float64{1.5, 2.5}) {
 		t.Errorf("edges %v, want [1.5 2.5]", bn.Edges[0])
 	}
 }

@@ -49,30 +49,33 @@ type builder struct {
 	// a node of at most localAt rows copies its rows' codes into a small
 	// column-major block of its own (enterLocal) that its whole subtree
 	// reads. xc is nil when the rows path is not used.
-	xc       []uint8
-	localAt  int
-	cwords   int // uint64 words of a feature bitset
-	n, p     int
-	nb       []int   // real bins per feature
-	off      []int   // histogram offset (in entries) of each feature
-	entries  int     // total histogram entries (real + missing bins)
-	miss     []uint8 // missing code per feature
-	yq       []int64 // regression: fixed-point centred target per row
-	cls      []int32 // classification: class per row
-	d        int     // sums per entry (1 or number of classes)
-	stride   int     // int64s per histogram entry: n, w, sums
-	entropy  bool
-	k        int  // features considered per node
-	small    int  // nodes with at most this many rows leave the dense path
-	dense    bool // large nodes keep histograms of every feature (most features are examined)
-	sortAt   int  // nodes with at most this many rows (and no histogram) use the sorted path
-	seed     uint64
-	edges    [][]float64
-	prep     *prepared // node values (LeafValue), shared with the graph learner
-	maxDepth int
-	minLeaf  int
-	minWF    float64 // Options.MinWeightFractionLeaf
-	minSplit int
+	xc      []uint8
+	localAt int
+	// rowsOptional tells that the trees read no row-major code (xb) when
+	// xb is nil: the column-major copy serves every read.
+	rowsOptional bool
+	cwords       int // uint64 words of a feature bitset
+	n, p         int
+	nb           []int   // real bins per feature
+	off          []int   // histogram offset (in entries) of each feature
+	entries      int     // total histogram entries (real + missing bins)
+	miss         []uint8 // missing code per feature
+	yq           []int64 // regression: fixed-point centred target per row
+	cls          []int32 // classification: class per row
+	d            int     // sums per entry (1 or number of classes)
+	stride       int     // int64s per histogram entry: n, w, sums
+	entropy      bool
+	k            int  // features considered per node
+	small        int  // nodes with at most this many rows leave the dense path
+	dense        bool // large nodes keep histograms of every feature (most features are examined)
+	sortAt       int  // nodes with at most this many rows (and no histogram) use the sorted path
+	seed         uint64
+	edges        [][]float64
+	prep         *prepared // node values (LeafValue), shared with the graph learner
+	maxDepth     int
+	minLeaf      int
+	minWF        float64 // Options.MinWeightFractionLeaf
+	minSplit     int
 
 	// Per worker, reused across trees.
 	tree   int

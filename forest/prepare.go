@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/gotrain/gotrain/data"
@@ -68,7 +70,7 @@ func prepare(d *data.Dataset, opt Options) (*prepared, error) {
 	}
 	var binner *Binner
 	if d.X == nil {
-		binner, pr.Codes, err = binColumns(d, opt.Bins, pr.W)
+		binner, pr.Codes, pr.CodesByColumn, err = binColumns(d, opt.Bins, pr.W, opt.Threads)
 	} else {
 		binner, pr.Codes, err = binMatrix(d, opt, pr.W)
 	}
@@ -126,54 +128,116 @@ func binMatrix(d *data.Dataset, opt Options, w []int64) (*Binner, []uint8, error
 
 // binColumns bins the features of d read from d.Source one column at a
 // time, into the same Binner and codes as binMatrix gives for the same
-// data in d.X: memory holds the codes and one column of values (twice,
-// for the quantiles' sort), never the whole feature matrix. It fills
-// d.Categories as it reads the categorical columns.
-func binColumns(d *data.Dataset, maxBins int, w []int64) (*Binner, []uint8, error) {
+// data in d.X: memory holds the codes and a column of values per thread
+// (twice, for the quantiles' sort), never the whole feature matrix. The
+// columns are read in order on the calling goroutine and binned on up to
+// threads goroutines, each into its own column of the column-major codes
+// (returned too: the native learner's rows path reads them). It fills
+// d.Categories as it reads the categorical columns. Errors are those the
+// columns give in column order.
+func binColumns(d *data.Dataset, maxBins int, w []int64, threads int) (bn *Binner, codes, byColumn []uint8, err error) {
 	if maxBins < 2 || maxBins > 256 {
-		return nil, nil, fmt.Errorf("forest: bins = %d, want 2..256", maxBins)
+		return nil, nil, nil, fmt.Errorf("forest: bins = %d, want 2..256", maxBins)
 	}
 	n, p := d.Rows, d.Cols
-	bn := &Binner{Edges: make([][]float64, p)}
-	codes := make([]uint8, n*p)
-	var cb columnBinner
-	var col []float64
-	for j := 0; j < p; j++ {
-		vals, dict, err := d.Source.ReadColumn(j, col)
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(vals) != n {
-			return nil, nil, fmt.Errorf("forest: %s: feature column %d has %d values, want %d", d.Name, j+1, len(vals), n)
-		}
-		col = vals
-		if dict != nil {
-			if bn.Categories == nil {
-				bn.Categories = make([][]string, p)
-				d.Categories = make([][]string, p)
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	threads = max(1, min(threads, p))
+	bn = &Binner{Edges: make([][]float64, p), keys: make([][]uint64, p)}
+	byColumn = make([]uint8, n*p)
+	dicts := make([][]string, p)
+	errs := make([]error, p)
+	type column struct {
+		j    int
+		vals []float64
+	}
+	jobs := make(chan column)
+	free := make(chan []float64, threads+1) // value buffers
+	for range threads + 1 {
+		free <- nil
+	}
+	var wg sync.WaitGroup
+	for range threads {
+		wg.Go(func() {
+			var cb columnBinner
+			for c := range jobs {
+				errs[c.j] = binColumn(d, bn, dicts[c.j], &cb, c.j, c.vals, w, maxBins, byColumn[c.j*n:(c.j+1)*n])
+				free <- c.vals
 			}
-			bn.Categories[j], d.Categories[j] = dict, dict
-			if err := checkCategoryColumn(d, j, vals, 1, dict); err != nil {
-				return nil, nil, err
-			}
-			bn.Edges[j] = categoryEdges(len(dict))
-		} else if bn.Edges[j], err = cb.edges(vals, 1, n, j, w, maxBins); err != nil {
-			return nil, nil, err
-		}
-		if bn.keys == nil {
-			bn.keys = make([][]uint64, p)
-		}
-		bn.keys[j] = edgeKeys(bn.Edges[j]) // Code's search keys (Binner.prepare)
-		var last float64 = math.NaN()
-		var code uint8
-		for i, v := range vals {
-			if v != last { // also true for NaN, which Code handles
-				last, code = v, bn.Code(j, v)
-			}
-			codes[i*p+j] = code
+		})
+	}
+	var readErr error
+	for j := 0; j < p && readErr == nil; j++ {
+		vals, dict, err := d.Source.ReadColumn(j, <-free)
+		switch {
+		case err != nil:
+			readErr = err
+		case len(vals) != n:
+			readErr = fmt.Errorf("forest: %s: feature column %d has %d values, want %d", d.Name, j+1, len(vals), n)
+		default:
+			dicts[j] = dict
+			jobs <- column{j, vals}
 		}
 	}
-	return bn, codes, nil
+	close(jobs)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if readErr != nil {
+		return nil, nil, nil, readErr
+	}
+	for _, dict := range dicts {
+		if dict != nil {
+			bn.Categories, d.Categories = dicts, dicts
+			break
+		}
+	}
+	return bn, rowMajor(byColumn, n, p, threads), byColumn, nil
+}
+
+// binColumn sets feature j's edges and search keys in bn from its values
+// vals (a categorical feature's when dict is not nil) and writes their
+// codes to dst. It touches nothing of bn but feature j's entries.
+func binColumn(d *data.Dataset, bn *Binner, dict []string, cb *columnBinner, j int, vals []float64, w []int64, maxBins int, dst []uint8) error {
+	if dict != nil {
+		if err := checkCategoryColumn(d, j, vals, 1, dict); err != nil {
+			return err
+		}
+		e := categoryEdges(len(dict))
+		bn.Edges[j], bn.keys[j] = e, edgeKeys(e)
+		for i, v := range vals {
+			if math.IsNaN(v) {
+				dst[i] = uint8(len(e) + 1)
+			} else {
+				dst[i] = uint8(v) // checked: an index into dict
+			}
+		}
+		return nil
+	}
+	e, err := cb.edges(vals, 1, len(vals), j, w, maxBins)
+	if err != nil {
+		return err
+	}
+	keys := edgeKeys(e) // Code's search keys (Binner.prepare)
+	bn.Edges[j], bn.keys[j] = e, keys
+	var last float64 = math.NaN()
+	var code uint8
+	for i, v := range vals {
+		if v != last { // also true for NaN
+			last = v
+			if math.IsNaN(v) {
+				code = uint8(len(e) + 1)
+			} else {
+				code = numericCode(e, keys, v)
+			}
+		}
+		dst[i] = code
+	}
+	return nil
 }
 
 // categories returns the category dictionaries of d's features for the

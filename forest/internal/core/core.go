@@ -25,12 +25,12 @@ type Prepared[O, F any] struct {
 	Options O
 	// Rows and Cols are the training set's dimensions.
 	Rows, Cols int
-	// Codes are the bin codes, row-major Rows x Cols. The native learner
-	// may drop them for CodesByColumn once its trees are set to read
-	// only that copy.
+	// Codes are the bin codes, row-major Rows x Cols; nil when the native
+	// learner (forest.Fit) keeps only CodesByColumn.
 	Codes []uint8
-	// CodesByColumn, when not nil, holds the codes column-major (Cols x
-	// Rows) and Codes is nil.
+	// CodesByColumn, when not nil, holds the same codes column-major
+	// (Cols x Rows): binning a column at a time makes them first. Prepare
+	// drops them (the other learners read Codes).
 	CodesByColumn []uint8
 	// Edges are each feature's bin edges (the forest's Binner.Edges): a
 	// split on bin b of feature j has threshold Edges[j][b].
@@ -120,7 +120,11 @@ func Prepare[O, F any](d *data.Dataset, opt O) (*Prepared[O, F], error) {
 	if !ok {
 		return nil, fmt.Errorf("forest/internal/core: no preparation registered for %T (package forest is not initialised)", opt)
 	}
-	return fn(d, opt)
+	pr, err := fn(d, opt)
+	if pr != nil {
+		pr.CodesByColumn = nil
+	}
+	return pr, err
 }
 
 // Node is a node of a tree being grown by a level-wise learner (the level
