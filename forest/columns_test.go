@@ -94,7 +94,7 @@ func TestFitFromColumns(t *testing.T) {
 }
 
 // TestPredictColumns: Train predicts a test set read one column at a time
-// by binning each column (predictColumns) and scores it exactly as the
+// by binning each column (columnCodes, predictCodes) and scores it exactly as the
 // same test set in memory; a categorical forest takes the materialized
 // route, a failed read is the error.
 func TestPredictColumns(t *testing.T) {
@@ -122,11 +122,15 @@ func TestPredictColumns(t *testing.T) {
 			if !reflect.DeepEqual(got.TestMSE, want.TestMSE) || !reflect.DeepEqual(got.TestAccuracy, want.TestAccuracy) {
 				t.Errorf("scores from columns %v %v, in memory %v %v", got.TestMSE, got.TestAccuracy, want.TestMSE, want.TestAccuracy)
 			}
-			pred, ok, err := got.Forest.predictColumns(l)
+			codes, _, ok, err := got.Forest.columnCodes(l)
 			if err != nil || ok != c.columnsPath {
-				t.Fatalf("predictColumns: ok %v, error %v; want ok %v", ok, err, c.columnsPath)
+				t.Fatalf("columnCodes: ok %v, error %v; want ok %v", ok, err, c.columnsPath)
 			}
 			if ok {
+				pred, err := got.Forest.predictCodes(codes, l.Rows)
+				if err != nil {
+					t.Fatal(err)
+				}
 				ref, err := got.Forest.Predict(c.test.X, c.test.Rows)
 				if err != nil {
 					t.Fatal(err)

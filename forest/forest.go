@@ -36,7 +36,7 @@ type Forest struct {
 	// Options.KeepLeafSamples asks for them (else nil).
 	LeafSamples *LeafSamples
 
-	pred *compiled // the predictor, built by Fit, Load or on first use
+	pred *compiled // the predictor, built by Load or on first use
 }
 
 // Outputs returns the number of values per node: 1 for regression, the number
@@ -153,7 +153,6 @@ func newBuilder(pr *prepared, binner *Binner) *builder {
 	b.edges = binner.Edges
 	b.cat = catFeatures(binner)
 	b.prep = pr
-	b.xb = pr.Codes
 	b.cwords = (p + 63) / 64
 	b.nb, b.off, b.miss, b.entries = pr.NumBins, pr.Offsets, pr.MissCode, pr.Entries
 	// Path choice (costs per node of n rows, k of p features examined, B bins):
@@ -208,6 +207,11 @@ func newBuilder(pr *prepared, binner *Binner) *builder {
 	// (large nodes read it, local blocks gather from it): Fit may drop the
 	// row-major codes (rowsOptional).
 	b.rowsOptional = pathOverride == "" && b.xc != nil && !b.dense && !b.random && b.sortAt == 0 && b.localAt > 0
+	if pr.Codes == nil && !(b.rowsOptional && !opt.KeepLeafSamples) {
+		// Binned by column, and read by row too.
+		pr.Codes = core.RowMajor(pr.CodesByColumn, n, p, opt.Threads)
+	}
+	b.xb = pr.Codes
 	draws := pr.Draws
 	// Packed local Gini scans (scanLocalGini) need every sum of weights
 	// below 2^32 and of rows below 2^31.
@@ -261,24 +265,6 @@ func columnMajor(xb []uint8, n, p, threads int) []uint8 {
 		}
 	})
 	return xc
-}
-
-// rowMajor returns the p x n column-major codes xc transposed, row by row:
-// columnMajor's inverse.
-func rowMajor(xc []uint8, n, p, threads int) []uint8 {
-	xb := make([]uint8, n*p)
-	const block = 64 // rows at a time
-	parallelRows((n+block-1)/block, threads, func(blo, bhi int) {
-		for r0 := blo * block; r0 < min(bhi*block, n); r0 += block {
-			r1 := min(r0+block, n)
-			for j := 0; j < p; j++ {
-				for i, c := range xc[j*n+r0 : j*n+r1] {
-					xb[(r0+i)*p+j] = c
-				}
-			}
-		}
-	})
-	return xb
 }
 
 // classLabels checks that y holds class indices and returns the class names.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/gotrain/gotrain/data"
 )
@@ -342,42 +343,41 @@ func (f *Forest) classes(v []float64, rows int) []float64 {
 	return out
 }
 
-// predictColumns is Predict for a data set read a column at a time
-// (d.X nil, d.Source set), without reading it into a matrix of float64:
-// each feature column is read and binned into every row's codes, one byte
-// a value (MNIST's test set: 8 MB instead of 63). Columns are found as
-// FeatureMatrix finds them. ok is false, and nothing predicted, when a
-// feature is categorical (the forest's or the data's): FeatureMatrix then
-// maps the categories.
-func (f *Forest) predictColumns(d *data.Dataset) (pred []float64, ok bool, err error) {
+// columnCodes bins a data set read a column at a time (d.X nil, d.Source
+// set) for prediction without reading it into a matrix of float64: each
+// feature column is read and binned into every row's codes, one byte a
+// value (MNIST's test set: 8 MB instead of 63), row-major with the
+// predictor's padding column. Columns are found as FeatureMatrix finds
+// them. binning is the time spent binning (the reads excluded). ok is
+// false, and nothing binned, when a feature is categorical (the forest's
+// or the data's): FeatureMatrix then maps the categories.
+func (f *Forest) columnCodes(d *data.Dataset) (codes []uint8, binning time.Duration, ok bool, err error) {
 	if d == nil || d.X != nil || d.Source == nil || f.Binner.HasCategorical() || d.HasCategories() {
-		return nil, false, nil
+		return nil, 0, false, nil
 	}
 	idx, err := f.columns(d)
 	if err != nil {
-		return nil, false, err
+		return nil, 0, false, err
 	}
-	c, err := f.compiledTrees()
-	if err != nil {
-		return nil, false, err
-	}
-	rows, stride := d.Rows, c.stride
+	rows, stride := d.Rows, f.NumFeatures+1
 	if rows < 0 || uint64(rows)*uint64(stride) > math.MaxInt/2 {
-		return nil, false, fmt.Errorf("forest: %w: %d rows of %d features is too many", ErrShape, rows, f.NumFeatures)
+		return nil, 0, false, fmt.Errorf("forest: %w: %d rows of %d features is too many", ErrShape, rows, f.NumFeatures)
 	}
-	codes := make([]uint8, rows*stride+3)
+	f.Binner.prepare()
+	codes = make([]uint8, rows*stride+3) // 3 bytes of slack: leaves
 	var col []float64
 	for k, j := range idx {
 		vals, dict, err := d.Source.ReadColumn(j, col)
 		switch {
 		case err != nil:
-			return nil, false, err
+			return nil, 0, false, err
 		case dict != nil:
-			return nil, false, nil
+			return nil, 0, false, nil
 		case len(vals) != rows:
-			return nil, false, fmt.Errorf("forest: %s: feature column %d has %d values, want %d", d.Name, j+1, len(vals), rows)
+			return nil, 0, false, fmt.Errorf("forest: %s: feature column %d has %d values, want %d", d.Name, j+1, len(vals), rows)
 		}
 		col = vals
+		start := time.Now()
 		last, code := math.NaN(), uint8(0)
 		for i, v := range vals {
 			if v != last { // also true for NaN, which Code handles
@@ -385,16 +385,29 @@ func (f *Forest) predictColumns(d *data.Dataset) (pred []float64, ok bool, err e
 			}
 			codes[i*stride+k] = code
 		}
+		binning += time.Since(start)
 	}
 	for i := range rows {
 		codes[i*stride+stride-1] = 255 // the padding column leaves test
 	}
-	dd := f.Outputs()
+	return codes, binning, true, nil
+}
+
+// predictCodes is Predict for rows binned by columnCodes.
+func (f *Forest) predictCodes(codes []uint8, rows int) ([]float64, error) {
+	c, err := f.compiledTrees()
+	if err != nil {
+		return nil, err
+	}
+	if len(codes) != rows*c.stride+3 {
+		return nil, fmt.Errorf("forest: %w: %d codes for %d rows of %d features", ErrShape, len(codes), rows, f.NumFeatures)
+	}
+	d, stride := f.Outputs(), c.stride
 	v := f.sumLeaves(rows, func(lo, hi int, out []float64) {
 		leaf := make([]int32, hi-lo)
-		c.addLeaves(codes[lo*stride:], hi-lo, dd, leaf, out[lo*dd:hi*dd])
+		c.addLeaves(codes[lo*stride:], hi-lo, d, leaf, out[lo*d:hi*d])
 	})
-	return f.classes(v, rows), true, nil
+	return f.classes(v, rows), nil
 }
 
 // Predict returns one prediction per row: the regression value, or the index

@@ -70,7 +70,7 @@ func prepare(d *data.Dataset, opt Options) (*prepared, error) {
 	}
 	var binner *Binner
 	if d.X == nil {
-		binner, pr.Codes, pr.CodesByColumn, err = binColumns(d, opt.Bins, pr.W, opt.Threads)
+		binner, pr.CodesByColumn, err = binColumns(d, opt.Bins, pr.W, opt.Threads)
 	} else {
 		binner, pr.Codes, err = binMatrix(d, opt, pr.W)
 	}
@@ -131,13 +131,15 @@ func binMatrix(d *data.Dataset, opt Options, w []int64) (*Binner, []uint8, error
 // data in d.X: memory holds the codes and a column of values per thread
 // (twice, for the quantiles' sort), never the whole feature matrix. The
 // columns are read in order on the calling goroutine and binned on up to
-// threads goroutines, each into its own column of the column-major codes
-// (returned too: the native learner's rows path reads them). It fills
+// threads goroutines, each into its own column of the codes, which it
+// returns column-major (Prepared.CodesByColumn: the native learner's rows
+// path reads them so, and makes the row-major ones only if it needs them;
+// core.Prepare makes them for the other learners). It fills
 // d.Categories as it reads the categorical columns. Errors are those the
 // columns give in column order.
-func binColumns(d *data.Dataset, maxBins int, w []int64, threads int) (bn *Binner, codes, byColumn []uint8, err error) {
+func binColumns(d *data.Dataset, maxBins int, w []int64, threads int) (bn *Binner, byColumn []uint8, err error) {
 	if maxBins < 2 || maxBins > 256 {
-		return nil, nil, nil, fmt.Errorf("forest: bins = %d, want 2..256", maxBins)
+		return nil, nil, fmt.Errorf("forest: bins = %d, want 2..256", maxBins)
 	}
 	n, p := d.Rows, d.Cols
 	if threads <= 0 {
@@ -184,11 +186,11 @@ func binColumns(d *data.Dataset, maxBins int, w []int64, threads int) (bn *Binne
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 	}
 	if readErr != nil {
-		return nil, nil, nil, readErr
+		return nil, nil, readErr
 	}
 	for _, dict := range dicts {
 		if dict != nil {
@@ -196,7 +198,7 @@ func binColumns(d *data.Dataset, maxBins int, w []int64, threads int) (bn *Binne
 			break
 		}
 	}
-	return bn, rowMajor(byColumn, n, p, threads), byColumn, nil
+	return bn, byColumn, nil
 }
 
 // binColumn sets feature j's edges and search keys in bn from its values

@@ -13,6 +13,8 @@ package core
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 
 	"github.com/gotrain/gotrain/data"
 )
@@ -25,12 +27,14 @@ type Prepared[O, F any] struct {
 	Options O
 	// Rows and Cols are the training set's dimensions.
 	Rows, Cols int
-	// Codes are the bin codes, row-major Rows x Cols; nil when the native
-	// learner (forest.Fit) keeps only CodesByColumn.
+	// Codes are the bin codes, row-major Rows x Cols; nil when only
+	// CodesByColumn holds them (a data set binned a column at a time, for
+	// the native learner, which makes these only if it reads by row).
+	// Prepare always gives them.
 	Codes []uint8
-	// CodesByColumn, when not nil, holds the same codes column-major
-	// (Cols x Rows): binning a column at a time makes them first. Prepare
-	// drops them (the other learners read Codes).
+	// CodesByColumn, when not nil, holds the codes column-major (Cols x
+	// Rows), the way binning a column at a time makes them. Prepare drops
+	// them (the other learners read Codes).
 	CodesByColumn []uint8
 	// Edges are each feature's bin edges (the forest's Binner.Edges): a
 	// split on bin b of feature j has threshold Edges[j][b].
@@ -121,10 +125,41 @@ func Prepare[O, F any](d *data.Dataset, opt O) (*Prepared[O, F], error) {
 		return nil, fmt.Errorf("forest/internal/core: no preparation registered for %T (package forest is not initialised)", opt)
 	}
 	pr, err := fn(d, opt)
-	if pr != nil {
+	if pr != nil && pr.CodesByColumn != nil {
+		if pr.Codes == nil {
+			pr.Codes = RowMajor(pr.CodesByColumn, pr.Rows, pr.Cols, 0)
+		}
 		pr.CodesByColumn = nil
 	}
 	return pr, err
+}
+
+// RowMajor returns the codes xc, column-major (p columns of n rows),
+// transposed to row-major (n rows of p), on up to threads goroutines (0:
+// one per CPU).
+func RowMajor(xc []uint8, n, p, threads int) []uint8 {
+	xb := make([]uint8, n*p)
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	const block = 64 // rows at a time: their p codes stay in cache
+	blocks := (n + block - 1) / block
+	threads = max(1, min(threads, blocks))
+	var wg sync.WaitGroup
+	for w := range threads {
+		wg.Go(func() {
+			for k := w; k < blocks; k += threads {
+				r0, r1 := k*block, min(k*block+block, n)
+				for j := 0; j < p; j++ {
+					for i, c := range xc[j*n+r0 : j*n+r1] {
+						xb[(r0+i)*p+j] = c
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return xb
 }
 
 // Node is a node of a tree being grown by a level-wise learner (the level
