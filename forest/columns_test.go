@@ -11,6 +11,7 @@ import (
 	"weak"
 
 	"github.com/gotrain/gotrain/data"
+	"github.com/gotrain/gotrain/forest/internal/core"
 )
 
 // memColumns is a data.ColumnSource over a data set in memory.
@@ -192,5 +193,25 @@ func TestTrainLetsTheDataGo(t *testing.T) {
 		if fits != repeats || !freed || r.TrainRows != 600 {
 			t.Errorf("repeats %d: %d fits, training set freed after the last: %v, %d rows", repeats, fits, freed, r.TrainRows)
 		}
+	}
+}
+
+// TestPrepareGivesRowCodes: a data set binned a column at a time gives
+// the other learners (core.Prepare) the row-major codes of the same data
+// in memory, and no column-major copy.
+func TestPrepareGivesRowCodes(t *testing.T) {
+	d := withNaNs(loadEmbedded(t, "digits"), 3)
+	opt := Options{Task: Classification, Trees: 2, Threads: 3}
+	want, err := core.Prepare[Options, *Forest](d, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _ := lazy(d)
+	got, err := core.Prepare[Options, *Forest](l, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Codes, want.Codes) || got.CodesByColumn != nil || len(want.Codes) != d.Rows*d.Cols {
+		t.Errorf("codes from columns differ from those in memory (%d and %d codes), or a column-major copy is left (%d)", len(got.Codes), len(want.Codes), len(got.CodesByColumn))
 	}
 }
