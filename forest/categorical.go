@@ -54,9 +54,12 @@ func (s *CategorySet) add(c uint8) { s[c>>6] |= 1 << (c & 63) }
 // left with: codes 0..bin, and the missing code mc when ml.
 func numericSet(bin uint8, ml bool, mc uint8) CategorySet {
 	var s CategorySet
-	for c := 0; c <= int(bin); c++ {
-		s.add(uint8(c))
+	// Whole words below bin's, then bin's word up to bin.
+	w := int(bin >> 6)
+	for k := range w {
+		s[k] = ^uint64(0)
 	}
+	s[w] = ^uint64(0) >> (63 - bin&63)
 	if ml {
 		s.add(mc)
 	}

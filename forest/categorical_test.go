@@ -784,3 +784,20 @@ func fitsAgree(t *testing.T, d *data.Dataset, opt Options, set func(on bool)) bo
 	}
 	return bytes.Equal(files[0], files[1])
 }
+
+// TestNumericSet checks numericSet's words against its definition: codes
+// 0..bin, and the missing code when the split sends it left.
+func TestNumericSet(t *testing.T) {
+	for bin := 0; bin < 256; bin++ {
+		for _, ml := range []bool{false, true} {
+			mc := uint8(255 - bin%7)
+			got := numericSet(uint8(bin), ml, mc)
+			for c := 0; c < 256; c++ {
+				want := c <= bin || (ml && c == int(mc))
+				if got.Has(uint8(c)) != want {
+					t.Fatalf("bin %d, missing left %v: code %d in the set %v, want %v", bin, ml, c, got.Has(uint8(c)), want)
+				}
+			}
+		}
+	}
+}
