@@ -350,8 +350,16 @@ func (f *Forest) computeOOB(codes rowCodes, y []float64, inbag [][]uint64, cls [
 	cnt := make([]int32, n)
 	// Blocks of 64 rows, so that a small data set uses every thread too;
 	// each row's sum is still added in tree order.
+	var bufs sync.Pool // blocks of rows transposed from column-major codes
 	parallelBlocks(n, f.Options.Threads, 64, func(lo, hi int) {
-		block := codes.rows(lo, hi, nil)
+		var block []uint8
+		if codes.xb == nil {
+			buf, _ := bufs.Get().([]uint8)
+			block = codes.rows(lo, hi, buf)
+			defer bufs.Put(block[:0])
+		} else {
+			block = codes.rows(lo, hi, nil)
+		}
 		for t := range f.Trees {
 			tr := &f.Trees[t]
 			mask := inbag[t]
