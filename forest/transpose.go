@@ -1,6 +1,10 @@
 package forest
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/gotrain/gotrain/forest/internal/core"
+)
 
 // transpose8 transposes the 8x8 matrix of bytes whose row i is a[i] (byte k
 // of a[i], little-endian, is column k): afterwards byte i of a[k] is the
@@ -147,10 +151,6 @@ func (c rowCodes) rows(lo, hi int, buf []uint8) []uint8 {
 		buf = make([]uint8, m*c.p)
 	}
 	buf = buf[:m*c.p]
-	for j := range c.p {
-		for i, v := range c.xc[j*c.n+lo : j*c.n+hi] {
-			buf[i*c.p+j] = v
-		}
-	}
+	core.RowsOf(buf, c.xc, c.n, c.p, lo, hi)
 	return buf
 }

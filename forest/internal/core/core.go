@@ -150,16 +150,22 @@ func RowMajor(xc []uint8, n, p, threads int) []uint8 {
 		wg.Go(func() {
 			for k := w; k < blocks; k += threads {
 				r0, r1 := k*block, min(k*block+block, n)
-				for j := 0; j < p; j++ {
-					for i, c := range xc[j*n+r0 : j*n+r1] {
-						xb[(r0+i)*p+j] = c
-					}
-				}
+				RowsOf(xb[r0*p:r1*p], xc, n, p, r0, r1)
 			}
 		})
 	}
 	wg.Wait()
 	return xb
+}
+
+// RowsOf writes rows [lo,hi) of the codes xc, column-major (p columns of
+// n rows), into dst row-major ((hi-lo)·p codes).
+func RowsOf(dst, xc []uint8, n, p, lo, hi int) {
+	for j := 0; j < p; j++ {
+		for i, c := range xc[j*n+lo : j*n+hi] {
+			dst[i*p+j] = c
+		}
+	}
 }
 
 // Node is a node of a tree being grown by a level-wise learner (the level
