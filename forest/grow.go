@@ -1252,6 +1252,9 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 		defer func() { b.cstride = 0 }()
 	}
 	cat := b.cat
+	if buf >= 0 && hi-lo == 2 && hist == nil && b.pairShortcut() {
+		order = b.scanPair(lo, buf, tot, order, sorted, limit, &best)
+	}
 	for i, kj := range order {
 		if examined >= b.k {
 			break
@@ -1292,6 +1295,53 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 		best.missingLeft = 2*best.left[1] >= tot[1]
 	}
 	return best
+}
+
+// pairShortcut tells whether scanPair may stand in for the scans of a
+// sorted node of two rows: squared error, numeric features only, the best
+// splitter, and every boundary valid (min_samples_leaf 1, no least weight).
+func (b *builder) pairShortcut() bool {
+	return b.cls == nil && b.cat == nil && !b.random && b.minLeaf == 1 && b.minW == 0
+}
+
+// scanPair is findSplit's search of a sorted node of two rows (half of the
+// scans of a fully grown regression tree). Every feature that separates
+// the two rows (two codes, neither missing) splits them the same way, one
+// row on each side, so every such feature scores the same: the score is
+// sl²·(1/wl) + sr²·(1/wr) with the two rows' sums in either order, and a
+// float64 sum does not depend on the order of its terms. The tie then goes
+// to the lowest feature (core.Better), so among the features findSplit
+// would examine (the first b.k that separate the rows, in the node's
+// order) only the lowest is scanned, by scanSorted, which sets best as the
+// full search would. It returns the order left to
+// findSplit's loop: none. (The features that do not separate the rows
+// are not marked constant: the node's children, of one row each, are
+// leaves.)
+func (b *builder) scanPair(lo, buf int, tot []int64, order []uint64, sorted int, limit uint64, best *split) []uint64 {
+	examined, low := 0, -1
+	for i, kj := range order {
+		if examined >= b.k {
+			break
+		}
+		if i == sorted {
+			sorted, limit = nextBand(order, sorted, limit)
+			kj = order[i]
+		}
+		j := int(kj & 0xFFFF)
+		o := j*b.scap + lo - b.sbase
+		c0, c1 := b.scode[buf][o], b.scode[buf][o+1] // sorted: c0 <= c1
+		if c0 == c1 || c1 == b.miss[j] {
+			continue
+		}
+		examined++
+		if low < 0 || j < low {
+			low = j
+		}
+	}
+	if low >= 0 {
+		b.scanSorted(low, lo, lo+2, buf, tot, best)
+	}
+	return nil
 }
 
 // hasMissing tells whether any of the node's rows misses feature j.
