@@ -1252,8 +1252,12 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 		defer func() { b.cstride = 0 }()
 	}
 	cat := b.cat
-	if buf >= 0 && hi-lo == 2 && hist == nil && b.pairShortcut() {
-		order = b.scanPair(lo, buf, tot, order, sorted, limit, &best)
+	if buf >= 0 && hist == nil && hi-lo <= 3 && b.pairShortcut() {
+		if hi-lo == 2 {
+			order = b.scanPair(lo, buf, tot, order, sorted, limit, &best)
+		} else {
+			order = b.scanTriple(lo, buf, tot, order, sorted, limit, &best)
+		}
 	}
 	for i, kj := range order {
 		if examined >= b.k {
@@ -1340,6 +1344,78 @@ func (b *builder) scanPair(lo, buf int, tot []int64, order []uint64, sorted int,
 	}
 	if low >= 0 {
 		b.scanSorted(low, lo, lo+2, buf, tot, best)
+	}
+	return nil
+}
+
+// scanTriple is scanPair's counterpart for a sorted node of three rows.
+// A boundary of such a node puts one row on one side and the other two on
+// the other, so its score is that of the lone row x: the same expression
+// as scanSortedRegression's, s_x²·(1/w_x) + (ts−s_x)²·(1/(tw−w_x)) with
+// its terms in either order (the two rows' sums and weights are exact
+// integers whichever way they are added). The three scores are computed
+// once; each feature's boundaries (after its first code, lone row first;
+// before its last, lone row last) are compared with core.Better's rule
+// on these scores, and only the winner is scanned, by scanSorted, to set
+// best as the full search would. A feature with a missing value among
+// the node's rows (the learned default needs the full scan) leaves the
+// node to findSplit's loop: the order is returned whole and best untouched.
+func (b *builder) scanTriple(lo, buf int, tot []int64, order []uint64, sorted int, limit uint64, best *split) []uint64 {
+	full := order
+	tw, ts := tot[1], tot[2]
+	ents := b.ent[buf][lo-b.sbase : lo-b.sbase+3] // any feature's list holds the three rows
+	var rows [3]int32
+	var score [3]float64
+	for q, e := range ents {
+		rows[q] = e
+		fl, fr := float64(b.lwy[e]), float64(ts-b.lwy[e])
+		score[q] = float64(float64(fl*fl)*recip(b.rec, b.lw[e])) + float64(float64(fr*fr)*recip(b.rec, tw-b.lw[e]))
+	}
+	lone := func(e int32) float64 {
+		if e == rows[0] {
+			return score[0]
+		}
+		if e == rows[1] {
+			return score[1]
+		}
+		return score[2]
+	}
+	var win split
+	examined := 0
+	for i, kj := range order {
+		if examined >= b.k {
+			break
+		}
+		if i == sorted {
+			sorted, limit = nextBand(order, sorted, limit)
+			kj = order[i]
+		}
+		j := int(kj & 0xFFFF)
+		o := j*b.scap + lo - b.sbase
+		c := b.scode[buf][o : o+3 : o+3]
+		if c[2] == b.miss[j] {
+			if c[0] == c[2] {
+				continue // all missing: constant
+			}
+			return full
+		}
+		if c[0] == c[2] {
+			continue
+		}
+		examined++
+		if c[0] != c[1] {
+			if sc := lone(b.ent[buf][o]); better(&win, sc, j, int(c[0]), false) {
+				win.ok, win.score, win.feature, win.bin = true, sc, j, int(c[0])
+			}
+		}
+		if c[1] != c[2] {
+			if sc := lone(b.ent[buf][o+2]); better(&win, sc, j, int(c[1]), false) {
+				win.ok, win.score, win.feature, win.bin = true, sc, j, int(c[1])
+			}
+		}
+	}
+	if win.ok {
+		b.scanSorted(win.feature, lo, lo+3, buf, tot, best)
 	}
 	return nil
 }
