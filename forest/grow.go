@@ -1252,10 +1252,11 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 		defer func() { b.cstride = 0 }()
 	}
 	cat := b.cat
-	if buf >= 0 && hist == nil && hi-lo <= 3 && b.pairShortcut() {
-		if hi-lo == 2 {
+	if hist == nil && hi-lo <= 3 && b.pairShortcut() {
+		switch {
+		case hi-lo == 2 && (buf >= 0 || b.local):
 			order = b.scanPair(lo, buf, tot, order, sorted, limit, &best)
-		} else {
+		case hi-lo == 3 && buf >= 0 && b.cls == nil:
 			order = b.scanTriple(lo, buf, tot, order, sorted, limit, &best)
 		}
 	}
@@ -1301,26 +1302,29 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 	return best
 }
 
-// pairShortcut tells whether scanPair may stand in for the scans of a
-// sorted node of two rows: squared error, numeric features only, the best
+// pairShortcut tells whether scanPair and scanTriple may stand in for the
+// scans of a node of two or three rows: numeric features only, the best
 // splitter, and every boundary valid (min_samples_leaf 1, no least weight).
 func (b *builder) pairShortcut() bool {
-	return b.cls == nil && b.cat == nil && !b.random && b.minLeaf == 1 && b.minW == 0
+	return b.cat == nil && !b.random && b.minLeaf == 1 && b.minW == 0
 }
 
-// scanPair is findSplit's search of a sorted node of two rows (half of the
-// scans of a fully grown regression tree). Every feature that separates
-// the two rows (two codes, neither missing) splits them the same way, one
-// row on each side, so every such feature scores the same: the score is
-// sl²·(1/wl) + sr²·(1/wr) with the two rows' sums in either order, and a
-// float64 sum does not depend on the order of its terms. The tie then goes
-// to the lowest feature (core.Better), so among the features findSplit
-// would examine (the first b.k that separate the rows, in the node's
-// order) only the lowest is scanned, by scanSorted, which sets best as the
-// full search would. It returns the order left to
-// findSplit's loop: none. (The features that do not separate the rows
-// are not marked constant: the node's children, of one row each, are
-// leaves.)
+// scanPair is findSplit's search of a node of two rows, on the sorted path
+// or in a local block (in fully grown trees a third to an eighth of the
+// scans). Every feature that separates the two rows (two codes, neither
+// missing) splits them the same way, one row on each side, so every such
+// feature scores the same bits: each criterion's score is a term of the
+// left side's totals plus the same term of the right side's (boundary;
+// scanPackedGini's right term is an exact integer sum of squares, and
+// squared error's sl²·(1/wl) + sr²·(1/wr)), the two terms swap places
+// from one feature to another, and a float64 sum does not depend on the
+// order of its terms. The tie then goes to the lowest feature
+// (core.Better), so among the features findSplit would examine (the first
+// b.k that separate the rows, in the node's order) only the lowest is
+// scanned, by scanSorted or scanRows, which set best as the full search
+// would. It returns the order left to findSplit's loop: none. The
+// features that do not separate the rows are not marked constant: the
+// node's children, of one row each, are leaves.
 func (b *builder) scanPair(lo, buf int, tot []int64, order []uint64, sorted int, limit uint64, best *split) []uint64 {
 	examined, low := 0, -1
 	for i, kj := range order {
@@ -1332,9 +1336,18 @@ func (b *builder) scanPair(lo, buf int, tot []int64, order []uint64, sorted int,
 			kj = order[i]
 		}
 		j := int(kj & 0xFFFF)
-		o := j*b.scap + lo - b.sbase
-		c0, c1 := b.scode[buf][o], b.scode[buf][o+1] // sorted: c0 <= c1
+		var c0, c1 uint8
+		if buf >= 0 {
+			o := j*b.scap + lo - b.sbase
+			c0, c1 = b.scode[buf][o], b.scode[buf][o+1] // sorted: c0 <= c1
+		} else {
+			col, rows := b.loc[j*b.lsize:(j+1)*b.lsize], b.lrows[lo-b.lbase:lo-b.lbase+2]
+			c0, c1 = min(col[rows[0]], col[rows[1]]), max(col[rows[0]], col[rows[1]])
+		}
 		if c0 == c1 || c1 == b.miss[j] {
+			// One code, or one real code and the missing one (which is
+			// above every real code): every scan finds the feature
+			// constant.
 			continue
 		}
 		examined++
@@ -1342,8 +1355,12 @@ func (b *builder) scanPair(lo, buf int, tot []int64, order []uint64, sorted int,
 			low = j
 		}
 	}
-	if low >= 0 {
+	switch {
+	case low < 0:
+	case buf >= 0:
 		b.scanSorted(low, lo, lo+2, buf, tot, best)
+	default:
+		b.scanRows(low, lo, lo+2, tot, best)
 	}
 	return nil
 }
