@@ -140,23 +140,23 @@ func (b *builder) gatherCats(j, lo, hi, buf int, hist []int64) (present Category
 	switch {
 	case buf >= 0:
 		off := j*b.scap + lo - b.sbase
-		sc := b.scode[buf][off : off+hi-lo]
-		ents := b.ent[buf][off : off+hi-lo]
-		if sc[0] == sc[len(sc)-1] { // sorted by code: one code
+		ents := b.sent[buf][off : off+hi-lo]
+		first, lastCode := entCode(ents[0]), entCode(ents[len(ents)-1])
+		if first == lastCode { // sorted by code: one code
 			b.catCodes = codes
 			return present
 		}
 		// Runs of one code, summed in registers and stored at the run's
 		// end (regression), or counted into the run's entry (classes).
 		lw, lwy := b.lw, b.lwy
-		prev := sc[0]
+		prev := first
 		if b.cls == nil && stride == 3 {
 			// A histogram of the codes, without a branch on them (they
 			// change about every row in small nodes), then its present
 			// codes in increasing order.
 			h := b.fh[:(nbj+1)*3] // all zero between calls
-			for i, e := range ents {
-				c := int(sc[i])
+			for _, v := range ents {
+				c, e := int(entCode(v)), entRow(v)
 				t := h[c*3 : c*3+3 : c*3+3]
 				t[0]++
 				t[1] += lw[e]
@@ -165,7 +165,7 @@ func (b *builder) gatherCats(j, lo, hi, buf int, hist []int64) (present Category
 			// The ordering's keys too (catOrder's, for regression).
 			num, den, keys := b.catNum, b.catDen, b.catKeys
 			fast := true
-			for c := int(sc[0]); c <= int(sc[len(sc)-1]); c++ {
+			for c := int(first); c <= int(lastCode); c++ {
 				t := h[c*3 : c*3+3 : c*3+3]
 				if t[0] != 0 {
 					i := len(codes)
@@ -184,13 +184,14 @@ func (b *builder) gatherCats(j, lo, hi, buf int, hist []int64) (present Category
 			at := 0
 			st = append(st, make([]int64, stride)...)
 			codes = append(codes, prev)
-			for i, e := range ents {
-				if c := sc[i]; c != prev {
+			for _, v := range ents {
+				if c := entCode(v); c != prev {
 					codes = append(codes, c)
 					at = len(st)
 					st = append(st, make([]int64, stride)...)
 					prev = c
 				}
+				e := entRow(v)
 				w := lw[e]
 				st[at]++
 				st[at+1] += w
@@ -639,21 +640,21 @@ var tinyRows = tinyNode
 // stack: the same orderings, cuts, scores, ties and learned default.
 func (b *builder) scanTinyRegression(j, lo, hi, buf int, tot []int64, best *split) bool {
 	off := j*b.scap + lo - b.sbase
-	sc := b.scode[buf][off : off+hi-lo]
-	ents := b.ent[buf][off : off+hi-lo]
-	if sc[0] == sc[len(sc)-1] { // sorted by code: one code
+	ents := b.sent[buf][off : off+hi-lo]
+	if entCode(ents[0]) == entCode(ents[len(ents)-1]) { // sorted by code: one code
 		return false
 	}
 	var cn, cw, cs [tinyNode]int64
 	var cc [tinyNode]uint8
 	lw, lwy := b.lw, b.lwy
-	m, prev := 0, sc[0]
+	m, prev := 0, entCode(ents[0])
 	cc[0] = prev
-	for i, e := range ents {
-		if c := sc[i]; c != prev {
+	for _, v := range ents {
+		if c := entCode(v); c != prev {
 			m++
 			cc[m], prev = c, c
 		}
+		e := entRow(v)
 		cn[m]++
 		cw[m] += lw[e]
 		cs[m] += lwy[e]

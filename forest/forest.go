@@ -181,6 +181,8 @@ func newBuilder(pr *prepared, binner *Binner) *builder {
 	case "sorted":
 		b.dense, b.sortAt = false, 1<<30
 	}
+	// A sorted list's entry holds a local row in entRowBits bits.
+	b.sortAt = min(b.sortAt, 1<<entRowBits)
 	if opt.Splitter == Random {
 		// The random splitter reads codes the way the rows path does and
 		// keeps no histograms (scanRandom), whatever the path override.

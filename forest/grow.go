@@ -96,12 +96,11 @@ type builder struct {
 	// lists hold 4-byte indices and its weights fit in the CPU's cache.
 	sbase  int
 	scap   int
-	ent    [2][]int32 // local row indices, in two buffers that partitions alternate between
-	scode  [2][]uint8 // their codes
-	lw     []int64    // weight of each local row
-	lwy    []int64    // weighted fixed-point target (regression) or class of each local row
-	mark   []uint8    // per local row: 1 when it goes left in the current partition
-	rec    []float64  // rec[w] = 1/w
+	sent   [2][]uint32 // each feature's list of entries (entRow, entCode), in two buffers that partitions alternate between
+	lw     []int64     // weight of each local row
+	lwy    []int64     // weighted fixed-point target (regression) or class of each local row
+	mark   []uint8     // per local row: 1 when it goes left in the current partition
+	rec    []float64   // rec[w] = 1/w
 	bucket []int32
 	nodes  []bnode
 	values []float64
@@ -206,9 +205,8 @@ func newWorker(b *builder) *builder {
 		w.locY = make([]int64, m)
 	}
 	w.scap = min(b.n, max(b.sortAt, 1))
-	for k := range w.ent {
-		w.ent[k] = make([]int32, w.scap*b.p)
-		w.scode[k] = make([]uint8, w.scap*b.p)
+	for k := range w.sent {
+		w.sent[k] = make([]uint32, w.scap*b.p)
 	}
 	w.lw = make([]int64, w.scap)
 	w.lwy = make([]int64, w.scap)
@@ -1015,25 +1013,40 @@ func (b *builder) scanHist(j int, h, tot []int64, best *split) bool {
 	return true
 }
 
+// A sorted list's entry (builder.sent) holds a local row in its low
+// entRowBits bits and the row's code above them, so that a partition moves
+// one word an entry and a scan reads one. Sorted subtrees have at most
+// 1<<entRowBits rows (newBuilder caps sortAt).
+const (
+	entRowBits = 24
+	entRowMask = 1<<entRowBits - 1
+)
+
+// entRow is the local row of a sorted list's entry.
+func entRow(v uint32) int32 { return int32(v & entRowMask) }
+
+// entCode is the code of a sorted list's entry.
+func entCode(v uint32) uint8 { return uint8(v >> entRowBits) }
+
 // scanSorted evaluates feature j from the node's rows sorted by code.
 // It returns false when the feature is constant in the node.
 func (b *builder) scanSorted(j, lo, hi, buf int, tot []int64, best *split) bool {
 	off := j*b.scap + lo - b.sbase
-	ents := b.ent[buf][off : off+hi-lo]
-	codes := b.scode[buf][off : off+hi-lo]
+	ents := b.sent[buf][off : off+hi-lo]
 	mc := b.miss[j]
 	// Missing rows sort last.
-	end := len(codes)
-	for end > 0 && codes[end-1] == mc {
+	end := len(ents)
+	for end > 0 && entCode(ents[end-1]) == mc {
 		end--
 	}
-	if end == 0 || codes[0] == codes[end-1] {
+	if end == 0 || entCode(ents[0]) == entCode(ents[end-1]) {
 		return false
 	}
 	m := b.scr.miss
 	clear(m)
 	lw, lwy := b.lw, b.lwy
-	for _, e := range ents[end:] {
+	for _, v := range ents[end:] {
+		e := entRow(v)
 		m[0]++
 		m[1] += lw[e]
 		if b.cls != nil {
@@ -1043,17 +1056,18 @@ func (b *builder) scanSorted(j, lo, hi, buf int, tot []int64, best *split) bool 
 		}
 	}
 	if b.cls == nil {
-		b.scanSortedRegression(j, ents[:end], codes[:end], m, tot, best)
+		b.scanSortedRegression(j, ents[:end], m, tot, best)
 		return true
 	}
 	left := b.scr.left
 	clear(left)
-	prev := codes[0]
-	for i, e := range ents[:end] {
-		if c := codes[i]; c != prev {
+	prev := entCode(ents[0])
+	for _, v := range ents[:end] {
+		if c := entCode(v); c != prev {
 			b.boundary(j, int(prev), left, m, tot, best)
 			prev = c
 		}
+		e := entRow(v)
 		left[0]++
 		left[1] += lw[e]
 		left[2+lwy[e]] += lw[e]
@@ -1081,10 +1095,9 @@ func regressionScoreRec(s, w, ts, tw int64, rec []float64) float64 {
 
 // scanSortedRegression is scanSorted's loop for squared error, with the
 // candidate scores of boundary inlined.
-func (b *builder) scanSortedRegression(j int, ents []int32, codes []uint8, m, tot []int64, best *split) {
+func (b *builder) scanSortedRegression(j int, ents []uint32, m, tot []int64, best *split) {
 	tw, ts := tot[1], tot[2]
 	lw, lwy, rec := b.lw, b.lwy, b.rec
-	codes = codes[:len(ents)]
 	if m[0] == 0 && b.minLeaf == 1 && b.minW == 0 {
 		// The common case: no missing value and every boundary valid. The
 		// best score stays in a register; better() settles ties.
@@ -1098,14 +1111,15 @@ func (b *builder) scanSortedRegression(j int, ents []int32, codes []uint8, m, to
 		// changes about every other row in small nodes.
 		var nl, wl, sl int64
 		last := len(ents) - 1
-		for i, e := range ents[:last] {
+		for i, v := range ents[:last] {
+			e := v & entRowMask
 			nl++
 			wl += lw[e]
 			sl += lwy[e]
 			fl, fr := float64(sl), float64(ts-sl)
 			score := float64(float64(fl*fl)*recip(rec, wl)) + float64(float64(fr*fr)*recip(rec, tw-wl))
-			if score >= bestScore && codes[i+1] != codes[i] && better(best, score, j, int(codes[i]), false) {
-				best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, int(codes[i]), false
+			if score >= bestScore && (ents[i+1]^v)>>entRowBits != 0 && better(best, score, j, int(entCode(v)), false) {
+				best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, int(entCode(v)), false
 				best.left[0], best.left[1], best.left[2] = nl, wl, sl
 				bestScore = score
 			}
@@ -1116,7 +1130,7 @@ func (b *builder) scanSortedRegression(j int, ents []int32, codes []uint8, m, to
 	tn := tot[0]
 	mn, mw, ms := m[0], m[1], m[2]
 	var nl, wl, sl int64
-	prev := codes[0]
+	prev := entCode(ents[0])
 	consider := func(n, w, s int64, ml bool) {
 		if n < minLeaf || tn-n < minLeaf || w < b.minW || tw-w < b.minW {
 			return
@@ -1130,14 +1144,15 @@ func (b *builder) scanSortedRegression(j int, ents []int32, codes []uint8, m, to
 			best.left[0], best.left[1], best.left[2] = n, w, s
 		}
 	}
-	for i, e := range ents {
-		if c := codes[i]; c != prev {
+	for _, v := range ents {
+		if c := entCode(v); c != prev {
 			consider(nl, wl, sl, false)
 			if mn > 0 {
 				consider(nl+mn, wl+mw, sl+ms, true)
 			}
 			prev = c
 		}
+		e := entRow(v)
 		nl++
 		wl += lw[e]
 		sl += lwy[e]
@@ -1339,7 +1354,7 @@ func (b *builder) scanPair(lo, buf int, tot []int64, order []uint64, sorted int,
 		var c0, c1 uint8
 		if buf >= 0 {
 			o := j*b.scap + lo - b.sbase
-			c0, c1 = b.scode[buf][o], b.scode[buf][o+1] // sorted: c0 <= c1
+			c0, c1 = entCode(b.sent[buf][o]), entCode(b.sent[buf][o+1]) // sorted: c0 <= c1
 		} else {
 			col, rows := b.loc[j*b.lsize:(j+1)*b.lsize], b.lrows[lo-b.lbase:lo-b.lbase+2]
 			c0, c1 = min(col[rows[0]], col[rows[1]]), max(col[rows[0]], col[rows[1]])
@@ -1380,10 +1395,11 @@ func (b *builder) scanPair(lo, buf int, tot []int64, order []uint64, sorted int,
 func (b *builder) scanTriple(lo, buf int, tot []int64, order []uint64, sorted int, limit uint64, best *split) []uint64 {
 	full := order
 	tw, ts := tot[1], tot[2]
-	ents := b.ent[buf][lo-b.sbase : lo-b.sbase+3] // any feature's list holds the three rows
+	ents := b.sent[buf][lo-b.sbase : lo-b.sbase+3] // any feature's list holds the three rows
 	var rows [3]int32
 	var score [3]float64
-	for q, e := range ents {
+	for q, v := range ents {
+		e := entRow(v)
 		rows[q] = e
 		fl, fr := float64(b.lwy[e]), float64(ts-b.lwy[e])
 		score[q] = float64(float64(fl*fl)*recip(b.rec, b.lw[e])) + float64(float64(fr*fr)*recip(b.rec, tw-b.lw[e]))
@@ -1409,7 +1425,8 @@ func (b *builder) scanTriple(lo, buf int, tot []int64, order []uint64, sorted in
 		}
 		j := int(kj & 0xFFFF)
 		o := j*b.scap + lo - b.sbase
-		c := b.scode[buf][o : o+3 : o+3]
+		s := b.sent[buf][o : o+3 : o+3]
+		c := [3]uint8{entCode(s[0]), entCode(s[1]), entCode(s[2])}
 		if c[2] == b.miss[j] {
 			if c[0] == c[2] {
 				continue // all missing: constant
@@ -1421,12 +1438,12 @@ func (b *builder) scanTriple(lo, buf int, tot []int64, order []uint64, sorted in
 		}
 		examined++
 		if c[0] != c[1] {
-			if sc := lone(b.ent[buf][o]); better(&win, sc, j, int(c[0]), false) {
+			if sc := lone(entRow(s[0])); better(&win, sc, j, int(c[0]), false) {
 				win.ok, win.score, win.feature, win.bin = true, sc, j, int(c[0])
 			}
 		}
 		if c[1] != c[2] {
-			if sc := lone(b.ent[buf][o+2]); better(&win, sc, j, int(c[1]), false) {
+			if sc := lone(entRow(s[2])); better(&win, sc, j, int(c[1]), false) {
 				win.ok, win.score, win.feature, win.bin = true, sc, j, int(c[1])
 			}
 		}
@@ -1461,7 +1478,7 @@ func (b *builder) hasMissing(hist []int64, lo, hi, buf, j int) bool {
 		}
 		return false
 	}
-	return b.scode[buf][j*b.scap+hi-1-b.sbase] == b.miss[j]
+	return entCode(b.sent[buf][j*b.scap+hi-1-b.sbase]) == b.miss[j]
 }
 
 // sortSegment starts a sorted subtree at rows[lo:hi]: it renumbers the rows
@@ -1487,14 +1504,12 @@ func (b *builder) sortSegment(lo, hi int) {
 		for c := 1; c < len(cnt); c++ {
 			cnt[c] += cnt[c-1]
 		}
-		ents := b.ent[0][j*b.scap : j*b.scap+len(rows)]
-		codes := b.scode[0][j*b.scap : j*b.scap+len(rows)]
+		ents := b.sent[0][j*b.scap : j*b.scap+len(rows)]
 		for i, r := range rows {
 			c := xb[int(r)*p+j]
 			k := cnt[c]
 			cnt[c]++
-			ents[k] = int32(i)
-			codes[k] = c
+			ents[k] = uint32(i) | uint32(c)<<entRowBits
 		}
 	}
 }
@@ -1704,21 +1719,20 @@ func (b *builder) partition(lo, hi, buf, j int, set *CategorySet) int {
 	mark := b.mark
 	nl := 0
 	off := j*b.scap + lo - b.sbase
-	for i, e := range b.ent[buf][off : off+n] {
-		c := b.scode[buf][off+i]
+	for _, v := range b.sent[buf][off : off+n] {
+		c := entCode(v)
 		l := uint8(set[c>>6] >> (c & 63) & 1)
-		mark[e] = l
+		mark[entRow(v)] = l
 		nl += int(l)
 	}
 	for f := 0; f < b.p; f++ {
 		o := f*b.scap + lo - b.sbase
-		src, scodes := b.ent[buf][o:o+n], b.scode[buf][o:o+n]
-		dst, dcodes := b.ent[1-buf][o:o+n], b.scode[1-buf][o:o+n]
+		src, dst := b.sent[buf][o:o+n], b.sent[1-buf][o:o+n]
 		w, t := 0, nl
-		for i, e := range src {
-			l := int(mark[e])
+		for _, v := range src {
+			l := int(mark[v&entRowMask])
 			pos := t + (w-t)*l
-			dst[pos], dcodes[pos] = e, scodes[i]
+			dst[pos] = v // one word: the row and its code
 			w += l
 			t += 1 - l
 		}
