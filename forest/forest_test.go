@@ -157,6 +157,13 @@ func withNaNs(ds *data.Dataset, every int) *data.Dataset {
 func TestDeterministicAcrossThreads(t *testing.T) {
 	diab := loadEmbedded(t, "diabetes")
 	dig := loadEmbedded(t, "digits")
+	// Fractional sample weights: fixed-point weights beyond the table of
+	// reciprocals, so the sorted scan divides (recip's fallback).
+	weighted := toDS(diab, all(diab.Rows))
+	weighted.Weights = make([]float64, weighted.Rows)
+	for i := range weighted.Weights {
+		weighted.Weights[i] = 0.5 + float64(i%7)/3
+	}
 	cases := []struct {
 		name string
 		ds   *data.Dataset
@@ -201,12 +208,20 @@ func TestDeterministicAcrossThreads(t *testing.T) {
 func TestSplitPathsAgree(t *testing.T) {
 	diab := loadEmbedded(t, "diabetes")
 	dig := loadEmbedded(t, "digits")
+	// Fractional sample weights: fixed-point weights beyond the table of
+	// reciprocals, so the sorted scan divides (recip's fallback).
+	weighted := toDS(diab, all(diab.Rows))
+	weighted.Weights = make([]float64, weighted.Rows)
+	for i := range weighted.Weights {
+		weighted.Weights[i] = 0.5 + float64(i%7)/3
+	}
 	cases := []struct {
 		name string
 		ds   *data.Dataset
 		opt  Options
 	}{
 		{"regression", toDS(diab, all(diab.Rows)), Options{Trees: 6, Seed: 11}},
+		{"regression fractional weights", weighted, Options{Trees: 4, Seed: 12}},
 		{"regression nan log2 leaf3", withNaNs(toDS(diab, all(diab.Rows)), 5), Options{Trees: 6, MaxFeatures: "log2", MinSamplesLeaf: 3, Seed: 2}},
 		{"gini", toDS(dig, all(500)), Options{Task: Classification, Trees: 4, Seed: 4}},
 		{"gini all features", toDS(dig, all(300)), Options{Task: Classification, Trees: 3, MaxFeatures: "all", Seed: 8}},

@@ -1109,18 +1109,35 @@ func (b *builder) scanSortedRegression(j int, ents []uint32, m, tot []int64, bes
 		// score that reaches the best so far checks whether the next
 		// row's code differs: no branch on the codes themselves, which
 		// changes about every other row in small nodes.
-		var nl, wl, sl int64
+		var wl, sl int64
 		last := len(ents) - 1
+		if uint64(tw) < uint64(len(rec)) {
+			// Every weight of the node has its reciprocal in the table
+			// (recip without its fallback): fewer live values in the loop.
+			rec := rec[:tw+1]
+			for i, v := range ents[:last] {
+				e := v & entRowMask
+				wl += lw[e]
+				sl += lwy[e]
+				fl, fr := float64(sl), float64(ts-sl)
+				score := float64(float64(fl*fl)*rec[wl]) + float64(float64(fr*fr)*rec[tw-wl])
+				if score >= bestScore && (ents[i+1]^v)>>entRowBits != 0 && better(best, score, j, int(entCode(v)), false) {
+					best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, int(entCode(v)), false
+					best.left[0], best.left[1], best.left[2] = int64(i+1), wl, sl
+					bestScore = score
+				}
+			}
+			return
+		}
 		for i, v := range ents[:last] {
 			e := v & entRowMask
-			nl++
 			wl += lw[e]
 			sl += lwy[e]
 			fl, fr := float64(sl), float64(ts-sl)
 			score := float64(float64(fl*fl)*recip(rec, wl)) + float64(float64(fr*fr)*recip(rec, tw-wl))
 			if score >= bestScore && (ents[i+1]^v)>>entRowBits != 0 && better(best, score, j, int(entCode(v)), false) {
 				best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, int(entCode(v)), false
-				best.left[0], best.left[1], best.left[2] = nl, wl, sl
+				best.left[0], best.left[1], best.left[2] = int64(i+1), wl, sl
 				bestScore = score
 			}
 		}
