@@ -1399,10 +1399,10 @@ func (b *builder) scanPair(lo, buf int, tot []int64, order []uint64, sorted int,
 
 // scanTriple is scanPair's counterpart for a sorted node of three rows.
 // A boundary of such a node puts one row on one side and the other two on
-// the other, so its score is that of the lone row x: the same expression
-// as scanSortedRegression's, s_x²·(1/w_x) + (ts−s_x)²·(1/(tw−w_x)) with
-// its terms in either order (the two rows' sums and weights are exact
-// integers whichever way they are added). The three scores are computed
+// the other, so its score is that of the lone row x on the left, by
+// regressionScoreRec, the expression of scanSortedRegression: on either
+// side its terms only swap places (the two rows' sums and weights are
+// exact integers whichever way they are added). The three scores are computed
 // once; each feature's boundaries (after its first code, lone row first;
 // before its last, lone row last) are compared with core.Better's rule
 // on these scores, and only the winner is scanned, by scanSorted, to set
@@ -1418,8 +1418,7 @@ func (b *builder) scanTriple(lo, buf int, tot []int64, order []uint64, sorted in
 	for q, v := range ents {
 		e := entRow(v)
 		rows[q] = e
-		fl, fr := float64(b.lwy[e]), float64(ts-b.lwy[e])
-		score[q] = float64(float64(fl*fl)*recip(b.rec, b.lw[e])) + float64(float64(fr*fr)*recip(b.rec, tw-b.lw[e]))
+		score[q] = regressionScoreRec(b.lwy[e], b.lw[e], ts, tw, b.rec) // row e alone on the left
 	}
 	lone := func(e int32) float64 {
 		if e == rows[0] {
