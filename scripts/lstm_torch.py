@@ -13,16 +13,25 @@ item 5; scripts/lstm_hour_vs_torch.sh runs both):
     uniform in +-1/sqrt(512), forget-gate bias 1, other biases 0) and a linear
     layer to the vocabulary (weights uniform in +-1/sqrt(512), bias 0), zero
     initial states for every window;
-  - mean cross-entropy per character, AdamW (betas 0.9, 0.999, epsilon 1e-7 as
-    GoMLX's Adam, decoupled weight decay 0.004 scaled by the learning rate, as
-    gotrain's --weight-decay), constant learning rate, gradients clipped to a
-    global norm of 5.
+  - mean cross-entropy per character, Adam (betas 0.9, 0.999, epsilon 1e-7 as
+    GoMLX's Adam; no weight decay, as gotrain's default optimizer "adam"),
+    gradients clipped to a global norm of 5;
+  - the learning-rate schedule and time limit of `lm lstm train --time-limit`
+    (train.Config.TimeLimit, docs/TRAINING.md): a linear warm-up over the
+    first 20 steps (the learning rate times (step+1)/20), after which the run
+    times one validation and its steps (the first left out, the median plus
+    2 %), plans the last step that leaves time for a validation every 200
+    steps and one at the end, and follows a half cosine from 0.002 to 0 that
+    ends at that step; it stops at the planned step, or earlier should a
+    step and the final validation no longer fit, and validates at the end.
+    --constant trains at a constant rate for --minutes instead (the earlier
+    recipe).
 
-It logs JSON lines (--log): {"step", "loss", "elapsed", "wall"} every --log-every
-steps and {"step", "val_loss", "elapsed", "wall"} every --eval-every steps, where
-"wall" counts seconds since the training loop started (evaluations included) and
-"elapsed" the training steps alone, as gotrain's metrics log does. It stops after
-the step that ends past --minutes of wall time.
+It logs JSON lines (--log): {"step", "loss", "lr", "elapsed", "wall"} every
+--log-every steps and {"step", "val_loss", "elapsed", "wall"} at every
+validation, where "wall" counts seconds since the training loop started
+(evaluations included) and "elapsed" the training steps alone, as gotrain's
+metrics log does.
 
 Needs Debian's python3-torch:
 
@@ -65,6 +74,33 @@ class CharLSTM(nn.Module):
         return self.out(h)
 
 
+def plan_steps(done, left, step_time, eval_time, eval_every, limit):
+    """train.PlanSteps: the last step that fits in left seconds after done."""
+    used = 0.0
+    s = done + 1
+    while s <= limit:
+        used += step_time
+        final = eval_time
+        if eval_every > 0 and s % eval_every == 0:
+            used += eval_time
+            final = 0.0
+        if used + final > left:
+            return s - 1
+        s += 1
+    return max(limit, done)
+
+
+def schedule(step, lr, warmup, total, min_lr, cosine):
+    """train.ScheduleValue: the learning rate at 0-based step."""
+    if cosine:
+        span = max(total - warmup, 1)
+        frac = min(max((step - warmup) / span, 0.0), 1.0)
+        lr = (1 + math.cos(frac * math.pi)) / 2 * (lr - min_lr) + min_lr
+    if warmup > 0:
+        lr *= min((step + 1) / warmup, 1.0)
+    return lr
+
+
 def windows(ids, seq, step):
     n = (len(ids) - (seq + 1)) // step + 1
     if n < 1:
@@ -89,7 +125,11 @@ def main():
     ap.add_argument("--eval-batch", type=int, default=64)
     ap.add_argument("--log-every", type=int, default=10)
     ap.add_argument("--clip", type=float, default=5)
-    ap.add_argument("--weight-decay", type=float, default=0.004)
+    ap.add_argument("--weight-decay", type=float, default=0.0)
+    ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--min-lr", type=float, default=0.0)
+    ap.add_argument("--constant", action="store_true",
+                    help="constant learning rate for --minutes, no warm-up or plan (the earlier recipe)")
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--threads", type=int, default=0, help="torch.set_num_threads (0: PyTorch's default)")
     ap.add_argument("--log", default="-")
@@ -135,12 +175,46 @@ def main():
           f"{len(train_ids)} training and {len(val_ids)} validation characters, {len(tx)} windows",
           file=sys.stderr)
     budget = args.minutes * 60
+    warmup = 0 if args.constant else args.warmup
+    plan_at = None if args.constant else max(warmup, 5)  # train.PlanAfterSteps
+    total = 1 << 62  # until planned
+    step_est = eval_est = eval_plan = 0.0
+    last_eval_step, last_step_time = -1, 0.0
+    durations = []
     start = time.perf_counter()
+    deadline = start + budget
     elapsed, step = 0.0, 0
+
+    def validate():
+        nonlocal last_eval_step, eval_est
+        t0 = time.perf_counter()
+        v = evaluate()
+        eval_est = time.perf_counter() - t0
+        last_eval_step = step
+        wall = time.perf_counter() - start
+        emit({"step": step, "val_loss": v, "elapsed": elapsed, "wall": wall})
+        print(f"step {step}: val_loss {v:.4f} at {wall / 60:.1f} min", file=sys.stderr)
+
     while True:
         perm = torch.randperm(len(tx))
         for b in range(0, len(perm) - args.batch + 1, args.batch):
+            if args.constant:
+                if time.perf_counter() - start >= budget:
+                    print(f"stopped after step {step}: {(time.perf_counter() - start) / 60:.1f} min", file=sys.stderr)
+                    return
+            else:
+                left = deadline - time.perf_counter()
+                fits = left > max(step_est, last_step_time) + max(eval_plan, eval_est) if plan_at is None else left > 0
+                if step >= total or not fits:
+                    if last_eval_step != step:
+                        validate()
+                    print(f"stopped after step {step} of {total} planned: {(time.perf_counter() - start) / 60:.1f} min",
+                          file=sys.stderr)
+                    return
             t0 = time.perf_counter()
+            lr = schedule(step, args.lr, warmup, total, args.min_lr, not args.constant)
+            for g in opt.param_groups:
+                g["lr"] = lr
             sel = perm[b:b + args.batch]
             opt.zero_grad(set_to_none=True)
             logits = model(tx[sel])
@@ -149,18 +223,27 @@ def main():
             torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
             opt.step()
             lv = loss.item()
-            elapsed += time.perf_counter() - t0
+            last_step_time = time.perf_counter() - t0
+            elapsed += last_step_time
             step += 1
+            if step > 1:
+                durations.append(last_step_time)
             wall = time.perf_counter() - start
             if step % args.log_every == 0 or step == 1:
-                emit({"step": step, "loss": lv, "elapsed": elapsed, "wall": wall})
-            if step % args.eval_every == 0:
-                v = evaluate()
-                emit({"step": step, "val_loss": v, "elapsed": elapsed, "wall": time.perf_counter() - start})
-                print(f"step {step}: val_loss {v:.4f} at {wall / 60:.1f} min", file=sys.stderr)
-            if wall >= budget:
-                print(f"stopped after step {step}: {wall / 60:.1f} min", file=sys.stderr)
-                return
+                emit({"step": step, "loss": lv, "lr": lr, "elapsed": elapsed, "wall": wall})
+            if step % args.eval_every == 0 or step == total:
+                validate()
+            if plan_at is not None and step == plan_at:
+                if last_eval_step != step:
+                    validate()
+                # Harness.planEnd: Perf.SteadyMedian (the upper median) plus 2 %.
+                step_est = (sorted(durations)[len(durations) // 2] if durations else last_step_time) * 1.02
+                eval_plan = eval_est
+                left = deadline - time.perf_counter()
+                total = plan_steps(step, left, step_est, eval_est, args.eval_every, 1 << 62)
+                plan_at = None
+                print(f"time limit {args.minutes} min: planned {total} steps ({step_est:.3f} s a step, "
+                      f"{eval_est:.1f} s a validation, {left:.0f} s left after step {step})", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -63,13 +63,16 @@ type ckptVar struct {
 }
 
 type ckptHeader struct {
-	Step      int64          `json:"step"`
-	Monitor   float64        `json:"monitor"`
-	Data      DataPosition   `json:"data"`
-	Stopper   *EarlyStopping `json:"early_stopping,omitempty"`
-	Scaler    *LossScaler    `json:"loss_scaler,omitempty"`
-	Config    Config         `json:"config"`
-	Variables []ckptVar      `json:"variables"`
+	Step    int64          `json:"step"`
+	Monitor float64        `json:"monitor"`
+	Data    DataPosition   `json:"data"`
+	Stopper *EarlyStopping `json:"early_stopping,omitempty"`
+	Scaler  *LossScaler    `json:"loss_scaler,omitempty"`
+	Config  Config         `json:"config"`
+	// PlannedSteps is the last step a time-limited run planned
+	// (Config.TimeLimit): a resumed run keeps it as its end.
+	PlannedSteps int64     `json:"planned_steps,omitempty"`
+	Variables    []ckptVar `json:"variables"`
 }
 
 // Save writes a checkpoint of h with monitor as its monitored value, prunes
@@ -93,7 +96,7 @@ func (c *Checkpointer) Save(h *Harness, monitor float64) (string, error) {
 		}
 		defer func() { _ = swapEMA(h.emaPairs()) }()
 	}
-	hdr := ckptHeader{Step: h.step, Monitor: monitor, Data: h.data.Position(), Stopper: h.stopper, Scaler: h.scaler, Config: h.cfg}
+	hdr := ckptHeader{Step: h.step, Monitor: monitor, Data: h.data.Position(), Stopper: h.stopper, Scaler: h.scaler, Config: h.cfg, PlannedSteps: h.plannedSteps}
 	if math.IsNaN(monitor) || math.IsInf(monitor, 0) {
 		hdr.Monitor = 0
 	}
@@ -282,6 +285,11 @@ func (c *Checkpointer) load(h *Harness, hdr ckptHeader, blob []byte) error {
 	h.step = hdr.Step
 	if hdr.Stopper != nil && h.stopper != nil {
 		*h.stopper = *hdr.Stopper
+	}
+	if hdr.PlannedSteps > 0 {
+		// The run's time limit planned its end (and its schedule's).
+		h.plannedSteps = hdr.PlannedSteps
+		h.setTotalSteps(min(hdr.PlannedSteps, int64(h.totalSteps)))
 	}
 	if hdr.Scaler != nil && h.scaler != nil {
 		*h.scaler = *hdr.Scaler

@@ -92,6 +92,20 @@ type Config struct {
 	// Epochs is the number of passes over the data when Steps is 0
 	// (--epochs, default 1).
 	Epochs int `json:"epochs"`
+	// TimeLimit, when positive, is the run's wall-clock budget
+	// (--time-limit, default 0: none), counted from the start of its steps
+	// (RunContext). After max(WarmupSteps, PlanAfterSteps) steps the run
+	// times its steps (the first, which compiles, left out) and one
+	// evaluation, run then, and plans the last step that leaves time for
+	// the evaluations every EvalEvery steps and at the end; Steps or Epochs
+	// cap it. The plan becomes the run's total: with Cosine the schedule
+	// ends there (warm-up, then a half cosine to MinLearningRate), so that
+	// --steps N with the same flags repeats the run exactly. Should the
+	// steps slow down, the run stops early, before a step that would leave
+	// no time for the final evaluation. Either way it ends as a finished
+	// run: final evaluation, checkpoint, reports. A resumed run keeps the
+	// plan its checkpoint recorded; its TimeLimit then only stops it.
+	TimeLimit time.Duration `json:"time_limit,omitempty"`
 	// Seed seeds weight initialisation, shuffling and the graph RNG
 	// (--seed, default 42).
 	Seed int64 `json:"seed"`
@@ -278,6 +292,15 @@ func (c Config) Validate() error {
 	}
 	if c.WeightDecay < 0 {
 		bad("WeightDecay %g: want >= 0", c.WeightDecay)
+	}
+	if c.TimeLimit < 0 {
+		bad("TimeLimit %v: want >= 0 (0: no limit)", c.TimeLimit)
+	}
+	if c.TimeLimit > 0 && c.Cosine && c.WarmupSteps < PlanAfterSteps {
+		bad("TimeLimit with Cosine needs WarmupSteps >= %d, not %d: the run times its first steps before it knows where the schedule ends, so they must not depend on it", PlanAfterSteps, c.WarmupSteps)
+	}
+	if c.TimeLimit > 0 && c.Ranks() > 1 {
+		bad("TimeLimit %v with %d ranks: each rank would time its own steps and plan a different end; set Steps instead", c.TimeLimit, c.Ranks())
 	}
 	if c.WarmupSteps < 0 {
 		bad("WarmupSteps %d: want >= 0", c.WarmupSteps)

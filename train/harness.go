@@ -73,6 +73,31 @@ type Harness struct {
 	// emaApplied: the weights' variables hold their moving averages (after
 	// Run), the averages' variables the trained weights.
 	emaApplied bool
+	// limit is the time limit of the run in progress (Config.TimeLimit);
+	// plannedSteps the last step it planned, or that the checkpoint a
+	// resumed run restored recorded (0: none).
+	limit        *timeLimit
+	plannedSteps int64
+	// evalTime is how long the last evaluation took, and evalStep the step
+	// it followed.
+	evalTime time.Duration
+	evalStep int64
+	// evalTotal is the time of this run's evaluations, and runSteps and
+	// runStepTime its steps' number and time when it began (RunContext).
+	evalTotal   time.Duration
+	runSteps    int
+	runStepTime time.Duration
+	// clock, when set, replaces time.Now for the steps' and evaluations'
+	// times and the time limit (tests).
+	clock func() time.Time
+}
+
+// now is the harness's time: h.clock, or time.Now.
+func (h *Harness) now() time.Time {
+	if h.clock != nil {
+		return h.clock()
+	}
+	return time.Now()
 }
 
 // ErrInterrupted is wrapped by the error RunContext returns when its
@@ -353,7 +378,7 @@ func (h *Harness) Perf() Perf { return h.perf }
 // TrainStep runs one optimizer step (cfg.Accumulate micro-batches) and
 // returns its loss, the mean of the micro-batch losses.
 func (h *Harness) TrainStep() (float64, error) {
-	start := time.Now()
+	start := h.now()
 	var sum float64
 	scale := 1.0
 	if h.scaler != nil {
@@ -437,7 +462,7 @@ func (h *Harness) TrainStep() (float64, error) {
 		}
 	}
 	h.lastLoss = sum / float64(h.cfg.Accumulate) / scale
-	h.perf.addStep(time.Since(start))
+	h.perf.addStep(h.now().Sub(start))
 	h.skipped = false
 	if h.scaler != nil {
 		f, err := h.HarnessValue(GradsFiniteVar)
@@ -511,14 +536,20 @@ type Result struct {
 	Loss float64 `json:"loss"`
 	// Stopped is the early-stopping reason, if it stopped training.
 	Stopped string `json:"stopped,omitempty"`
-	// Eval holds the last evaluation's metrics (with SetEvaluator).
-	Eval map[string]float64 `json:"eval,omitempty"`
+	// Eval holds the last evaluation's metrics (with SetEvaluator), and
+	// EvalStep the step they followed.
+	Eval     map[string]float64 `json:"eval,omitempty"`
+	EvalStep int64              `json:"eval_step,omitempty"`
 	// Resumed is the step Run resumed from (0 for a fresh start).
 	Resumed int64 `json:"resumed"`
 	// Checkpoint is the last checkpoint written.
 	Checkpoint string `json:"checkpoint,omitempty"`
 	// Interrupted tells that the run's context was cancelled (RunContext).
 	Interrupted bool `json:"interrupted,omitempty"`
+	// PlannedSteps is the last step a time-limited run planned
+	// (Config.TimeLimit), or that the checkpoint it resumed from recorded;
+	// 0 for other runs.
+	PlannedSteps int64 `json:"planned_steps,omitempty"`
 	// Plots are the PNG files written to Config.PlotsDir.
 	Plots []string `json:"plots,omitempty"`
 	// CSVLog is the CSV twin of the metrics log (CSVLogPath), when written.
@@ -545,7 +576,7 @@ func (h *Harness) SetEvaluator(fn Evaluator) { h.evaluator = fn }
 // hour) read it.
 func (h *Harness) addWall(rec map[string]any) {
 	if !h.runStart.IsZero() {
-		rec["wall"] = time.Since(h.runStart).Seconds()
+		rec["wall"] = h.now().Sub(h.runStart).Seconds()
 	}
 }
 
@@ -553,10 +584,13 @@ func (h *Harness) addWall(rec map[string]any) {
 // when it monitors one of them. It reports whether to stop, and why.
 func (h *Harness) evaluate(ctx stdcontext.Context) (bool, string, error) {
 	var m map[string]float64
+	began := h.now()
 	err := h.WithAveragedWeights(func() (err error) {
 		m, err = h.evaluator(h)
 		return err
 	})
+	h.evalTime, h.evalStep = h.now().Sub(began), h.step
+	h.evalTotal += h.evalTime
 	if h.ranks != nil {
 		m, err = h.ranks.shareEval(m, err)
 	}
@@ -626,8 +660,10 @@ func (h *Harness) RunContext(ctx stdcontext.Context) (res Result, err error) {
 		return res, h.runFindLR(ctx)
 	}
 	h.runCtx = ctx
-	h.runStart = time.Now()
-	defer func() { h.runCtx, h.runStart = nil, time.Time{} }()
+	h.runStart = h.now()
+	defer func() { h.runCtx, h.runStart, h.limit = nil, time.Time{}, nil }()
+	h.evalStep, h.evalTotal, h.runSteps, h.runStepTime = -1, 0, h.perf.Steps, h.perf.Total
+	h.startTimeLimit()
 	closeLogs, err := h.openLogs(&res, h.step)
 	if err != nil {
 		return res, err
@@ -647,9 +683,14 @@ func (h *Harness) RunContext(ctx stdcontext.Context) (res Result, err error) {
 	if prog != nil {
 		defer func() { prog.finish(h.status(startStep, res.Loss)) }()
 	}
+	timedOut := false
 	for h.step < int64(h.totalSteps) {
 		if h.stopNow(ctx) {
 			return h.interrupted(ctx, res)
+		}
+		if up, why := h.timeUp(); up {
+			res.Stopped, timedOut = why, true
+			break
 		}
 		loss, err := h.TrainStep()
 		if err != nil {
@@ -696,13 +737,29 @@ func (h *Harness) RunContext(ctx stdcontext.Context) (res Result, err error) {
 				break
 			}
 		}
+		if stop, reason, err := h.planEnd(h.evalStep == h.step); err != nil {
+			return res, err
+		} else if stop {
+			res.Stopped = reason
+			break
+		}
 		if h.ckpt != nil && h.cfg.CheckpointEvery > 0 && h.step%int64(h.cfg.CheckpointEvery) == 0 && h.step != int64(h.totalSteps) {
 			if res.Checkpoint, err = h.ckpt.Save(h, h.monitored(loss)); err != nil {
 				return res, err
 			}
 		}
 	}
-	res.Steps = h.step
+	res.Steps, res.PlannedSteps = h.step, h.plannedSteps
+	if timedOut && h.evaluator != nil && h.step > 0 && h.evalStep != h.step {
+		// The final evaluation the plan left time for.
+		if _, _, err := h.evaluate(ctx); err != nil {
+			return res, err
+		}
+		res.Eval = h.lastEval
+	}
+	if res.Eval != nil {
+		res.EvalStep = h.evalStep
+	}
 	if h.ckpt != nil && h.step > 0 {
 		if res.Checkpoint, err = h.ckpt.Save(h, h.monitored(h.lastLoss)); err != nil {
 			return res, err

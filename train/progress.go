@@ -96,6 +96,9 @@ type barProgress struct {
 }
 
 func (b *barProgress) update(s ProgressStatus) {
+	if s.Total > 0 && s.Total != b.bar.GetMax64() {
+		b.bar.ChangeMax64(s.Total) // a time-limited run planned its end
+	}
 	b.bar.Describe(fmt.Sprintf("loss %.4g | %.1f samples/s | ETA %s", s.Loss, s.SamplesPerSec, s.ETA.Round(time.Second)))
 	_ = b.bar.Set64(s.Step)
 }

@@ -156,7 +156,7 @@ from the Go source tree.`,
 	f.Float64Var(&fl.opts.ValFraction, "val-fraction", fl.opts.ValFraction, "fraction of the corpus, at its end, held out for validation (0: none)")
 	fl.run.out = "checkpoints"
 	addTrainFlags(cmd, &fl.opts.Train, &fl.run, "batch size of both phases, N or auto (the largest that fits, on an accelerator; 32 on the host), unless the phase's flag is given (default: --pretrain-batch-size, --instruction-batch-size)",
-		"output directory: each run keeps its checkpoints in a folder of its own in DIR/pretrain and DIR/instruct", "steps", "epochs", "accumulate")
+		"output directory: each run keeps its checkpoints in a folder of its own in DIR/pretrain and DIR/instruct", "steps", "epochs", "time-limit", "accumulate")
 	f.IntVar(&fl.both.Steps, "steps", 0, "cap on the optimizer steps of each phase (0: run the epochs)")
 	f.IntVar(&fl.both.Epochs, "epochs", 0, "passes over the data of both phases, unless the phase's flag is given (0: --pretrain-epochs, --instruction-epochs)")
 	f.IntVar(&fl.both.Accumulate, "accumulate", 0, "micro-batches per optimizer step in both phases, unless the phase's flag is given (0: --pretrain-accumulate, --instruction-accumulate)")

@@ -101,6 +101,7 @@ func addConfigFlags(fs *pflag.FlagSet, c *train.Config, omit ...string) {
 	all.Float64Var(&c.ClipNorm, "clip-norm", c.ClipNorm, "clip the global gradient L2 norm to this value (0: off)")
 	all.IntVar(&c.Steps, "steps", c.Steps, "cap on the optimizer steps (0: run --epochs)")
 	all.IntVar(&c.Epochs, "epochs", c.Epochs, "passes over the data when --steps is 0")
+	all.DurationVar(&c.TimeLimit, "time-limit", c.TimeLimit, "wall-clock budget of the run, such as 60m: after the warm-up the run times its steps and an evaluation, plans the steps that fit (the cosine schedule ends there) and ends with a final evaluation and checkpoint within it (0: none)")
 	all.Int64Var(&c.Seed, "seed", c.Seed, "seed of initialisation, shuffling and the graph RNG")
 	all.StringVar((*string)(&c.Precision), "precision", string(c.Precision), "precision: 32, bf16-mixed, 16-mixed or auto")
 	all.BoolVar(&c.DynamicLossScaling, "loss-scaling", c.DynamicLossScaling, "dynamic loss scaling (always on with 16-mixed)")
