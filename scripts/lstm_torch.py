@@ -16,16 +16,16 @@ item 5; scripts/lstm_hour_vs_torch.sh runs both):
   - mean cross-entropy per character, Adam (betas 0.9, 0.999, epsilon 1e-7 as
     GoMLX's Adam; no weight decay, as gotrain's default optimizer "adam"),
     gradients clipped to a global norm of 5;
-  - the learning-rate schedule and time limit of `lm lstm train --time-limit`
-    (train.Config.TimeLimit, docs/TRAINING.md): a linear warm-up over the
-    first 20 steps (the learning rate times (step+1)/20), after which the run
+  - the time limit of `lm lstm train --time-limit` (train.Config.TimeLimit,
+    docs/TRAINING.md, "Time-limited runs"): after max(--warmup, 5) steps the run
     times one validation and its steps (the first left out, the median plus
-    2 %), plans the last step that leaves time for a validation every 200
-    steps and one at the end, and follows a half cosine from 0.002 to 0 that
-    ends at that step; it stops at the planned step, or earlier should a
-    step and the final validation no longer fit, and validates at the end.
-    --constant trains at a constant rate for --minutes instead (the earlier
-    recipe).
+    its share of the time outside steps and validations, plus 2 %), plans the
+    last step that leaves time for a validation every 200 steps and one at the
+    end, and stops there, or earlier should a step and the final validation no
+    longer fit, and validates at the end;
+  - a constant learning rate, as `lm lstm train`'s default; --cosine follows
+    `--cosine` (a half cosine to --min-lr ending at the planned step) and
+    --warmup `--warmup-steps` (the rate times (step+1)/warmup).
 
 It logs JSON lines (--log): {"step", "loss", "lr", "elapsed", "wall"} every
 --log-every steps and {"step", "val_loss", "elapsed", "wall"} at every
@@ -126,10 +126,9 @@ def main():
     ap.add_argument("--log-every", type=int, default=10)
     ap.add_argument("--clip", type=float, default=5)
     ap.add_argument("--weight-decay", type=float, default=0.0)
-    ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=0)
+    ap.add_argument("--cosine", action="store_true")
     ap.add_argument("--min-lr", type=float, default=0.0)
-    ap.add_argument("--constant", action="store_true",
-                    help="constant learning rate for --minutes, no warm-up or plan (the earlier recipe)")
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--threads", type=int, default=0, help="torch.set_num_threads (0: PyTorch's default)")
     ap.add_argument("--log", default="-")
@@ -175,10 +174,10 @@ def main():
           f"{len(train_ids)} training and {len(val_ids)} validation characters, {len(tx)} windows",
           file=sys.stderr)
     budget = args.minutes * 60
-    warmup = 0 if args.constant else args.warmup
-    plan_at = None if args.constant else max(warmup, 5)  # train.PlanAfterSteps
+    warmup = args.warmup
+    plan_at = max(warmup, 5)  # train.PlanAfterSteps
     total = 1 << 62  # until planned
-    step_est = eval_est = eval_plan = 0.0
+    step_est = eval_est = eval_plan = eval_total = 0.0
     last_eval_step, last_step_time = -1, 0.0
     durations = []
     start = time.perf_counter()
@@ -186,10 +185,11 @@ def main():
     elapsed, step = 0.0, 0
 
     def validate():
-        nonlocal last_eval_step, eval_est
+        nonlocal last_eval_step, eval_est, eval_total
         t0 = time.perf_counter()
         v = evaluate()
         eval_est = time.perf_counter() - t0
+        eval_total += eval_est
         last_eval_step = step
         wall = time.perf_counter() - start
         emit({"step": step, "val_loss": v, "elapsed": elapsed, "wall": wall})
@@ -198,21 +198,16 @@ def main():
     while True:
         perm = torch.randperm(len(tx))
         for b in range(0, len(perm) - args.batch + 1, args.batch):
-            if args.constant:
-                if time.perf_counter() - start >= budget:
-                    print(f"stopped after step {step}: {(time.perf_counter() - start) / 60:.1f} min", file=sys.stderr)
-                    return
-            else:
-                left = deadline - time.perf_counter()
-                fits = left > max(step_est, last_step_time) + max(eval_plan, eval_est) if plan_at is None else left > 0
-                if step >= total or not fits:
-                    if last_eval_step != step:
-                        validate()
-                    print(f"stopped after step {step} of {total} planned: {(time.perf_counter() - start) / 60:.1f} min",
-                          file=sys.stderr)
-                    return
+            left = deadline - time.perf_counter()
+            fits = left > max(step_est, last_step_time) + max(eval_plan, eval_est * 1.02) if plan_at is None else left > 0
+            if step >= total or not fits:
+                if last_eval_step != step:
+                    validate()
+                print(f"stopped after step {step} of {total} planned: {(time.perf_counter() - start) / 60:.1f} min",
+                      file=sys.stderr)
+                return
             t0 = time.perf_counter()
-            lr = schedule(step, args.lr, warmup, total, args.min_lr, not args.constant)
+            lr = schedule(step, args.lr, warmup, total, args.min_lr, args.cosine)
             for g in opt.param_groups:
                 g["lr"] = lr
             sel = perm[b:b + args.batch]
@@ -231,19 +226,28 @@ def main():
             wall = time.perf_counter() - start
             if step % args.log_every == 0 or step == 1:
                 emit({"step": step, "loss": lv, "lr": lr, "elapsed": elapsed, "wall": wall})
+            evaluated = False
             if step % args.eval_every == 0 or step == total:
                 validate()
-            if plan_at is not None and step == plan_at:
-                if last_eval_step != step:
+                evaluated = True
+            # Harness.planEnd: plan after plan_at steps; without --cosine plan
+            # again after each validation.
+            first = plan_at is not None and step >= plan_at
+            if first or (plan_at is None and not args.cosine and evaluated and step < total):
+                if first and last_eval_step != step:
                     validate()
-                # Harness.planEnd: Perf.SteadyMedian (the upper median) plus 2 %.
-                step_est = (sorted(durations)[len(durations) // 2] if durations else last_step_time) * 1.02
-                eval_plan = eval_est
-                left = deadline - time.perf_counter()
-                total = plan_steps(step, left, step_est, eval_est, args.eval_every, 1 << 62)
                 plan_at = None
-                print(f"time limit {args.minutes} min: planned {total} steps ({step_est:.3f} s a step, "
-                      f"{eval_est:.1f} s a validation, {left:.0f} s left after step {step})", file=sys.stderr)
+                # Perf.SteadyMedian (the upper median) and the share of a step of
+                # the time outside steps and validations, plus 2 %.
+                outside = max(time.perf_counter() - start - elapsed - eval_total, 0.0) / step
+                step_est = ((sorted(durations)[len(durations) // 2] if durations else last_step_time) + outside) * 1.02
+                eval_plan = eval_est * 1.02
+                left = deadline - time.perf_counter()
+                n = plan_steps(step, left, step_est, eval_plan, args.eval_every, 1 << 62)
+                if first or n != total:
+                    print(f"time limit {args.minutes} min: planned {n} steps ({step_est:.3f} s a step, "
+                          f"{eval_plan:.1f} s a validation, {left:.0f} s left after step {step})", file=sys.stderr)
+                total = n
 
 
 if __name__ == "__main__":

@@ -70,7 +70,7 @@ type ckptHeader struct {
 	Scaler  *LossScaler    `json:"loss_scaler,omitempty"`
 	Config  Config         `json:"config"`
 	// PlannedSteps is the last step a time-limited run planned
-	// (Config.TimeLimit): a resumed run keeps it as its end.
+	// (Config.TimeLimit): a resumed run with Cosine keeps it as its end.
 	PlannedSteps int64     `json:"planned_steps,omitempty"`
 	Variables    []ckptVar `json:"variables"`
 }
@@ -286,8 +286,8 @@ func (c *Checkpointer) load(h *Harness, hdr ckptHeader, blob []byte) error {
 	if hdr.Stopper != nil && h.stopper != nil {
 		*h.stopper = *hdr.Stopper
 	}
-	if hdr.PlannedSteps > 0 {
-		// The run's time limit planned its end (and its schedule's).
+	if hdr.PlannedSteps > 0 && h.cfg.Cosine {
+		// The run's time limit planned its end and its schedule's.
 		h.plannedSteps = hdr.PlannedSteps
 		h.setTotalSteps(min(hdr.PlannedSteps, int64(h.totalSteps)))
 	}

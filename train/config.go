@@ -100,11 +100,13 @@ type Config struct {
 	// the evaluations every EvalEvery steps and at the end; Steps or Epochs
 	// cap it. The plan becomes the run's total: with Cosine the schedule
 	// ends there (warm-up, then a half cosine to MinLearningRate), so that
-	// --steps N with the same flags repeats the run exactly. Should the
-	// steps slow down, the run stops early, before a step that would leave
-	// no time for the final evaluation. Either way it ends as a finished
-	// run: final evaluation, checkpoint, reports. A resumed run keeps the
-	// plan its checkpoint recorded; its TimeLimit then only stops it.
+	// --steps N with the same flags repeats the run exactly; without it
+	// each later evaluation plans again from the times measured so far.
+	// Should the steps slow down, the run stops early, before a step that
+	// would leave no time for the final evaluation. Either way it ends as a
+	// finished run: final evaluation, checkpoint, reports. A resumed run
+	// with Cosine keeps the plan its checkpoint recorded; its TimeLimit
+	// then only stops it.
 	TimeLimit time.Duration `json:"time_limit,omitempty"`
 	// Seed seeds weight initialisation, shuffling and the graph RNG
 	// (--seed, default 42).

@@ -44,6 +44,8 @@ type timeLimit struct {
 	// that it did (or that a resumed run restored its plan).
 	planAt  int64
 	planned bool
+	// cap is the run's last step without the limit (Steps or Epochs).
+	cap int64
 	// step and eval are the planned times of a step and an evaluation.
 	step, eval time.Duration
 }
@@ -58,6 +60,7 @@ func (h *Harness) startTimeLimit() {
 		deadline: h.runStart.Add(h.cfg.TimeLimit),
 		planAt:   h.step + int64(max(h.cfg.WarmupSteps, PlanAfterSteps)),
 		planned:  h.plannedSteps > 0,
+		cap:      int64(h.totalSteps),
 	}
 }
 
@@ -77,17 +80,26 @@ func (h *Harness) setTotalSteps(n int64) {
 // planEnd plans the run's last step once the steps before limit.planAt
 // are done (see Config.TimeLimit). evaluated tells that an evaluation ran
 // after this step already (its time is h.evalTime).
+//
+// Without Cosine the schedule does not end at the plan, so every later
+// evaluation plans again, from the times measured so far: the run uses the
+// budget as the steps' speed turns out, not as its first steps measured it.
 func (h *Harness) planEnd(evaluated bool) (stop bool, reason string, err error) {
 	l := h.limit
-	if l == nil || l.planned || h.step < l.planAt {
+	if l == nil || h.step < l.planAt {
 		return false, "", nil
 	}
-	l.planned = true
-	if h.evaluator != nil && !evaluated {
-		stop, reason, err := h.evaluate(h.runCtx)
-		if err != nil || stop {
-			return stop, reason, err
+	first := !l.planned
+	if first {
+		l.planned = true
+		if h.evaluator != nil && !evaluated {
+			stop, reason, err := h.evaluate(h.runCtx)
+			if err != nil || stop {
+				return stop, reason, err
+			}
 		}
+	} else if h.cfg.Cosine || !evaluated || h.step >= int64(h.totalSteps) {
+		return false, "", nil
 	}
 	// A step's time is its median, plus its share of the run's time
 	// outside steps and evaluations (logs, progress, the loop itself).
@@ -101,11 +113,13 @@ func (h *Harness) planEnd(evaluated bool) (stop bool, reason string, err error) 
 		l.eval = time.Duration(float64(h.evalTime) * (1 + planMargin))
 	}
 	left := l.deadline.Sub(h.now())
-	n := PlanSteps(h.step, left, l.step, l.eval, int64(h.evalEvery()), int64(h.totalSteps))
+	n := PlanSteps(h.step, left, l.step, l.eval, int64(h.evalEvery()), l.cap)
+	if first || n != h.plannedSteps {
+		h.logf(fmt.Sprintf("train: time limit %v: planned %d steps (%.3f s a step, %.1f s an evaluation, %v left after step %d)",
+			h.cfg.TimeLimit, n, l.step.Seconds(), l.eval.Seconds(), left.Round(time.Second), h.step))
+	}
 	h.plannedSteps = n
 	h.setTotalSteps(n)
-	h.logf(fmt.Sprintf("train: time limit %v: planned %d steps (%.3f s a step, %.1f s an evaluation, %v left after step %d)",
-		h.cfg.TimeLimit, n, l.step.Seconds(), l.eval.Seconds(), left.Round(time.Second), h.step))
 	return false, "", nil
 }
 

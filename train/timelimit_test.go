@@ -225,3 +225,34 @@ func TestTimeLimitCountsTimeOutsideSteps(t *testing.T) {
 			res.Steps, res.PlannedSteps, wall, cfg.TimeLimit, res.Stopped)
 	}
 }
+
+// TestTimeLimitReplansAConstantRate checks that a run without a schedule
+// that ends at the plan plans again at each evaluation: its steps turning
+// faster after the plan, it goes on past the first plan and still ends
+// within the budget, having used most of it.
+func TestTimeLimitReplansAConstantRate(t *testing.T) {
+	cfg := timeLimitConfig(func(c *Config) { c.WarmupSteps, c.Cosine = 0, false })
+	step := func(n int64) time.Duration {
+		if n > PlanAfterSteps {
+			return time.Second / 2
+		}
+		return time.Second
+	}
+	h, clk := limitedHarness(t, cfg, step, 3*time.Second)
+	var first int64
+	h.SetStepHook(func(n int64, _ float64) {
+		if n == PlanAfterSteps+1 {
+			first = int64(h.TotalSteps())
+		}
+	})
+	start := clk.t
+	res, err := h.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wall := clk.t.Sub(start)
+	if res.Steps <= first || wall > cfg.TimeLimit || wall < 90*time.Second || res.EvalStep != res.Steps {
+		t.Errorf("%d steps (first plan %d, last %d) in %v of %v, last evaluation after step %d: want more steps than first planned, within the budget",
+			res.Steps, first, res.PlannedSteps, wall, cfg.TimeLimit, res.EvalStep)
+	}
+}

@@ -20,11 +20,9 @@ func lmCorpus(t *testing.T) string {
 	return p
 }
 
-// lmTiny are the flags of a tiny, fast model, trained at a constant rate
-// (its few steps learn the alphabet at 0.01; the default warm-up and
-// cosine would spend them ramping up and down).
+// lmTiny are the flags of a tiny, fast model.
 var lmTiny = []string{"--hidden-size", "16", "--layers", "1", "--seq-length", "8", "--step", "1",
-	"--batch-size", "16", "--lr", "0.01", "--cosine=false", "--warmup-steps", "0"}
+	"--batch-size", "16", "--lr", "0.01"}
 
 func TestLMTrainFlagDefaults(t *testing.T) {
 	cmd := newLMTrainCmd(&globals{})
@@ -32,7 +30,7 @@ func TestLMTrainFlagDefaults(t *testing.T) {
 		"epochs": "50", "batch-size": "32", "hidden-size": "512", "layers": "2", "seq-length": "100",
 		"step": "3", "lr": "0.002", "clip-norm": "5", "early-stop-patience": "20", "early-stop-monitor": "val_loss", "eval-every": "200",
 		"resume": "", "no-checkpoint": "false", "precision": "32", "steps": "0", "data": "", "out": "checkpoints",
-		"seed": "42", "cosine": "true", "warmup-steps": "20", "time-limit": "0s",
+		"seed": "42", "cosine": "false", "warmup-steps": "0", "time-limit": "0s",
 	} {
 		f := cmd.Flags().Lookup(name)
 		if f == nil {

@@ -56,9 +56,7 @@ type Options struct {
 
 // DefaultOptions returns the options `gotrain lm lstm train` starts from:
 // two LSTM layers of 512 units on windows of 100 characters every 3, the
-// last 10% of the text held out; Adam at 0.002 (after a 20-step linear
-// warm-up, on a half cosine to 0 at the run's end: its steps, its epochs or
-// what its time limit leaves room for) with the gradient norm
+// last 10% of the text held out; Adam at a constant 0.002 with the gradient norm
 // clipped to 5, batches of 32, 50 epochs, a validation every 200 steps and
 // early stopping after 20 validations without a lower validation loss, on
 // the default corpus (text.DefaultCorpusPath) unless Path or Text is set.
@@ -72,7 +70,6 @@ type Options struct {
 func DefaultOptions() Options {
 	cfg := train.DefaultConfig()
 	cfg.Optimizer, cfg.LearningRate, cfg.ClipNorm, cfg.BatchSize, cfg.Epochs = train.OptimizerAdam, 0.002, 5, 32, 50
-	cfg.WarmupSteps, cfg.Cosine = 20, true
 	cfg.EarlyStopMonitor, cfg.EarlyStopPatience, cfg.EvalEvery = "val_loss", 20, 200
 	return Options{Hidden: 512, Layers: 2, SeqLength: 100, Step: 3, ValFraction: 0.1, Train: cfg}
 }
