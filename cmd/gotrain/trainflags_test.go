@@ -71,7 +71,7 @@ func TestConfigFieldFlags(t *testing.T) {
 	set := map[string]map[string]bool{ // flags a command does not offer, because it sets the field itself
 		"moe train":            {"plots-dir": true, "perf-summary": true},
 		"lm lstm train":        {},
-		"lm transformer train": {"distributed": true}, // trains in one process (two phases)
+		"lm transformer train": {"distributed": true, "time-limit": true}, // trains in one process, two phases (a budget of each is not offered)
 	}
 	typ := reflect.TypeOf(train.Config{})
 	for i := range typ.NumField() {
