@@ -61,7 +61,7 @@ func addResNetFlags(cmd *cobra.Command, rf *resnetFlags) {
 	fs.IntVar(&a.Dense, "dense", a.Dense, "resnet: width of the two SELU dense layers")
 	fs.Float64Var(&a.Dropout, "dropout", a.Dropout, "resnet: alpha-dropout rate after the first dense layer")
 	fs.DurationVar(&rf.budget, "time-budget", 0, "resnet: stop training after this wall time (0: none), as after its last step")
-	addConfigFlags(&fs, &rf.opts.Train, "seed", "eval-every")
+	addConfigFlags(&fs, &rf.opts.Train, "seed", "eval-every", "time-limit") // --time-budget is its own
 	rf.run.batchSize = fmt.Sprint(rf.opts.Train.BatchSize)
 	fs.StringVar(&rf.run.batchSize, "batch-size", rf.run.batchSize, "resnet: batch size")
 	fs.StringVar(&rf.run.resume, "resume", "", "resnet: continue the newest run in --out (--resume), or the run folder or checkpoint file PATH (--resume=PATH)")
