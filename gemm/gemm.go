@@ -316,6 +316,11 @@ var problemPool = sync.Pool{New: func() any { return new(problem) }}
 // checkMatrix checks a stored rows×cols matrix with leading dimension ld, repeated
 // batch times every stride elements, against the length of s.
 func checkMatrix(name string, s []float32, rows, cols, ld, batch, stride int) error {
+	return checkMatrixLen(name, len(s), rows, cols, ld, batch, stride)
+}
+
+// checkMatrixLen is checkMatrix for a slice of length n, of any element type.
+func checkMatrixLen(name string, n, rows, cols, ld, batch, stride int) error {
 	if ld < max(1, cols) {
 		return fmt.Errorf("%w: ld%s=%d is smaller than its %d columns", ErrBadArgs, name, ld, cols)
 	}
@@ -333,9 +338,9 @@ func checkMatrix(name string, s []float32, rows, cols, ld, batch, stride int) er
 		}
 		need += (batch - 1) * stride
 	}
-	if len(s) < need {
+	if n < need {
 		return fmt.Errorf("%w: %s has %d elements, needs %d (%dx%d, ld %d, batch %d, stride %d)",
-			ErrBadArgs, name, len(s), need, rows, cols, ld, batch, stride)
+			ErrBadArgs, name, n, need, rows, cols, ld, batch, stride)
 	}
 	return nil
 }

@@ -80,6 +80,9 @@ var (
 	HasAVX512F = ceiling >= AVX512 && cpu.X86.HasAVX512F
 	// HasAVX512DQ allows kernels that also need AVX-512 DQ.
 	HasAVX512DQ = ceiling >= AVX512 && cpu.X86.HasAVX512DQ
+	// HasAVX512BF16 allows the bfloat16 kernels (VDPBF16PS), which also
+	// need AVX-512 F and BW (every CPU with BF16 has them).
+	HasAVX512BF16 = ceiling >= AVX512 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512BF16
 )
 
 // Ceiling returns the ceiling GOTRAIN_CPU set when the program started

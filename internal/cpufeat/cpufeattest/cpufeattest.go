@@ -38,6 +38,9 @@ var Settings = []string{"", "auto", "avx512", "avx2", "generic", "bogus"}
 type Want struct {
 	// Setting is GOTRAIN_CPU's value ("" when unset).
 	Setting string
+	// AVX512BF16 tells whether the bfloat16 kernels (AVX-512 F, BW and
+	// BF16) may run.
+	AVX512BF16 bool
 	// AVX2FMA, AVX512F and AVX512DQ tell whether kernels needing AVX2 and
 	// FMA, AVX-512 F, and AVX-512 F and DQ may run.
 	AVX2FMA, AVX512F, AVX512DQ bool
@@ -54,10 +57,11 @@ func Current() Want {
 		avx2 = true
 	}
 	return Want{
-		Setting:  s,
-		AVX2FMA:  avx2 && cpu.X86.HasAVX2 && cpu.X86.HasFMA,
-		AVX512F:  avx512 && cpu.X86.HasAVX512F,
-		AVX512DQ: avx512 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ,
+		Setting:    s,
+		AVX2FMA:    avx2 && cpu.X86.HasAVX2 && cpu.X86.HasFMA,
+		AVX512F:    avx512 && cpu.X86.HasAVX512F,
+		AVX512DQ:   avx512 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ,
+		AVX512BF16: avx512 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512BF16,
 	}
 }
 

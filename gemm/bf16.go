@@ -1,0 +1,521 @@
+package gemm
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"unsafe"
+)
+
+// bfloat16 products.
+//
+// GemmBF16Batch multiplies matrices of bfloat16 values (their bits, as
+// uint16) into float32. On a CPU with AVX-512 BF16 (and GOTRAIN_CPU not
+// lower than avx512) it runs a 14x32 micro-kernel of VDPBF16PS, which
+// multiplies pairs of bfloat16 values exactly and adds both products to a
+// float32 accumulator, at twice the multiply-adds per instruction of a
+// float32 FMA; the panels hold A's and B's values in pairs along k (a
+// 32-bit lane is A[i][2p], A[i][2p+1] or B[2p][j], B[2p+1][j]). Elsewhere
+// it widens A and B to float32 and runs Sgemm: the same products, summed
+// in another order (so the two paths agree to float32 rounding, not bit for
+// bit). VDPBF16PS treats subnormal inputs as zero and flushes subnormal
+// results to zero; the widening path keeps them.
+//
+// Both paths split work only on register tiles and walk k in the same
+// blocks from 0 upwards, so each path gives bit-identical results for any
+// number of threads.
+
+const (
+	bf16MR = 14   // rows of a register tile
+	bf16NR = 32   // columns of a register tile
+	bf16KP = 256  // bfloat16 pairs along k in a packed block (512 values)
+	bf16MC = 504  // rows of A in a packed block (36 tiles: 504 KiB)
+	bf16NC = 2048 // columns of B in a packed block (2 MiB)
+)
+
+// BF16Path names the path GemmBF16Batch takes: "avx512bf16" (VDPBF16PS
+// micro-kernel) or "widen" (float32 copies and Sgemm).
+func BF16Path() string { return bf16Active }
+
+// bf16Active is the path in use: the kernel when the CPU and GOTRAIN_CPU
+// allow it.
+var bf16Active = bf16DefaultPath()
+
+func bf16DefaultPath() string {
+	if bf16KernelOK() {
+		return "avx512bf16"
+	}
+	return "widen"
+}
+
+// setBF16Path forces a path by name (tests and benchmarks); it fails if the
+// CPU or the build does not support it.
+func setBF16Path(name string) error {
+	switch {
+	case name == "widen", name == "avx512bf16" && bf16KernelOK():
+		bf16Active = name
+		return nil
+	}
+	return fmt.Errorf("gemm: bfloat16 path %q is not available on this CPU or build", name)
+}
+
+// bf16Paths lists the bfloat16 paths available here, fastest first.
+func bf16Paths() []string {
+	if bf16KernelOK() {
+		return []string{"avx512bf16", "widen"}
+	}
+	return []string{"widen"}
+}
+
+// GemmBF16 computes C = op(A)·op(B) for row-major matrices of bfloat16
+// values given as their bits: op(A) is m×k (stored k×m if transA), op(B) is
+// k×n (stored n×k if transB) and C, float32 and m×n, is overwritten. The
+// products of bfloat16 values are exact in float32; they are summed in
+// float32. Errors wrap ErrBadArgs, as Sgemm's, and leave C untouched.
+func GemmBF16(transA, transB bool, m, n, k int, a []uint16, lda int, b []uint16, ldb int, c []float32, ldc int) error {
+	return GemmBF16Batch(transA, transB, m, n, k, a, lda, b, ldb, c, ldc, 1, 0, 0, 0)
+}
+
+// GemmBF16Batch computes batch independent products C_i = op(A_i)·op(B_i)
+// as GemmBF16 does, with A_i = a[i·strideA:], B_i = b[i·strideB:] and C_i =
+// c[i·strideC:], as SgemmBatch.
+func GemmBF16Batch(transA, transB bool, m, n, k int, a []uint16, lda int, b []uint16, ldb int, c []float32, ldc int, batch int, strideA, strideB, strideC int) error {
+	if m < 0 || n < 0 || k < 0 || batch < 0 {
+		return fmt.Errorf("%w: negative size m=%d n=%d k=%d batch=%d", ErrBadArgs, m, n, k, batch)
+	}
+	if strideA < 0 || strideB < 0 || strideC < 0 {
+		return fmt.Errorf("%w: negative stride A=%d B=%d C=%d", ErrBadArgs, strideA, strideB, strideC)
+	}
+	ar, ac := m, k
+	if transA {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if transB {
+		br, bc = n, k
+	}
+	if err := checkMatrixLen("A", len(a), ar, ac, lda, batch, strideA); err != nil {
+		return err
+	}
+	if err := checkMatrixLen("B", len(b), br, bc, ldb, batch, strideB); err != nil {
+		return err
+	}
+	if err := checkMatrixLen("C", len(c), m, n, ldc, batch, strideC); err != nil {
+		return err
+	}
+	if batch > 1 && m > 0 && n > 0 && strideC < (m-1)*ldc+n {
+		return fmt.Errorf("%w: C stride %d overlaps items of %d elements", ErrBadArgs, strideC, (m-1)*ldc+n)
+	}
+	if batch == 0 || m == 0 || n == 0 {
+		return nil
+	}
+	if k == 0 {
+		for i := range batch {
+			for r := range m {
+				clear(c[i*strideC+r*ldc : i*strideC+r*ldc+n])
+			}
+		}
+		return nil
+	}
+	if bf16Active != "avx512bf16" {
+		return gemmBF16Widen(transA, transB, m, n, k, a, lda, b, ldb, c, ldc, batch, strideA, strideB, strideC)
+	}
+	pr := bf16ProblemPool.Get().(*bf16Problem)
+	*pr = bf16Problem{
+		transA: transA, transB: transB, m: m, n: n, k: k,
+		a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc,
+		batch: batch, strideA: strideA, strideB: strideB, strideC: strideC,
+	}
+	pr.run()
+	*pr = bf16Problem{}
+	bf16ProblemPool.Put(pr)
+	return nil
+}
+
+// gemmBF16Widen is the path without the kernel: A and B (the parts the
+// products read) widened to float32, then SgemmBatch.
+func gemmBF16Widen(transA, transB bool, m, n, k int, a []uint16, lda int, b []uint16, ldb int, c []float32, ldc int, batch int, strideA, strideB, strideC int) error {
+	ar, ac := m, k
+	if transA {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if transB {
+		br, bc = n, k
+	}
+	na := (ar-1)*lda + ac + (batch-1)*strideA
+	nb := (br-1)*ldb + bc + (batch-1)*strideB
+	af, bf := widenBF16(a[:na]), widenBF16(b[:nb])
+	err := SgemmBatch(transA, transB, m, n, k, 1, *af, lda, *bf, ldb, 0, c, ldc, batch, strideA, strideB, strideC)
+	widenPool.Put(af)
+	widenPool.Put(bf)
+	return err
+}
+
+var widenPool = sync.Pool{New: func() any { return new([]float32) }}
+
+// widenBF16 returns a pooled float32 copy of the bfloat16 values s.
+func widenBF16(s []uint16) *[]float32 {
+	p := widenPool.Get().(*[]float32)
+	if cap(*p) < len(s) {
+		*p = make([]float32, len(s))
+	}
+	d := (*p)[:len(s)]
+	for i, v := range s {
+		d[i] = math.Float32frombits(uint32(v) << 16)
+	}
+	*p = d
+	return p
+}
+
+// bf16Problem is a validated GemmBF16Batch call on the kernel path.
+type bf16Problem struct {
+	transA, transB   bool
+	m, n, k          int
+	a, b             []uint16
+	c                []float32
+	lda, ldb, ldc    int
+	batch            int
+	strideA, strideB int
+	strideC          int
+	splitN           bool // chunks split columns (else rows) of C
+	chunks           int  // chunks per batch item
+	tilesM, tilesN   int
+	// sharedA and sharedB are A and B packed once for every chunk of a
+	// single item (packShared), in sharedBuf; nil when each chunk packs
+	// its own.
+	sharedA, sharedB []uint32
+	sharedBuf        *[]uint32
+}
+
+var bf16ProblemPool = sync.Pool{New: func() any { return new(bf16Problem) }}
+
+// run splits pr into chunks of register tiles and runs them, on the
+// calling goroutine when the work is small.
+func (pr *bf16Problem) run() {
+	pr.tilesM = (pr.m + bf16MR - 1) / bf16MR
+	pr.tilesN = (pr.n + bf16NR - 1) / bf16NR
+	work := pr.m * pr.n
+	if work > math.MaxInt/pr.k/pr.batch {
+		work = math.MaxInt / pr.batch
+	} else {
+		work *= pr.k
+	}
+	nt := threads
+	pr.chunks = 1
+	if nt > 1 && work*pr.batch >= 2*parallelThreshold && pr.batch < 2*nt {
+		// Two chunks per thread, as Sgemm. Splitting columns repacks A in
+		// every chunk, splitting rows B: split the side whose other
+		// operand is the smaller, when it has the tiles to share out.
+		want := min(2*nt, max(1, work/(2*minTaskWork)))
+		switch {
+		case pr.tilesM < want && pr.tilesN < want:
+			pr.splitN = pr.tilesN >= pr.tilesM
+		case pr.tilesM < want:
+			pr.splitN = true
+		case pr.tilesN < want:
+			pr.splitN = false
+		default:
+			pr.splitN = pr.m <= pr.n
+		}
+		tiles := pr.tilesM
+		if pr.splitN {
+			tiles = pr.tilesN
+		}
+		pr.chunks = max(1, min(want, tiles))
+	}
+	tasks := pr.batch * pr.chunks
+	if nt <= 1 || tasks == 1 || work*pr.batch < 2*parallelThreshold {
+		ws := bf16Workspaces.Get().(*bf16Workspace)
+		for t := range tasks {
+			pr.task(ws, t)
+		}
+		bf16Workspaces.Put(ws)
+		return
+	}
+	if pr.batch == 1 {
+		pr.packShared()
+	}
+	parallel(pr, tasks, min(nt, tasks))
+	if pr.sharedBuf != nil {
+		bf16SharedPool.Put(pr.sharedBuf)
+	}
+}
+
+// Task runs task t of pr with a pooled workspace (package parallel).
+func (pr *bf16Problem) Task(t int) {
+	ws := bf16Workspaces.Get().(*bf16Workspace)
+	pr.task(ws, t)
+	bf16Workspaces.Put(ws)
+}
+
+// task runs chunk t%chunks of batch item t/chunks. Chunks end on register
+// tiles, so that the tiling of C, and with it every sum, is the same for
+// any number of chunks.
+func (pr *bf16Problem) task(ws *bf16Workspace, t int) {
+	item, ch := t/pr.chunks, t%pr.chunks
+	i0, i1, j0, j1 := 0, pr.m, 0, pr.n
+	if pr.chunks > 1 {
+		if pr.splitN {
+			j0 = min(pr.n, (pr.tilesN*ch/pr.chunks)*bf16NR)
+			j1 = min(pr.n, (pr.tilesN*(ch+1)/pr.chunks)*bf16NR)
+		} else {
+			i0 = min(pr.m, (pr.tilesM*ch/pr.chunks)*bf16MR)
+			i1 = min(pr.m, (pr.tilesM*(ch+1)/pr.chunks)*bf16MR)
+		}
+	}
+	if i0 >= i1 || j0 >= j1 {
+		return
+	}
+	ws.block(pr, item*pr.strideA, item*pr.strideB, item*pr.strideC, i0, i1, j0, j1)
+}
+
+// bf16Workspace holds one goroutine's packed blocks.
+type bf16Workspace struct {
+	ap  []uint32 // bf16MC/bf16MR panels of bf16KP steps of 14 pairs
+	bp  []uint32 // bf16NC/bf16NR panels of bf16KP steps of 32 pairs
+	tmp []float32
+}
+
+var bf16Workspaces = sync.Pool{New: func() any {
+	return &bf16Workspace{
+		ap:  alignedUint32s(bf16MC * bf16KP),
+		bp:  alignedUint32s(bf16NC * bf16KP),
+		tmp: alignedFloats(bf16MR * bf16NR),
+	}
+}}
+
+// alignedUint32s returns n zeroed uint32s starting on a 64-byte boundary.
+func alignedUint32s(n int) []uint32 {
+	f := alignedFloats(n)
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&f[0])), n)
+}
+
+// block computes rows [i0,i1) and columns [j0,j1) of one item (A, B and C
+// at offsets oa, ob, oc): GotoBLAS's loop nest, k in blocks of bf16KP
+// pairs from 0 upwards, the first block overwriting C and the others
+// adding to it. An operand packed before the chunks started (pr.sharedA,
+// pr.sharedB) is read from there.
+func (ws *bf16Workspace) block(pr *bf16Problem, oa, ob, oc, i0, i1, j0, j1 int) {
+	a, b, c := pr.a[oa:], pr.b[ob:], pr.c[oc:]
+	ldc := pr.ldc
+	ncMax, mcMax := bf16NC, bf16MC
+	if pr.sharedB != nil {
+		ncMax = pr.n
+	}
+	if pr.sharedA != nil {
+		mcMax = pr.m
+	}
+	for jc := j0; jc < j1; jc += ncMax {
+		nc := min(ncMax, j1-jc)
+		for pb := 0; pb*2*bf16KP < pr.k; pb++ {
+			pc := pb * 2 * bf16KP
+			kc := min(2*bf16KP, pr.k-pc)
+			kp := (kc + 1) / 2
+			bpan, bq0 := ws.bp, 0
+			if pr.sharedB != nil {
+				bpan, bq0 = pr.sharedB[pb*pr.tilesN*bf16NR*bf16KP:], jc/bf16NR
+			} else {
+				packBF16B(ws.bp, b, pr.ldb, pr.transB, pc, kc, jc, nc)
+			}
+			acc := pc > 0
+			for ic := i0; ic < i1; ic += mcMax {
+				mc := min(mcMax, i1-ic)
+				apan, aq0 := ws.ap, 0
+				if pr.sharedA != nil {
+					apan, aq0 = pr.sharedA[pb*pr.tilesM*bf16MR*bf16KP:], ic/bf16MR
+				} else {
+					packBF16A(ws.ap, a, pr.lda, pr.transA, ic, mc, pc, kc)
+				}
+				for jr := 0; jr < nc; jr += bf16NR {
+					bp := &bpan[(bq0+jr/bf16NR)*kp*bf16NR]
+					w := min(bf16NR, nc-jr)
+					for ir := 0; ir < mc; ir += bf16MR {
+						ap := &apan[(aq0+ir/bf16MR)*kp*bf16MR]
+						h := min(bf16MR, mc-ir)
+						off := (ic+ir)*ldc + jc + jr
+						if h == bf16MR && w == bf16NR {
+							bf16Kern14x32(kp, ap, bp, &c[off], ldc, acc)
+							continue
+						}
+						bf16Kern14x32(kp, ap, bp, &ws.tmp[0], bf16NR, false)
+						for r := range h {
+							dst := c[off+r*ldc : off+r*ldc+w]
+							src := ws.tmp[r*bf16NR : r*bf16NR+w]
+							if acc {
+								for j, v := range src {
+									dst[j] += v
+								}
+							} else {
+								copy(dst, src)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// maxBF16Shared bounds, in 32-bit lanes, an operand packed once for all
+// chunks (16 MiB).
+const maxBF16Shared = 4 << 20
+
+var bf16SharedPool = sync.Pool{New: func() any { return new([]uint32) }}
+
+// packShared packs, before a single item's chunks start, the operand every
+// chunk would otherwise pack again (A when chunks split columns, B when
+// they split rows), its panels shared out among the threads; it does
+// nothing when that operand is too large.
+func (pr *bf16Problem) packShared() {
+	tiles, lanes := pr.tilesN, bf16NR
+	if pr.splitN {
+		tiles, lanes = pr.tilesM, bf16MR
+	}
+	kp := (pr.k + 1) / 2
+	if tiles*lanes > maxBF16Shared/kp {
+		return
+	}
+	buf := bf16SharedPool.Get().(*[]uint32)
+	if cap(*buf) < tiles*lanes*kp {
+		*buf = make([]uint32, tiles*lanes*kp)
+	}
+	pr.sharedBuf = buf
+	sh := (*buf)[:tiles*lanes*kp]
+	parallel(bf16SharedPacking{pr, sh}, tiles, min(threads, tiles))
+	if pr.splitN {
+		pr.sharedA = sh
+	} else {
+		pr.sharedB = sh
+	}
+}
+
+// bf16SharedPacking packs panel t of the shared operand for every depth
+// block (package parallel's task).
+type bf16SharedPacking struct {
+	pr  *bf16Problem
+	dst []uint32
+}
+
+func (sp bf16SharedPacking) Task(q int) {
+	pr := sp.pr
+	for pb := 0; pb*2*bf16KP < pr.k; pb++ {
+		pc := pb * 2 * bf16KP
+		kc := min(2*bf16KP, pr.k-pc)
+		kp := (kc + 1) / 2
+		if pr.splitN {
+			off := pb*pr.tilesM*bf16MR*bf16KP + q*kp*bf16MR
+			packBF16A(sp.dst[off:], pr.a, pr.lda, pr.transA, q*bf16MR, min(bf16MR, pr.m-q*bf16MR), pc, kc)
+		} else {
+			off := pb*pr.tilesN*bf16NR*bf16KP + q*kp*bf16NR
+			packBF16B(sp.dst[off:], pr.b, pr.ldb, pr.transB, pc, kc, q*bf16NR, min(bf16NR, pr.n-q*bf16NR))
+		}
+	}
+}
+
+// pair returns the 32-bit lane of the bfloat16 values lo and hi.
+func pair(lo, hi uint16) uint32 { return uint32(lo) | uint32(hi)<<16 }
+
+// packBF16B packs op(B)[pc:pc+kc, jc:jc+nc] into panels of 32 columns:
+// step p of panel q holds, for its 32 columns j, the pair op(B)[pc+2p][j],
+// op(B)[pc+2p+1][j]; values past k or n are zero.
+func packBF16B(dst []uint32, b []uint16, ldb int, trans bool, pc, kc, jc, nc int) {
+	kp := (kc + 1) / 2
+	for q := 0; q*bf16NR < nc; q++ {
+		pan := dst[q*kp*bf16NR : (q+1)*kp*bf16NR]
+		j0 := jc + q*bf16NR
+		w := min(bf16NR, nc-q*bf16NR)
+		if !trans {
+			// op(B)[kk][j] = b[kk·ldb+j]: two rows interleaved.
+			p0 := 0
+			if full := kc / 2; packPairsAsm(pan, b, pc*ldb+j0, ldb, full, w, bf16NR) {
+				p0 = full
+			}
+			for p := p0; p < kp; p++ {
+				row := pan[p*bf16NR : (p+1)*bf16NR]
+				r0 := b[(pc+2*p)*ldb+j0:][:w]
+				if 2*p+1 < kc {
+					r1 := b[(pc+2*p+1)*ldb+j0:][:w]
+					for l, v := range r0 {
+						row[l] = pair(v, r1[l])
+					}
+				} else {
+					for l, v := range r0 {
+						row[l] = uint32(v)
+					}
+				}
+				clear(row[w:])
+			}
+			continue
+		}
+		// op(B)[kk][j] = b[j·ldb+kk]: a column's pairs are adjacent.
+		if kc%2 == 0 && packDwordsAsm(pan, b, j0*ldb+pc, ldb, kp, w, bf16NR) {
+			continue
+		}
+		for l := range w {
+			col := b[(j0+l)*ldb+pc:][:kc]
+			full := kc / 2
+			for p := range full {
+				pan[p*bf16NR+l] = *(*uint32)(unsafe.Pointer(&col[2*p]))
+			}
+			if kc%2 == 1 {
+				pan[full*bf16NR+l] = uint32(col[kc-1])
+			}
+		}
+		for p := range kp {
+			clear(pan[p*bf16NR+w : (p+1)*bf16NR])
+		}
+	}
+}
+
+// packBF16A packs op(A)[ic:ic+mc, pc:pc+kc] into panels of 14 rows: step p
+// of panel q holds, for its 14 rows i, the pair op(A)[i][pc+2p],
+// op(A)[i][pc+2p+1]; values past k or the rows are zero.
+func packBF16A(dst []uint32, a []uint16, lda int, trans bool, ic, mc, pc, kc int) {
+	kp := (kc + 1) / 2
+	for q := 0; q*bf16MR < mc; q++ {
+		pan := dst[q*kp*bf16MR : (q+1)*kp*bf16MR]
+		i0 := ic + q*bf16MR
+		h := min(bf16MR, mc-q*bf16MR)
+		if trans {
+			// op(A)[i][kk] = a[kk·lda+i]: two rows interleaved.
+			p0 := 0
+			if full := kc / 2; packPairsAsm(pan, a, pc*lda+i0, lda, full, h, bf16MR) {
+				p0 = full
+			}
+			for p := p0; p < kp; p++ {
+				st := pan[p*bf16MR : (p+1)*bf16MR]
+				r0 := a[(pc+2*p)*lda+i0:][:h]
+				if 2*p+1 < kc {
+					r1 := a[(pc+2*p+1)*lda+i0:][:h]
+					for r, v := range r0 {
+						st[r] = pair(v, r1[r])
+					}
+				} else {
+					for r, v := range r0 {
+						st[r] = uint32(v)
+					}
+				}
+				clear(st[h:])
+			}
+			continue
+		}
+		// op(A)[i][kk] = a[i·lda+kk]: a row's pairs are adjacent.
+		if kc%2 == 0 && packDwordsAsm(pan, a, i0*lda+pc, lda, kp, h, bf16MR) {
+			continue
+		}
+		for r := range h {
+			row := a[(i0+r)*lda+pc:][:kc]
+			full := kc / 2
+			for p := range full {
+				pan[p*bf16MR+r] = *(*uint32)(unsafe.Pointer(&row[2*p]))
+			}
+			if kc%2 == 1 {
+				pan[full*bf16MR+r] = uint32(row[kc-1])
+			}
+		}
+		for p := range kp {
+			clear(pan[p*bf16MR+h : (p+1)*bf16MR])
+		}
+	}
+}
