@@ -25,6 +25,11 @@ func dotGeneralGEMM(params *dotGeneralNodeData, lhs, rhs shapes.Shape) (l gemmLa
 	if lhs.DType != dtypes.Float32 || rhs.DType != dtypes.Float32 {
 		return l, false
 	}
+	return dotGeneralLayout(params, lhs, rhs)
+}
+
+// dotGeneralLayout is dotGeneralGEMM for operands of any one dtype.
+func dotGeneralLayout(params *dotGeneralNodeData, lhs, rhs shapes.Shape) (l gemmLayout, ok bool) {
 	lt, lok := matrixView(lhs.Rank(), params.lhsBatchAxes, params.lhsContractingAxes)
 	rt, rok := matrixView(rhs.Rank(), params.rhsBatchAxes, params.rhsContractingAxes)
 	if !lok || !rok {

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"slices"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/dtypes/bfloat16"
@@ -275,12 +276,31 @@ func execDotGeneralBF16(backend *Backend, node *Node, lhs, rhs *Buffer) (out *Bu
 	}
 	bf16Dots.Add(1)
 	p := node.data.(*dotGeneralNodeData)
+	if l, ok := dotGeneralLayout(p, lhs.shape, rhs.shape); ok {
+		// Batches of row-major matrices: gemm's bfloat16 product (AVX-512
+		// BF16's VDPBF16PS where the CPU has it) into float32, then
+		// bfloat16 as the widening path below rounds.
+		lda, ldb := l.k, l.n
+		if l.transA {
+			lda = l.m
+		}
+		if l.transB {
+			ldb = l.k
+		}
+		c := backend.getBuffer(dtypes.Float32, node.shape.Size())
+		cf := c.flat.([]float32)
+		err = gemm.GemmBF16Batch(l.transA, l.transB, l.m, l.n, l.k, bf16Bits(lhs.flat.([]bfloat16.BFloat16)), lda,
+			bf16Bits(rhs.flat.([]bfloat16.BFloat16)), ldb, cf, l.n, l.batch, l.m*l.k, l.k*l.n, l.m*l.n)
+		if err == nil {
+			out = backend.getBufferForShape(node.shape)
+			narrowBF16(out.flat.([]bfloat16.BFloat16), cf)
+		}
+		backend.putBuffer(c)
+		return out, true, err
+	}
 	widen := func(src []bfloat16.BFloat16) *Buffer {
 		t := backend.getBuffer(dtypes.Float32, len(src))
-		dst := t.flat.([]float32)
-		for i, v := range src {
-			dst[i] = v.Float32()
-		}
+		widenBF16(t.flat.([]float32), bf16Bits(src))
 		return t
 	}
 	a, b := widen(lhs.flat.([]bfloat16.BFloat16)), widen(rhs.flat.([]bfloat16.BFloat16))
@@ -293,13 +313,23 @@ func execDotGeneralBF16(backend *Backend, node *Node, lhs, rhs *Buffer) (out *Bu
 	}
 	if err == nil {
 		out = backend.getBufferForShape(node.shape)
-		dst := out.flat.([]bfloat16.BFloat16)
-		for i, v := range cf {
-			dst[i] = bfloat16.FromFloat32(v)
-		}
+		narrowBF16(out.flat.([]bfloat16.BFloat16), cf)
 	}
 	backend.putBuffer(a)
 	backend.putBuffer(b)
 	backend.putBuffer(c)
 	return out, true, err
+}
+
+// bf16Bits returns the bits of bfloat16 values, sharing their memory.
+func bf16Bits(s []bfloat16.BFloat16) []uint16 {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint16)(unsafe.Pointer(&s[0])), len(s))
+}
+
+// narrowBF16 sets dst[i] to bfloat16.FromFloat32(src[i]) (which truncates).
+func narrowBF16(dst []bfloat16.BFloat16, src []float32) {
+	narrowBF16Bits(bf16Bits(dst[:len(src)]), src)
 }

@@ -186,7 +186,7 @@ func execReduce(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bo
 	if len(reduceAxes) == 0 {
 		return execIdentity(backend, node, inputs, inputsOwned)
 	}
-	// gotrain: float32 reductions over one contiguous block of axes as plain loops (reduce_fast.go).
+	// gotrain: float32 and bfloat16 (summed in float32) reductions over one contiguous block of axes as plain loops (reduce_fast.go).
 	if out, ok := execReduceFast(backend, node, operand, reduceAxes); ok {
 		return out, nil
 	}
@@ -532,6 +532,17 @@ func execTranspose(backend *Backend, node *Node, inputs []*Buffer, inputsOwned [
 	if node.shape.DType == dtypes.Float32 {
 		// gotrain: rows of the output at a time (dotgeneral_transpose.go).
 		transposeFloat32(output.flat.([]float32), operand.flat.([]float32), operand.shape.Dimensions, permutations)
+		return output, nil
+	}
+	if node.shape.DType == dtypes.BFloat16 {
+		// gotrain: widened (exactly), transposed as float32 and narrowed back.
+		n := operand.shape.Size()
+		src, dst := backend.getBuffer(dtypes.Float32, n), backend.getBuffer(dtypes.Float32, n)
+		widenBF16(src.flat.([]float32), bf16Bits(operand.flat.([]bfloat16.BFloat16)))
+		transposeFloat32(dst.flat.([]float32), src.flat.([]float32), operand.shape.Dimensions, permutations)
+		narrowBF16Bits(bf16Bits(output.flat.([]bfloat16.BFloat16)), dst.flat.([]float32))
+		backend.putBuffer(src)
+		backend.putBuffer(dst)
 		return output, nil
 	}
 	it := newTransposeIterator(operand.shape, permutations)
@@ -1125,6 +1136,18 @@ func execConvertDType(backend *Backend, node *Node, inputs []*Buffer, inputsOwne
 	_ = inputsOwned // We don't reuse the inputs.
 	output := backend.getBuffer(node.shape.DType, operand.shape.Size())
 	output.shape = node.shape
+	// gotrain: float32 <-> bfloat16 with the vector loops of bf16vec.go (the
+	// same values: widening is exact, narrowing truncates as FromFloat32).
+	switch {
+	case operand.shape.DType == dtypes.Float32 && output.shape.DType == dtypes.BFloat16:
+		src, dst := operand.flat.([]float32), bf16Bits(output.flat.([]bfloat16.BFloat16))
+		convertParts(len(src), func(lo, hi int) { narrowBF16Bits(dst[lo:hi], src[lo:hi]) })
+		return output, nil
+	case operand.shape.DType == dtypes.BFloat16 && output.shape.DType == dtypes.Float32:
+		src, dst := bf16Bits(operand.flat.([]bfloat16.BFloat16)), output.flat.([]float32)
+		convertParts(len(src), func(lo, hi int) { widenBF16(dst[lo:hi], src[lo:hi]) })
+		return output, nil
+	}
 	convertFn := convertDTypePairMap.Get(operand.shape.DType, output.shape.DType).(convertFnType)
 	convertFn(operand, output)
 	return output, nil

@@ -367,7 +367,7 @@ func execExp(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 	case dtypes.Float64:
 		execExpGeneric[float64](input.flat.([]float64), output.flat.([]float64))
 	case dtypes.BFloat16:
-		execExpBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
+		bf16ViaFloat32(expFloat32, input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16)) // gotrain: the float32 kernel, truncated (fusion_bf16.go); was execExpBF16.
 	default:
 		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
@@ -675,7 +675,7 @@ func execLogistic(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []
 	case dtypes.Float64:
 		execLogisticGeneric[float64](input.flat.([]float64), output.flat.([]float64))
 	case dtypes.BFloat16:
-		execLogisticBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
+		bf16ViaFloat32(logisticFloat32, input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16)) // gotrain: the float32 kernel, truncated (fusion_bf16.go); was execLogisticBF16.
 	default:
 		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}
@@ -716,7 +716,7 @@ func execTanh(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool
 	case dtypes.Float64:
 		execTanhGeneric[float64](input.flat.([]float64), output.flat.([]float64))
 	case dtypes.BFloat16:
-		execTanhBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
+		bf16ViaFloat32(tanhFloat32, input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16)) // gotrain: the float32 kernel, truncated (fusion_bf16.go); was execTanhBF16.
 	default:
 		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}

@@ -14,7 +14,7 @@ import (
 
 // Element-wise fusion.
 //
-// At Compile, chains of float32 element-wise operations whose
+// At Compile, chains of float32 (or bfloat16: fusion_bf16.go) element-wise operations whose
 // intermediate results are read only inside the chain are merged into their
 // last operation, which then runs a small program over the chunks of its
 // output: every operation of the chain reads and writes chunk-sized
@@ -112,6 +112,10 @@ type fusedProgram struct {
 	// chunkLen is the length of the program's chunks: fusedChunk, or the
 	// size rounded up to 32 when that is less.
 	chunkLen int
+	// bf16 is set for a chain of bfloat16 operations (fusion_bf16.go),
+	// and extKinds then tells how each external input is read.
+	bf16     bool
+	extKinds []operandKind
 }
 
 // slotted gives every instruction a temporary slot for its result, reusing
@@ -176,11 +180,12 @@ func (prog *fusedProgram) slotted() {
 // isFusible tells whether n can be part of a fused chain.
 func isFusible(n *Node) bool {
 	arity, ok := fusibleOps[n.opType]
-	if !ok || n.fusedSide != nil || n.shape.DType != dtypes.Float32 || len(n.inputs) != arity || n.multiOutputsShapes != nil || n.isNodeSelectOutput {
+	if !ok || n.fusedSide != nil || !fusibleDType(n.opType, n.shape.DType) || len(n.inputs) != arity || n.multiOutputsShapes != nil || n.isNodeSelectOutput {
 		return false
 	}
 	for _, in := range n.inputs {
-		if in.shape.DType != dtypes.Float32 || !(in.shape.Equal(n.shape) || in.shape.Size() == 1) {
+		if in.shape.DType != n.shape.DType || !(in.shape.Equal(n.shape) || in.shape.Size() == 1 ||
+			n.shape.DType == dtypes.BFloat16 && tilesOutput(in.shape.Dimensions, n.shape.Dimensions)) {
 			return false
 		}
 	}
@@ -230,7 +235,7 @@ func fuseElementwise(b *Builder) {
 				}
 			}
 		}
-		if len(group) < 2 && !slices.ContainsFunc(root.inputs, func(in *Node) bool { _, ok := tiledBroadcast(in); return ok }) {
+		if len(group) < 2 && root.shape.DType == dtypes.Float32 && !slices.ContainsFunc(root.inputs, func(in *Node) bool { _, ok := tiledBroadcast(in); return ok }) {
 			continue
 		}
 		slices.SortFunc(group, func(x, y *Node) int { return x.builderIdx - y.builderIdx })
@@ -355,6 +360,15 @@ func newFusedProgram(root *Node, group, sides []*Node) (*fusedProgram, []*Node) 
 		if in.shape.Equal(root.shape) {
 			return fusedOperand{kind: fromInput, idx: j}
 		}
+		if in.shape.Size() > 1 { // a bfloat16 operand broadcast implicitly (tilesOutput)
+			slot, ok := tiledSlot[in]
+			if !ok {
+				slot = len(prog.tiled)
+				tiledSlot[in] = slot
+				prog.tiled = append(prog.tiled, fusedOperand{kind: fromTiled, idx: j, slot: slot})
+			}
+			return fusedOperand{kind: fromTiled, idx: j, slot: slot}
+		}
 		return fusedOperand{kind: fromScalar, idx: j}
 	}
 	for _, n := range group {
@@ -371,6 +385,10 @@ func newFusedProgram(root *Node, group, sides []*Node) (*fusedProgram, []*Node) 
 	prog.slotted()
 	prog.chunkLen = min(fusedChunk, (prog.size+31)&^31)
 	nt := prog.slots + len(prog.tiled)
+	if root.shape.DType == dtypes.BFloat16 {
+		prog.bf16Externals(len(externals))
+		nt += len(externals)
+	}
 	prog.temps.New = func() any { return make([]float32, nt*prog.chunkLen) }
 	return prog, externals
 }
@@ -380,12 +398,12 @@ func newFusedProgram(root *Node, group, sides []*Node) (*fusedProgram, []*Node) 
 // the output is element i mod x.Size() of x (a bias broadcast over a batch),
 // and returns x.
 func tiledBroadcast(n *Node) (*Node, bool) {
-	if n.opType != backends.OpTypeBroadcastInDim || n.shape.DType != dtypes.Float32 || len(n.inputs) != 1 {
+	if n.opType != backends.OpTypeBroadcastInDim || (n.shape.DType != dtypes.Float32 && n.shape.DType != dtypes.BFloat16) || len(n.inputs) != 1 {
 		return nil, false
 	}
 	x := n.inputs[0]
 	axes, ok := n.data.([]int)
-	if !ok || x.shape.DType != dtypes.Float32 || len(axes) != x.shape.Rank() || x.shape.Size() == 0 {
+	if !ok || x.shape.DType != n.shape.DType || len(axes) != x.shape.Rank() || x.shape.Size() == 0 {
 		return nil, false
 	}
 	out := n.shape.Dimensions
@@ -439,6 +457,9 @@ func execFused(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []boo
 // side outputs (Node.fused.sideNodes' values).
 func execFusedSides(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, []*Buffer, error) {
 	prog := node.fused
+	if prog.bf16 {
+		return execFusedSidesBF16(backend, node, inputs, inputsOwned)
+	}
 	// The output and the side outputs take over owned inputs of their shape
 	// where there are some: each element of the output is written after
 	// every read of its index, and the side outputs after the whole chunk.

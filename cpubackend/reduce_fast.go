@@ -5,26 +5,62 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/dtypes/bfloat16"
 	"github.com/gotrain/gotrain/internal/parallel"
 )
 
-// execReduceFast runs a float32 ReduceSum or ReduceMax whose reduced axes
+// execReduceFast runs a float32 or bfloat16 ReduceSum or ReduceMax whose reduced axes
 // are one contiguous block with plain loops over [outer, reduced, inner]
 // instead of simplego's per-element index iterator. Rows are accumulated
 // in order; a reduction to one value per row (inner = 1) of a sum uses
 // four interleaved partial sums. ok is false when the case does not apply.
 func execReduceFast(backend *Backend, node *Node, operand *Buffer, axes []int) (out *Buffer, ok bool) {
-	if operand.shape.DType != dtypes.Float32 || (node.opType != backends.OpTypeReduceSum && node.opType != backends.OpTypeReduceMax) {
+	if node.opType != backends.OpTypeReduceSum && node.opType != backends.OpTypeReduceMax {
 		return nil, false
 	}
+	dims := operand.shape.Dimensions
+	switch operand.shape.DType {
+	case dtypes.Float32:
+		out = backend.getBuffer(node.shape.DType, node.shape.Size())
+		out.shape = node.shape
+		if !reduceFloat32(node.opType, dims, axes, operand.flat.([]float32), out.flat.([]float32)) {
+			backend.putBuffer(out)
+			return nil, false
+		}
+		return out, true
+	case dtypes.BFloat16:
+		// bfloat16: widened to float32, reduced as float32 and narrowed
+		// once. A maximum is the executor's exactly; a sum adds in float32
+		// where the executor rounded the running sum to bfloat16 after
+		// every addition (gotrain: a sum of 256 gradients there lost up to
+		// 8 bits).
+		src := backend.getBuffer(dtypes.Float32, operand.shape.Size())
+		acc := backend.getBuffer(dtypes.Float32, node.shape.Size())
+		defer backend.putBuffer(src)
+		defer backend.putBuffer(acc)
+		widenBF16(src.flat.([]float32), bf16Bits(operand.flat.([]bfloat16.BFloat16)))
+		if !reduceFloat32(node.opType, dims, axes, src.flat.([]float32), acc.flat.([]float32)) {
+			return nil, false
+		}
+		out = backend.getBuffer(node.shape.DType, node.shape.Size())
+		out.shape = node.shape
+		narrowBF16Bits(bf16Bits(out.flat.([]bfloat16.BFloat16)), acc.flat.([]float32))
+		return out, true
+	}
+	return nil, false
+}
+
+// reduceFloat32 reduces src, of dimensions dims, over axes into dst (a sum
+// or a maximum); it reports false, having done nothing, when the axes are
+// not one contiguous block.
+func reduceFloat32(op backends.OpType, dims, axes []int, src, dst []float32) bool {
 	ax := slices.Clone(axes)
 	slices.Sort(ax)
 	for i := 1; i < len(ax); i++ {
 		if ax[i] != ax[i-1]+1 {
-			return nil, false
+			return false
 		}
 	}
-	dims := operand.shape.Dimensions
 	outer, red, inner := 1, 1, 1
 	for i, d := range dims {
 		switch {
@@ -36,10 +72,7 @@ func execReduceFast(backend *Backend, node *Node, operand *Buffer, axes []int) (
 			inner *= d
 		}
 	}
-	out = backend.getBuffer(node.shape.DType, node.shape.Size())
-	out.shape = node.shape
-	src, dst := operand.flat.([]float32), out.flat.([]float32)
-	isMax := node.opType == backends.OpTypeReduceMax
+	isMax := op == backends.OpTypeReduceMax
 	lowest := dtypes.Float32.LowestValue().(float32)
 	for o := range outer {
 		block := src[o*red*inner : (o+1)*red*inner]
@@ -76,7 +109,7 @@ func execReduceFast(backend *Backend, node *Node, operand *Buffer, axes []int) (
 			}
 		}
 	}
-	return out, true
+	return true
 }
 
 // sumBlock is the length of the blocks a long sum is split into (a whole

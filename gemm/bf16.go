@@ -277,13 +277,19 @@ type bf16Workspace struct {
 	tmp []float32
 }
 
+// bf16Workspaces pools the workspaces; their blocks grow to the sizes
+// used (a product with 10 columns packs 32 KiB of B, not 2 MiB).
 var bf16Workspaces = sync.Pool{New: func() any {
-	return &bf16Workspace{
-		ap:  alignedUint32s(bf16MC * bf16KP),
-		bp:  alignedUint32s(bf16NC * bf16KP),
-		tmp: alignedFloats(bf16MR * bf16NR),
-	}
+	return &bf16Workspace{tmp: alignedFloats(bf16MR * bf16NR)}
 }}
+
+// grown returns s if it holds n lanes, else a new 64-byte aligned slice of n.
+func grown(s []uint32, n int) []uint32 {
+	if len(s) >= n {
+		return s
+	}
+	return alignedUint32s(n)
+}
 
 // alignedUint32s returns n zeroed uint32s starting on a 64-byte boundary.
 func alignedUint32s(n int) []uint32 {
@@ -302,9 +308,13 @@ func (ws *bf16Workspace) block(pr *bf16Problem, oa, ob, oc, i0, i1, j0, j1 int) 
 	ncMax, mcMax := bf16NC, bf16MC
 	if pr.sharedB != nil {
 		ncMax = pr.n
+	} else {
+		ws.bp = grown(ws.bp, tiled(min(bf16NC, j1-j0), bf16NR)*min(bf16KP, (pr.k+1)/2))
 	}
 	if pr.sharedA != nil {
 		mcMax = pr.m
+	} else {
+		ws.ap = grown(ws.ap, tiled(min(bf16MC, i1-i0), bf16MR)*min(bf16KP, (pr.k+1)/2))
 	}
 	for jc := j0; jc < j1; jc += ncMax {
 		nc := min(ncMax, j1-jc)

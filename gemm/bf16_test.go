@@ -222,6 +222,8 @@ func BenchmarkGemmBF16(b *testing.B) {
 		{"mlp-fwd-256x512x784", false, false, 256, 512, 784},
 		{"mlp-dx-256x784x512-tB", false, true, 256, 784, 512},
 		{"mlp-dw-784x512x256-tA", true, false, 784, 512, 256},
+		{"mlp-out-256x10x512", false, false, 256, 10, 512},
+		{"mlp-outdw-512x10x256-tA", true, false, 512, 10, 256},
 	} {
 		m, n, k := sz.m, sz.n, sz.k
 		a, bb := randBF16(r, m*k), randBF16(r, k*n)

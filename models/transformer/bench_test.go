@@ -22,13 +22,17 @@ func BenchmarkTrainStep(b *testing.B) {
 	pr := arch
 	pr.Attention, pr.FFN = AttentionPoly, FFNRichards
 	for _, d := range []device.Device{{Kind: device.Native, Name: "cpu"}, {Kind: device.SimpleGo, Name: "go"}} {
-		b.Run("softmax-swiglu-batch=16/"+d.Name, func(b *testing.B) { benchStep(b, d, arch, 16) })
-		b.Run("softmax-swiglu-batch=32/"+d.Name, func(b *testing.B) { benchStep(b, d, arch, 32) })
-		b.Run("poly-richards-batch=16/"+d.Name, func(b *testing.B) { benchStep(b, d, pr, 16) })
+		b.Run("softmax-swiglu-batch=16/"+d.Name, func(b *testing.B) { benchStep(b, d, arch, 16, train.Precision32) })
+		b.Run("softmax-swiglu-batch=32/"+d.Name, func(b *testing.B) { benchStep(b, d, arch, 32, train.Precision32) })
+		b.Run("poly-richards-batch=16/"+d.Name, func(b *testing.B) { benchStep(b, d, pr, 16, train.Precision32) })
 	}
+	// bfloat16 products and activations, float32 weights (--precision
+	// bf16-mixed), on the cpu backend.
+	cpu := device.Device{Kind: device.Native, Name: "cpu"}
+	b.Run("softmax-swiglu-batch=16/cpu-bf16-mixed", func(b *testing.B) { benchStep(b, cpu, arch, 16, train.PrecisionBF16Mixed) })
 }
 
-func benchStep(b *testing.B, d device.Device, arch Arch, batch int) {
+func benchStep(b *testing.B, d device.Device, arch Arch, batch int, precision train.Precision) {
 	_, be, err := device.Open(d.Name)
 	if err != nil {
 		b.Fatal(err)
@@ -47,6 +51,7 @@ func benchStep(b *testing.B, d device.Device, arch Arch, batch int) {
 	cfg := train.DefaultConfig()
 	cfg.BatchSize, cfg.Steps, cfg.NoCheckpoint, cfg.Progress = batch, 1<<30, true, "off"
 	cfg.Optimizer, cfg.ClipNorm = train.OptimizerAdamW, 1
+	cfg.Precision = precision
 	h, err := train.New(be, cfg, arch.ModelFn(), Loss, ds)
 	if err != nil {
 		b.Fatal(err)

@@ -1,0 +1,11 @@
+//go:build !amd64 || purego || noasm
+
+package cpubackend
+
+// Without the assembly the Go loops of bf16vec.go do all the elements.
+
+func vecWidenBF16(dst []float32, src []uint16) int { return 0 }
+
+func vecNarrowBF16(dst []uint16, src []float32) int { return 0 }
+
+func vecTruncBF16(x []float32) int { return 0 }
