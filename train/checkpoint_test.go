@@ -13,6 +13,9 @@ import (
 
 	"github.com/gomlx/gomlx/pkg/ml/train/losses"
 	"github.com/gomlx/gomlx/pkg/ml/train/optimizers"
+
+	"github.com/gotrain/gotrain/cpubackend"
+	"github.com/gotrain/gotrain/gemm"
 )
 
 func TestResumeEqualsUninterrupted(t *testing.T) {
@@ -256,7 +259,21 @@ func TestPrecisionOnSimpleGo(t *testing.T) {
 	if !strings.Contains(logs.String(), "slower than float32") {
 		t.Errorf("no warning that bf16-mixed is slow on %s: %q", b.Name(), logs.String())
 	}
-	_, err := New(b, testConfig(func(c *Config) { c.Precision = Precision16Mixed }), mlp, losses.MeanSquaredError, synthData(t, 64, false))
+	// On gotrain's cpu backend it warns exactly when the products cannot
+	// run on AVX-512 BF16 (the CPU lacks it, or GOTRAIN_CPU caps it).
+	cb, err := cpubackend.New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cb.Finalize()
+	logs.Reset()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	_, _ = ResolvePrecision(PrecisionBF16Mixed, cb, false)
+	slog.SetDefault(prev)
+	if warned, want := strings.Contains(logs.String(), "slower than float32"), gemm.BF16Path() != "avx512bf16"; warned != want {
+		t.Errorf("bf16-mixed on the cpu backend (bfloat16 path %s): warned %v, want %v: %q", gemm.BF16Path(), warned, want, logs.String())
+	}
+	_, err = New(b, testConfig(func(c *Config) { c.Precision = Precision16Mixed }), mlp, losses.MeanSquaredError, synthData(t, 64, false))
 	if err == nil || !strings.Contains(err.Error(), "Precision 16-mixed") || !strings.Contains(err.Error(), "no float16") {
 		t.Errorf("New with 16-mixed on simplego: %v; want a clear error", err)
 	}

@@ -27,7 +27,9 @@ import (
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 
+	"github.com/gotrain/gotrain/cpubackend"
 	"github.com/gotrain/gotrain/dist"
+	"github.com/gotrain/gotrain/gemm"
 )
 
 // Precision is the numeric precision of training.
@@ -408,8 +410,8 @@ func (p Precision) ComputeDType() dtypes.DType {
 
 // ResolvePrecision checks p against what backend b supports and resolves
 // auto. accelerator tells whether b runs on a GPU or TPU: auto only picks
-// bf16-mixed there, since bfloat16 is slower than float32 on simplego and on
-// most CPUs.
+// bf16-mixed there: on a CPU it is faster than float32 only with gotrain's
+// cpu backend on AVX-512 BF16, and a precision change is the user's choice.
 func ResolvePrecision(p Precision, b backends.Backend, accelerator bool) (Precision, error) {
 	p, err := ParsePrecision(string(p))
 	if err != nil {
@@ -434,11 +436,17 @@ func ResolvePrecision(p Precision, b backends.Backend, accelerator bool) (Precis
 		if !supports(dtypes.BFloat16) {
 			return "", fmt.Errorf("Precision bf16-mixed: backend %q has no bfloat16 support; use Precision 32", name)
 		}
-		if IsPureGo(b) {
-			// Honest about the cost: the pure-Go backends have no bfloat16
-			// kernels (products are widened to float32, element-wise
-			// bfloat16 operations convert per element).
-			slog.Warn("Precision bf16-mixed on a pure-Go CPU backend is slower than float32 here (no bfloat16 kernels: about half the float32 step speed on gotrain's cpu backend); use Precision 32 for speed", "backend", name)
+		_, native := b.(*cpubackend.Backend)
+		switch {
+		case native && gemm.BF16Path() == "avx512bf16":
+			// gotrain's cpu backend on AVX-512 BF16: VDPBF16PS products,
+			// fused bfloat16 element-wise chains.
+		case native:
+			// Honest about the cost: without AVX-512 BF16 the products are
+			// widened to float32.
+			slog.Warn("Precision bf16-mixed without AVX-512 BF16 (or with GOTRAIN_CPU below avx512) is slower than float32 on gotrain's cpu backend: bfloat16 products are widened to float32; use Precision 32 for speed", "backend", name)
+		case IsPureGo(b):
+			slog.Warn("Precision bf16-mixed on GoMLX's pure-Go backend is slower than float32 (no bfloat16 kernels); use Precision 32 for speed, or gotrain's cpu backend on a CPU with AVX-512 BF16", "backend", name)
 		}
 	}
 	return p, nil
