@@ -278,8 +278,8 @@ func execDotGeneralBF16(backend *Backend, node *Node, lhs, rhs *Buffer) (out *Bu
 	p := node.data.(*dotGeneralNodeData)
 	if l, ok := dotGeneralLayout(p, lhs.shape, rhs.shape); ok {
 		// Batches of row-major matrices: gemm's bfloat16 product (AVX-512
-		// BF16's VDPBF16PS where the CPU has it) into float32, then
-		// bfloat16 as the widening path below rounds.
+		// BF16's VDPBF16PS where the CPU has it), its float32 sums
+		// truncated to bfloat16 as the widening path below does.
 		lda, ldb := l.k, l.n
 		if l.transA {
 			lda = l.m
@@ -287,16 +287,14 @@ func execDotGeneralBF16(backend *Backend, node *Node, lhs, rhs *Buffer) (out *Bu
 		if l.transB {
 			ldb = l.k
 		}
-		c := backend.getBuffer(dtypes.Float32, node.shape.Size())
-		cf := c.flat.([]float32)
-		err = gemm.GemmBF16Batch(l.transA, l.transB, l.m, l.n, l.k, bf16Bits(lhs.flat.([]bfloat16.BFloat16)), lda,
-			bf16Bits(rhs.flat.([]bfloat16.BFloat16)), ldb, cf, l.n, l.batch, l.m*l.k, l.k*l.n, l.m*l.n)
-		if err == nil {
-			out = backend.getBufferForShape(node.shape)
-			narrowBF16(out.flat.([]bfloat16.BFloat16), cf)
+		out = backend.getBufferForShape(node.shape)
+		err = gemm.GemmBF16BatchTo16(l.transA, l.transB, l.m, l.n, l.k, bf16Bits(lhs.flat.([]bfloat16.BFloat16)), lda,
+			bf16Bits(rhs.flat.([]bfloat16.BFloat16)), ldb, bf16Bits(out.flat.([]bfloat16.BFloat16)), l.n, l.batch, l.m*l.k, l.k*l.n, l.m*l.n)
+		if err != nil {
+			backend.putBuffer(out)
+			return nil, true, err
 		}
-		backend.putBuffer(c)
-		return out, true, err
+		return out, true, nil
 	}
 	widen := func(src []bfloat16.BFloat16) *Buffer {
 		t := backend.getBuffer(dtypes.Float32, len(src))

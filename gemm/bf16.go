@@ -80,31 +80,8 @@ func GemmBF16(transA, transB bool, m, n, k int, a []uint16, lda int, b []uint16,
 // as GemmBF16 does, with A_i = a[i·strideA:], B_i = b[i·strideB:] and C_i =
 // c[i·strideC:], as SgemmBatch.
 func GemmBF16Batch(transA, transB bool, m, n, k int, a []uint16, lda int, b []uint16, ldb int, c []float32, ldc int, batch int, strideA, strideB, strideC int) error {
-	if m < 0 || n < 0 || k < 0 || batch < 0 {
-		return fmt.Errorf("%w: negative size m=%d n=%d k=%d batch=%d", ErrBadArgs, m, n, k, batch)
-	}
-	if strideA < 0 || strideB < 0 || strideC < 0 {
-		return fmt.Errorf("%w: negative stride A=%d B=%d C=%d", ErrBadArgs, strideA, strideB, strideC)
-	}
-	ar, ac := m, k
-	if transA {
-		ar, ac = k, m
-	}
-	br, bc := k, n
-	if transB {
-		br, bc = n, k
-	}
-	if err := checkMatrixLen("A", len(a), ar, ac, lda, batch, strideA); err != nil {
+	if err := checkBF16Args(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc, batch, strideA, strideB, strideC); err != nil {
 		return err
-	}
-	if err := checkMatrixLen("B", len(b), br, bc, ldb, batch, strideB); err != nil {
-		return err
-	}
-	if err := checkMatrixLen("C", len(c), m, n, ldc, batch, strideC); err != nil {
-		return err
-	}
-	if batch > 1 && m > 0 && n > 0 && strideC < (m-1)*ldc+n {
-		return fmt.Errorf("%w: C stride %d overlaps items of %d elements", ErrBadArgs, strideC, (m-1)*ldc+n)
 	}
 	if batch == 0 || m == 0 || n == 0 {
 		return nil
@@ -129,6 +106,87 @@ func GemmBF16Batch(transA, transB bool, m, n, k int, a []uint16, lda int, b []ui
 	pr.run()
 	*pr = bf16Problem{}
 	bf16ProblemPool.Put(pr)
+	return nil
+}
+
+// GemmBF16BatchTo16 is GemmBF16Batch with C in bfloat16: each float32 sum
+// truncated to bfloat16 as GoMLX's bfloat16.FromFloat32 does (its top 16
+// bits), written without a float32 copy of C where the kernel runs.
+func GemmBF16BatchTo16(transA, transB bool, m, n, k int, a []uint16, lda int, b []uint16, ldb int, c []uint16, ldc int, batch int, strideA, strideB, strideC int) error {
+	if err := checkBF16Args(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc, batch, strideA, strideB, strideC); err != nil {
+		return err
+	}
+	if batch == 0 || m == 0 || n == 0 {
+		return nil
+	}
+	if k == 0 || bf16Active != "avx512bf16" {
+		// float32 C, then truncated row by row.
+		cs := widenPool.Get().(*[]float32)
+		need := (batch-1)*m*n + m*n
+		if cap(*cs) < need {
+			*cs = make([]float32, need)
+		}
+		cf := (*cs)[:need]
+		err := GemmBF16Batch(transA, transB, m, n, k, a, lda, b, ldb, cf, n, batch, strideA, strideB, m*n)
+		if err == nil {
+			for it := range batch {
+				for r := range m {
+					narrowRow(c[it*strideC+r*ldc:][:n], cf[it*m*n+r*n:][:n])
+				}
+			}
+		}
+		widenPool.Put(cs)
+		return err
+	}
+	pr := bf16ProblemPool.Get().(*bf16Problem)
+	*pr = bf16Problem{
+		transA: transA, transB: transB, m: m, n: n, k: k,
+		a: a, b: b, c16: c, lda: lda, ldb: ldb, ldc: ldc,
+		batch: batch, strideA: strideA, strideB: strideB, strideC: strideC,
+	}
+	pr.run()
+	*pr = bf16Problem{}
+	bf16ProblemPool.Put(pr)
+	return nil
+}
+
+// narrowRow sets dst[j] to the top 16 bits of src[j].
+func narrowRow(dst []uint16, src []float32) {
+	dst = dst[:len(src)]
+	for j, v := range src {
+		dst[j] = uint16(math.Float32bits(v) >> 16)
+	}
+}
+
+// checkBF16Args validates the arguments of the bfloat16 products (lengths
+// of a, b and c given), as SgemmBatch does.
+func checkBF16Args(transA, transB bool, m, n, k, la, lda, lb, ldb, lc, ldc, batch, strideA, strideB, strideC int) error {
+	if m < 0 || n < 0 || k < 0 || batch < 0 {
+		return fmt.Errorf("%w: negative size m=%d n=%d k=%d batch=%d", ErrBadArgs, m, n, k, batch)
+	}
+	if strideA < 0 || strideB < 0 || strideC < 0 {
+		return fmt.Errorf("%w: negative stride A=%d B=%d C=%d", ErrBadArgs, strideA, strideB, strideC)
+	}
+	ar, ac := m, k
+	if transA {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if transB {
+		br, bc = n, k
+	}
+	if err := checkMatrixLen("A", la, ar, ac, lda, batch, strideA); err != nil {
+		return err
+	}
+	if err := checkMatrixLen("B", lb, br, bc, ldb, batch, strideB); err != nil {
+		return err
+	}
+	if err := checkMatrixLen("C", lc, m, n, ldc, batch, strideC); err != nil {
+		return err
+	}
+	if batch > 1 && m > 0 && n > 0 && strideC < (m-1)*ldc+n {
+		return fmt.Errorf("%w: C stride %d overlaps items of %d elements", ErrBadArgs, strideC, (m-1)*ldc+n)
+	}
 	return nil
 }
 
@@ -174,6 +232,7 @@ type bf16Problem struct {
 	m, n, k          int
 	a, b             []uint16
 	c                []float32
+	c16              []uint16 // C in bfloat16 (GemmBF16BatchTo16), c nil
 	lda, ldb, ldc    int
 	batch            int
 	strideA, strideB int
@@ -275,6 +334,15 @@ type bf16Workspace struct {
 	ap  []uint32 // bf16MC/bf16MR panels of bf16KP steps of 14 pairs
 	bp  []uint32 // bf16NC/bf16NR panels of bf16KP steps of 32 pairs
 	tmp []float32
+	cs  []float32 // float32 sums of a chunk of a bfloat16 C, over several depth blocks
+}
+
+// growFloats returns s if it holds n floats, else a new slice of n.
+func growFloats(s []float32, n int) []float32 {
+	if len(s) >= n {
+		return s
+	}
+	return make([]float32, n)
 }
 
 // bf16Workspaces pools the workspaces; their blocks grow to the sizes
@@ -303,8 +371,32 @@ func alignedUint32s(n int) []uint32 {
 // adding to it. An operand packed before the chunks started (pr.sharedA,
 // pr.sharedB) is read from there.
 func (ws *bf16Workspace) block(pr *bf16Problem, oa, ob, oc, i0, i1, j0, j1 int) {
-	a, b, c := pr.a[oa:], pr.b[ob:], pr.c[oc:]
+	a, b := pr.a[oa:], pr.b[ob:]
+	var c []float32
+	var c16 []uint16
 	ldc := pr.ldc
+	// cBase is where element (i0, j0) of C is: C is walked at (i, j) as
+	// c[(i-i0)·ldc + j-j0 + cBase].
+	cBase := oc + i0*ldc + j0
+	oneBlock := pr.k <= 2*bf16KP
+	switch {
+	case pr.c16 == nil:
+		c = pr.c
+	case oneBlock:
+		// One depth block: tiles go straight to bfloat16.
+		c16 = pr.c16
+	default:
+		// Several depth blocks: float32 sums in a scratch tile of the chunk,
+		// truncated at the end.
+		ldc, cBase = j1-j0, 0
+		ws.cs = growFloats(ws.cs, (i1-i0)*ldc)
+		c = ws.cs
+		defer func() {
+			for r := range i1 - i0 {
+				narrowRow(pr.c16[oc+(i0+r)*pr.ldc+j0:][:j1-j0], ws.cs[r*ldc:][:j1-j0])
+			}
+		}()
+	}
 	ncMax, mcMax := bf16NC, bf16MC
 	if pr.sharedB != nil {
 		ncMax = pr.n
@@ -343,7 +435,18 @@ func (ws *bf16Workspace) block(pr *bf16Problem, oa, ob, oc, i0, i1, j0, j1 int) 
 					for ir := 0; ir < mc; ir += bf16MR {
 						ap := &apan[(aq0+ir/bf16MR)*kp*bf16MR]
 						h := min(bf16MR, mc-ir)
-						off := (ic+ir)*ldc + jc + jr
+						off := (ic+ir-i0)*ldc + jc + jr - j0 + cBase
+						if c16 != nil {
+							if h == bf16MR && w == bf16NR {
+								bf16Kern14x32To16(kp, ap, bp, &c16[off], ldc)
+								continue
+							}
+							bf16Kern14x32(kp, ap, bp, &ws.tmp[0], bf16NR, false)
+							for r := range h {
+								narrowRow(c16[off+r*ldc:][:w], ws.tmp[r*bf16NR:][:w])
+							}
+							continue
+						}
 						if h == bf16MR && w == bf16NR {
 							bf16Kern14x32(kp, ap, bp, &c[off], ldc, acc)
 							continue

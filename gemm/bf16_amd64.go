@@ -18,6 +18,12 @@ import (
 //go:noescape
 func bf16Kern14x32(kp int, a, b *uint32, c *float32, ldc int, acc bool)
 
+// bf16Kern14x32To16 is bf16Kern14x32 storing the tile's sums over C as
+// bfloat16, truncated (the top half of each float32).
+//
+//go:noescape
+func bf16Kern14x32To16(kp int, a, b *uint32, c *uint16, ldc int)
+
 // bf16Peak runs n rounds of 24 independent VDPBF16PS (the benchmark of the
 // machine's bfloat16 peak).
 //

@@ -15,3 +15,8 @@ func packPairsAsm(dst []uint32, src []uint16, off, ld, kp, h, lanes int) bool { 
 
 // packDwordsAsm reports false: the Go code packs every panel.
 func packDwordsAsm(dst []uint32, src []uint16, off, ld, kp, h, lanes int) bool { return false }
+
+// bf16Kern14x32To16 is never called without the assembly kernels.
+func bf16Kern14x32To16(kp int, a, b *uint32, c *uint16, ldc int) {
+	panic("gemm: no bfloat16 kernel in this build")
+}

@@ -105,6 +105,27 @@ func TestGemmBF16MatchesFloat64(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
+				// The bfloat16 output: the same sums, truncated; C's
+				// padding untouched.
+				c16 := make([]uint16, len(c))
+				for i := range c16 {
+					c16[i] = 0xdead
+				}
+				withBF16Path(t, path, func() {
+					err = GemmBF16BatchTo16(tr[0], tr[1], m, n, k, a, lda, b, ldb, c16, ldc, batch, sa, sb, sc)
+				})
+				if err != nil {
+					t.Fatalf("%s to bfloat16: %v", name, err)
+				}
+				for i, v := range c {
+					want := uint16(math.Float32bits(v) >> 16)
+					if math.IsNaN(float64(v)) {
+						want = 0xdead
+					}
+					if c16[i] != want {
+						t.Fatalf("%s to bfloat16: C[%d] = %#x, want %#x (float32 %g)", name, i, c16[i], want, v)
+					}
+				}
 				for it := range batch {
 					for i := range m {
 						for j := range n {
@@ -224,6 +245,10 @@ func BenchmarkGemmBF16(b *testing.B) {
 		{"mlp-dw-784x512x256-tA", true, false, 784, 512, 256},
 		{"mlp-out-256x10x512", false, false, 256, 10, 512},
 		{"mlp-outdw-512x10x256-tA", true, false, 512, 10, 256},
+		{"tf-proj-1024x128x128", false, false, 1024, 128, 128},
+		{"tf-dx-1024x128x128-tB", false, true, 1024, 128, 128},
+		{"tf-dw-128x128x1024-tA", true, false, 128, 128, 1024},
+		{"tf-ffn-1024x344x128", false, false, 1024, 344, 128},
 	} {
 		m, n, k := sz.m, sz.n, sz.k
 		a, bb := randBF16(r, m*k), randBF16(r, k*n)

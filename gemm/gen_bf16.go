@@ -42,17 +42,30 @@ func vdpbf16ps(src2, src1, dst int) string {
 // hold the tile (row r in Z2r, Z2r+1), Z28 and Z29 a step of B, Z30 and Z31
 // A's broadcast pairs, alternating so that consecutive rows do not wait on
 // each other.
-func kernel() {
+//
+// With out16 it writes bf16Kern14x32To16(kp int, a, b *uint32, c *uint16,
+// ldc int) instead: the tile's float32 sums truncated to bfloat16 (the top
+// half of each lane, as GoMLX's bfloat16.FromFloat32) and stored over C.
+func kernel(out16 bool) {
 	const mr = 14
 	p("")
-	p("// func bf16Kern14x32(kp int, a, b *uint32, c *float32, ldc int, acc bool)")
-	p("TEXT ·bf16Kern14x32(SB), NOSPLIT, $0-41")
+	if out16 {
+		p("// func bf16Kern14x32To16(kp int, a, b *uint32, c *uint16, ldc int)")
+		p("TEXT ·bf16Kern14x32To16(SB), NOSPLIT, $0-40")
+	} else {
+		p("// func bf16Kern14x32(kp int, a, b *uint32, c *float32, ldc int, acc bool)")
+		p("TEXT ·bf16Kern14x32(SB), NOSPLIT, $0-41")
+	}
 	p("\tMOVQ kp+0(FP), DX")
 	p("\tMOVQ a+8(FP), AX")
 	p("\tMOVQ b+16(FP), BX")
 	p("\tMOVQ c+24(FP), CX")
 	p("\tMOVQ ldc+32(FP), R8")
-	p("\tSHLQ $2, R8")
+	if out16 {
+		p("\tSHLQ $1, R8")
+	} else {
+		p("\tSHLQ $2, R8")
+	}
 	for z := 0; z < 2*mr; z++ {
 		p("\tVPXORD Z%d, Z%d, Z%d", z, z, z)
 	}
@@ -74,6 +87,18 @@ func kernel() {
 	p("\tDECQ DX")
 	p("\tJNZ loop")
 	p("store:")
+	if out16 {
+		for r := 0; r < mr; r++ {
+			p("\tVPSRLD $16, Z%d, Z%d", 2*r, 2*r)
+			p("\tVPSRLD $16, Z%d, Z%d", 2*r+1, 2*r+1)
+			p("\tVPMOVDW Z%d, (CX)", 2*r)
+			p("\tVPMOVDW Z%d, 32(CX)", 2*r+1)
+			p("\tADDQ R8, CX")
+		}
+		p("\tVZEROUPPER")
+		p("\tRET")
+		return
+	}
 	p("\tMOVBLZX acc+40(FP), R9")
 	p("\tTESTQ R9, R9")
 	p("\tJZ overwrite")
@@ -188,7 +213,8 @@ func main() {
 	p("//go:build amd64 && !purego && !noasm")
 	p("")
 	p("#include \"textflag.h\"")
-	kernel()
+	kernel(false)
+	kernel(true)
 	peak()
 	pairs()
 	if err := os.WriteFile("bf16_amd64.s", out.Bytes(), 0o644); err != nil {
