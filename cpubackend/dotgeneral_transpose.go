@@ -50,6 +50,37 @@ func normalizedPerm(rank int, batch, contracting []int, crossFirst bool) []int {
 // stays last, rows are copied; otherwise the two axes that swap contiguity
 // are transposed in 16×16 tiles, so that reads and writes both stay within
 // a few cache lines.
+// transposeBF16Rows transposes bfloat16 values (their bits) as
+// transposeFloat32 does when src's last axis stays the output's last (or
+// either is of size 1): contiguous runs copied row by row. It reports
+// false, having done nothing, otherwise.
+func transposeBF16Rows(dst, src []uint16, dims, perm []int) bool {
+	r := len(dims)
+	if r == 0 {
+		return false
+	}
+	srcStride := make([]int, r)
+	s := 1
+	for a := r - 1; a >= 0; a-- {
+		srcStride[a] = s
+		s *= dims[a]
+	}
+	outDims := make([]int, r)
+	stride := make([]int, r)
+	q := -1
+	for i, a := range perm {
+		outDims[i], stride[i] = dims[a], srcStride[a]
+		if a == r-1 {
+			q = i
+		}
+	}
+	if q == r-1 || outDims[q] == 1 || outDims[r-1] == 1 {
+		transposeRows(dst, src, outDims, stride)
+		return true
+	}
+	return false
+}
+
 func transposeFloat32(dst, src []float32, dims, perm []int) {
 	r := len(dims)
 	if r == 0 {
@@ -161,7 +192,7 @@ func transposeFloat32(dst, src []float32, dims, perm []int) {
 
 // transposeRows writes the permuted tensor row by row: output rows (the
 // last output axis) read src with the source stride of that axis.
-func transposeRows(dst, src []float32, outDims, stride []int) {
+func transposeRows[T float32 | uint16](dst, src []T, outDims, stride []int) {
 	r := len(outDims)
 	inner := outDims[r-1]
 	rows := 0
@@ -180,7 +211,7 @@ func transposeRows(dst, src []float32, outDims, stride []int) {
 }
 
 // transposeRowRange writes output rows [lo, hi) of transposeRows.
-func transposeRowRange(dst, src []float32, outDims, stride []int, lo, hi int) {
+func transposeRowRange[T float32 | uint16](dst, src []T, outDims, stride []int, lo, hi int) {
 	r := len(outDims)
 	inner, innerStride := outDims[r-1], stride[r-1]
 	idx := make([]int, r-1)
