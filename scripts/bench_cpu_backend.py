@@ -11,7 +11,8 @@ Each round, after waiting for an idle machine (the peer's wait_idle), times:
   - SGEMM 1024x1024x1024 fp32: torch.matmul (OpenBLAS, all threads) and gotrain's
     gemm (its fastest path here, AVX-512 or AVX2, both cores):
     `go test -bench 'Sgemm/1024/(avx512|avx2)/threads=2'` (the first listed);
-  - the MLP 784-512-512-10 train step, batch 256, Adam: the peer's bench_mlp and
+  - the MLP 784-512-512-10 train step, batch 256, Adam: the peer's bench_mlp (at 1
+    and at 2 threads, the faster counts) and
     `go test -bench 'MLPTrainStep/cpu' ./train/` (same model, loss and optimizer);
   - the 2x512 char-LSTM train step, batch 64, seq 100: the peer's bench_lstm and
     `go test -bench LSTMTrainStep/cpu ./models/charlstm/` (gotrain feeds one-hot
@@ -23,8 +24,13 @@ Each round, after waiting for an idle machine (the peer's wait_idle), times:
     scripts/bench_transformer_torch.py's bench at 1 and at 2 threads (the faster
     counts; one thread was faster here) and
     `go test -bench 'TrainStep/softmax-swiglu-batch=16/cpu' ./models/transformer/`.
+  - bfloat16 mixed precision: the MLP and the transformer steps again under
+    PyTorch's autocast to bfloat16 (float32 weights) and with gotrain's
+    --precision bf16-mixed (`MLPTrainStep/cpu-bf16-mixed`,
+    `TrainStep/softmax-swiglu-batch=16/cpu-bf16-mixed`).
 It prints the medians over rounds and the ratios gotrain / PyTorch (step time) and
-gotrain / PyTorch (GFLOP/s), with the CPU share other processes took.
+gotrain / PyTorch (GFLOP/s), with the CPU share other processes took, and for
+bf16-mixed the ratios to PyTorch's bf16 step and to gotrain's float32 step.
 """
 import argparse
 import importlib.util
@@ -77,6 +83,31 @@ def go_bench(pkg, pattern, benchtime, metric):
     return vals[0]
 
 
+def torch_mlp(peer, n_warm, n_timed, bf16, batch=256):
+    """The peer's bench_mlp (same model, data, loss and optimizer), with the
+    forward pass and loss under autocast to bfloat16 when bf16 is set:
+    PyTorch's mixed precision on the CPU, float32 weights, as gotrain's
+    --precision bf16-mixed. Returns the median step in ms."""
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
+                          nn.Linear(512, 10))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    x = torch.randn(batch, 784)
+    y = torch.randint(0, 10, (batch,))
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+
+    return peer.summarize(peer.step_times(step, n_warm, n_timed))["median_s"] * 1e3
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--peer", default=os.path.join(ROOT, "..", "shared", "peers", "bench_torch.py"))
@@ -96,14 +127,22 @@ def main():
     tft = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tft)
     rows = {k: [] for k in ("torch_sgemm", "go_sgemm", "torch_mlp", "go_mlp", "torch_lstm", "go_lstm",
-                            "torch_moe", "go_moe", "torch_moe_dense", "go_moe_dense", "torch_tf", "go_tf")}
+                            "torch_moe", "go_moe", "torch_moe_dense", "go_moe_dense", "torch_tf", "go_tf",
+                            "torch_mlp_bf16", "go_mlp_bf16", "torch_tf_bf16", "go_tf_bf16")}
     shares = []
     for r in range(a.rounds):
         peer.wait_idle()
         with Others(peer) as c:
             rows["torch_sgemm"].append(peer.bench_matmul(1024, torch.float32)["gflops"])
             rows["go_sgemm"].append(go_bench("./gemm/", "Sgemm/1024/(avx512|avx2)/threads=2$", "20x", "GFLOP/s"))
-            rows["torch_mlp"].append(peer.bench_mlp(10, 40)["median_s"] * 1e3)
+            # PyTorch's faster of one and two threads (its default here was
+            # one thread on some machines).
+            mlp = []
+            for th in (1, 2):
+                torch.set_num_threads(th)
+                mlp.append(peer.bench_mlp(10, 40)["median_s"] * 1e3)
+            torch.set_num_threads(threads)
+            rows["torch_mlp"].append(min(mlp))
             rows["go_mlp"].append(go_bench("./train/", "MLPTrainStep/cpu$", "40x", "ms/step"))
             rows["torch_lstm"].append(peer.bench_lstm(64, 2, 5)["median_s"] * 1e3)
             rows["go_lstm"].append(go_bench("./models/charlstm/", "LSTMTrainStep/cpu$", "5x", "ms/step"))
@@ -119,6 +158,23 @@ def main():
             rows["torch_tf"].append(min(tf))
             rows["go_tf"].append(go_bench("./models/transformer/", "TrainStep/softmax-swiglu-batch=16/cpu$", "10x",
                                           "ms/step"))
+            # bfloat16 mixed precision: PyTorch's autocast beside gotrain's
+            # --precision bf16-mixed (the same benchmarks' bf16 cases).
+            mlp = []
+            for th in (1, 2):
+                torch.set_num_threads(th)
+                mlp.append(torch_mlp(peer, 10, 40, True))
+            torch.set_num_threads(threads)
+            rows["torch_mlp_bf16"].append(min(mlp))
+            rows["go_mlp_bf16"].append(go_bench("./train/", "MLPTrainStep/cpu-bf16-mixed$", "40x", "ms/step"))
+            tf = []
+            for th in (1, 2):
+                torch.set_num_threads(th)
+                tf.append(tft.bench(16, 10, "softmax", "swiglu", bf16=True)["median_s"] * 1e3)
+            torch.set_num_threads(threads)
+            rows["torch_tf_bf16"].append(min(tf))
+            rows["go_tf_bf16"].append(go_bench("./models/transformer/",
+                                               "TrainStep/softmax-swiglu-batch=16/cpu-bf16-mixed$", "10x", "ms/step"))
         shares.append(c.foreign_share)
         print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.1f}" for k, v in rows.items())
               + f"; other processes {c.foreign_share:.1%}", flush=True)
@@ -139,6 +195,14 @@ def main():
           f"{med['go_moe_dense'] / med['torch_moe_dense']:.2f}x |")
     print(f"| transformer 4x4x128 ctx 64 b16, ms/step | {med['torch_tf']:.1f} | {med['go_tf']:.1f} | "
           f"{med['go_tf'] / med['torch_tf']:.2f}x |")
+    print()
+    print("| bf16-mixed (autocast in PyTorch), ms/step | PyTorch bf16 | gotrain bf16 | gotrain / PyTorch bf16 | "
+          "gotrain bf16 / gotrain fp32 |")
+    print("|---|---:|---:|---:|---:|")
+    print(f"| MLP 784-512-512-10 b256 Adam | {med['torch_mlp_bf16']:.2f} | {med['go_mlp_bf16']:.2f} | "
+          f"{med['go_mlp_bf16'] / med['torch_mlp_bf16']:.2f}x | {med['go_mlp_bf16'] / med['go_mlp']:.2f}x |")
+    print(f"| transformer 4x4x128 ctx 64 b16 | {med['torch_tf_bf16']:.1f} | {med['go_tf_bf16']:.1f} | "
+          f"{med['go_tf_bf16'] / med['torch_tf_bf16']:.2f}x | {med['go_tf_bf16'] / med['go_tf']:.2f}x |")
     if a.json:
         with open(a.json, "w") as fh:
             json.dump({"rounds": rows, "medians": med, "other_share": shares}, fh, indent=1)

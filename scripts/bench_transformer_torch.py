@@ -121,7 +121,7 @@ class Transformer(nn.Module):
         return self.norm(x) @ self.tok.weight.t()
 
 
-def bench(batch, steps, attention, ffn, vocab=91, context=64):
+def bench(batch, steps, attention, ffn, vocab=91, context=64, bf16=False):
     torch.manual_seed(0)
     model = Transformer(vocab=vocab, context=context, attention=attention, ffn=ffn)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.004)
@@ -130,7 +130,10 @@ def bench(batch, steps, attention, ffn, vocab=91, context=64):
 
     def step():
         opt.zero_grad(set_to_none=True)
-        loss = F.cross_entropy(model(xb).reshape(-1, vocab), yb.reshape(-1))
+        # bf16: PyTorch's mixed precision on the CPU (autocast: bfloat16
+        # products, float32 weights), as gotrain's --precision bf16-mixed.
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            loss = F.cross_entropy(model(xb).reshape(-1, vocab), yb.reshape(-1))
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
@@ -157,6 +160,7 @@ def main():
     ap.add_argument("--attention", default="softmax")
     ap.add_argument("--ffn", default="swiglu")
     ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--bf16", action="store_true", help="autocast to bfloat16 (mixed precision)")
     ap.add_argument("--json")
     a = ap.parse_args()
     out = {"torch": torch.__version__, "python": sys.version.split()[0], "cpu_count": os.cpu_count(),
@@ -164,7 +168,7 @@ def main():
     for th in [int(x) for x in a.threads.split(",")]:
         torch.set_num_threads(th)
         for b in [int(x) for x in a.batch.split(",")]:
-            r = bench(b, a.steps, a.attention, a.ffn)
+            r = bench(b, a.steps, a.attention, a.ffn, bf16=a.bf16)
             r["threads"] = th
             out["results"].append(r)
             print(f"threads {th} batch {b:3d} {a.attention}/{a.ffn}: median {r['median_s'] * 1e3:8.1f} ms/step "
