@@ -2,6 +2,7 @@ package gemm_test
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gotrain/gotrain/gemm"
 )
@@ -46,4 +47,27 @@ func ExampleSgemm_error() {
 	fmt.Println(err)
 	// Output:
 	// gemm: invalid arguments: A has 5 elements, needs 6 (2x3, ld 3, batch 1, stride 0)
+}
+
+// bfloat16 matrices are given as their bits (the top half of a float32);
+// the products are exact and summed in float32, on VDPBF16PS where the
+// CPU has AVX-512 BF16.
+func ExampleGemmBF16() {
+	bf16 := func(v ...float32) []uint16 {
+		s := make([]uint16, len(v))
+		for i, x := range v {
+			s[i] = uint16(math.Float32bits(x) >> 16)
+		}
+		return s
+	}
+	a := bf16(1, 2, 3, 0.5, 0.25, -1) // 2x3
+	b := bf16(1, 0, 0, 1, 2, 2)       // 3x2
+	c := make([]float32, 4)
+	if err := gemm.GemmBF16(false, false, 2, 2, 3, a, 3, b, 2, c, 2); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(c)
+	// Output:
+	// [7 8 -1.5 -1.75]
 }

@@ -1,4 +1,4 @@
-// Package gemm multiplies float32 matrices fast on the CPU: a BLIS/GotoBLAS-style
+// Package gemm multiplies float32 (and bfloat16: GemmBF16) matrices fast on the CPU: a BLIS/GotoBLAS-style
 // SGEMM with packed, cache-sized blocks of A and B, register-blocked micro-kernels
 // in Go assembly for AVX-512 (14x32) and AVX2+FMA (6x16), and a portable Go
 // micro-kernel (2x4), chosen at run time from the CPU's features, which the
