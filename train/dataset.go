@@ -3,6 +3,9 @@ package train
 import (
 	"fmt"
 
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 
 	"github.com/gotrain/gotrain/rng"
@@ -84,6 +87,16 @@ func (d *Dataset) Next(size int) (x, y *tensors.Tensor, newEpoch bool, err error
 // gets the whole batch between them. Data placed on the device
 // (PlaceOnDevice) is read whole only (parts 1).
 func (d *Dataset) NextPart(size, part, parts int) (x, y *tensors.Tensor, newEpoch bool, err error) {
+	return d.nextPart(size, part, parts, nil)
+}
+
+// nextPart is NextPart; with a backend whose buffers the host shares (gotrain's
+// cpu backend, simplego), a batch streamed from the host is gathered straight
+// into two of its buffers, the tensors holding them on the device: one copy of
+// the rows instead of three (into a slice, into the tensor, into the buffer),
+// and no allocation once the backend's buffer pool holds them. The tensors are
+// meant for the step's inputs: reading them on the host copies them back.
+func (d *Dataset) nextPart(size, part, parts int, shared backends.Backend) (x, y *tensors.Tensor, newEpoch bool, err error) {
 	if parts < 1 || part < 0 || part >= parts || size%parts != 0 {
 		return nil, nil, false, fmt.Errorf("train: dataset: part %d of %d of a batch of %d: want 0 <= part < parts and a batch that is a multiple of parts", part, parts, size)
 	}
@@ -107,6 +120,13 @@ func (d *Dataset) NextPart(size, part, parts int) (x, y *tensors.Tensor, newEpoc
 		return x, y, newEpoch, nil
 	}
 	share := size / parts
+	if shared != nil && shared.HasSharedBuffers() {
+		if x, y, err = d.gatherShared(shared, start, part*share, share); err != nil {
+			return nil, nil, false, err
+		}
+		d.pos = DataPosition{Epoch: start.Epoch, Offset: start.Offset + size}
+		return x, y, newEpoch, nil
+	}
 	bx := make([]float32, 0, share*d.xDim)
 	by := make([]float32, 0, share*d.yDim)
 	for j := start.Offset + part*share; j < start.Offset+(part+1)*share; j++ {
@@ -116,4 +136,32 @@ func (d *Dataset) NextPart(size, part, parts int) (x, y *tensors.Tensor, newEpoc
 	}
 	d.pos = DataPosition{Epoch: start.Epoch, Offset: start.Offset + size}
 	return tensors.FromFlatDataAndDimensions(bx, share, d.xDim), tensors.FromFlatDataAndDimensions(by, share, d.yDim), newEpoch, nil
+}
+
+// gatherShared copies the n examples from offset start.Offset+first of
+// start's epoch into new shared buffers of backend b and returns them as
+// tensors [n, xDim] and [n, yDim].
+func (d *Dataset) gatherShared(b backends.Backend, start DataPosition, first, n int) (x, y *tensors.Tensor, err error) {
+	bufX, flatX, err := b.NewSharedBuffer(0, shapes.Make(dtypes.Float32, n, d.xDim))
+	if err != nil {
+		return nil, nil, fmt.Errorf("train: dataset: a batch buffer on %s: %w", b.Name(), err)
+	}
+	bufY, flatY, err := b.NewSharedBuffer(0, shapes.Make(dtypes.Float32, n, d.yDim))
+	if err != nil {
+		_ = b.BufferFinalize(bufX)
+		return nil, nil, fmt.Errorf("train: dataset: a batch buffer on %s: %w", b.Name(), err)
+	}
+	bx, by := flatX.([]float32), flatY.([]float32)
+	for k := range n {
+		i := d.row(start.Epoch, start.Offset+first+k)
+		copy(bx[k*d.xDim:(k+1)*d.xDim], d.x[i*d.xDim:(i+1)*d.xDim])
+		copy(by[k*d.yDim:(k+1)*d.yDim], d.y[i*d.yDim:(i+1)*d.yDim])
+	}
+	if x, err = tensors.FromBuffer(b, bufX); err == nil {
+		y, err = tensors.FromBuffer(b, bufY)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("train: dataset: a batch on %s: %w", b.Name(), err)
+	}
+	return x, y, nil
 }

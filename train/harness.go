@@ -397,7 +397,13 @@ func (h *Harness) TrainStep() (float64, error) {
 		}
 	}
 	for range h.cfg.Accumulate {
-		x, y, _, err := h.data.NextPart(h.cfg.BatchSize, h.cfg.Rank(), h.cfg.Ranks())
+		// Batches go straight into the backend's buffers when nothing reads
+		// them on the host (no SetStepInputs, one device, one rank).
+		var shared backends.Backend
+		if h.stepInputs == nil && h.dp == nil && h.ranks == nil {
+			shared = h.backend
+		}
+		x, y, _, err := h.data.nextPart(h.cfg.BatchSize, h.cfg.Rank(), h.cfg.Ranks(), shared)
 		if err != nil {
 			return 0, err
 		}
@@ -432,6 +438,12 @@ func (h *Harness) TrainStep() (float64, error) {
 		})
 		if err == nil {
 			err = stepErr
+		}
+		if shared != nil {
+			// The batch's buffers go back to the backend's pool now, not
+			// when the collector finds the tensors.
+			_ = x.FinalizeAll()
+			_ = y.FinalizeAll()
 		}
 		if err != nil {
 			return 0, fmt.Errorf("train: step %d: %w", h.step+1, err)
