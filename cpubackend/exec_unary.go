@@ -166,7 +166,7 @@ func execSign(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool
 	case dtypes.Uint64:
 		execSignForUnsignedGeneric[uint64](input.flat.([]uint64), output.flat.([]uint64))
 	case dtypes.Float32:
-		signFloat32(output.flat.([]float32), input.flat.([]float32)) // gotrain: branch-free (fastmath.go); was execSignGeneric[float32].
+		unaryParts(signFloat32, output.flat.([]float32), input.flat.([]float32)) // gotrain: on all the CPUs when large; branch-free (fastmath.go); was execSignGeneric[float32].
 	case dtypes.Float64:
 		execSignGeneric[float64](input.flat.([]float64), output.flat.([]float64))
 	case dtypes.BFloat16:
@@ -363,7 +363,7 @@ func execExp(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 	input, output := unaryOperandAndOutput(backend, inputs, inputsOwned)
 	switch input.shape.DType {
 	case dtypes.Float32:
-		expFloat32(output.flat.([]float32), input.flat.([]float32)) // gotrain: inlined exp (fastmath.go); was execExpGeneric[float32].
+		unaryParts(expFloat32, output.flat.([]float32), input.flat.([]float32)) // gotrain: on all the CPUs when large; inlined exp (fastmath.go); was execExpGeneric[float32].
 	case dtypes.Float64:
 		execExpGeneric[float64](input.flat.([]float64), output.flat.([]float64))
 	case dtypes.BFloat16:
@@ -671,7 +671,7 @@ func execLogistic(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []
 	input, output := unaryOperandAndOutput(backend, inputs, inputsOwned)
 	switch input.shape.DType {
 	case dtypes.Float32:
-		logisticFloat32(output.flat.([]float32), input.flat.([]float32)) // gotrain: inlined exp (fastmath.go); was execLogisticGeneric[float32].
+		unaryParts(logisticFloat32, output.flat.([]float32), input.flat.([]float32)) // gotrain: on all the CPUs when large; inlined exp (fastmath.go); was execLogisticGeneric[float32].
 	case dtypes.Float64:
 		execLogisticGeneric[float64](input.flat.([]float64), output.flat.([]float64))
 	case dtypes.BFloat16:
@@ -712,7 +712,7 @@ func execTanh(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool
 	input, output := unaryOperandAndOutput(backend, inputs, inputsOwned)
 	switch input.shape.DType {
 	case dtypes.Float32:
-		tanhFloat32(output.flat.([]float32), input.flat.([]float32)) // gotrain: inlined exp (fastmath.go); was execTanhGeneric[float32].
+		unaryParts(tanhFloat32, output.flat.([]float32), input.flat.([]float32)) // gotrain: on all the CPUs when large; inlined exp (fastmath.go); was execTanhGeneric[float32].
 	case dtypes.Float64:
 		execTanhGeneric[float64](input.flat.([]float64), output.flat.([]float64))
 	case dtypes.BFloat16:

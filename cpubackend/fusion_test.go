@@ -116,8 +116,15 @@ func TestReduceFastMatchesIterator(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer be.Finalize()
-	dims := []int{3, 4, 5, 7}
-	x := make([]float32, 3*4*5*7)
+	// The second shape is large enough for the reductions to be split
+	// over the CPUs.
+	for _, dims := range [][]int{{3, 4, 5, 7}, {6, 50, 40, 12}} {
+		testReduceFast(t, be, dims)
+	}
+}
+
+func testReduceFast(t *testing.T, be backends.Backend, dims []int) {
+	x := make([]float32, dims[0]*dims[1]*dims[2]*dims[3])
 	r := rand.New(rand.NewPCG(9, 9))
 	for i := range x {
 		x[i] = float32(r.NormFloat64())
@@ -145,6 +152,7 @@ func TestReduceFastMatchesIterator(t *testing.T) {
 				red[a] = true
 			}
 			want := map[int]float64{}
+			abs, count := map[int]float64{}, map[int]int{}
 			idx := make([]int, 4)
 			for flat := range x {
 				rem := flat
@@ -166,13 +174,16 @@ func TestReduceFastMatchesIterator(t *testing.T) {
 					want[o] = math.Max(v, float64(x[flat]))
 				default:
 					want[o] = v + float64(x[flat])
+					abs[o] += math.Abs(float64(x[flat]))
+					count[o]++
 				}
 			}
 			if len(got) != len(want) {
 				t.Fatalf("axes %v: %d outputs, want %d", axes, len(got), len(want))
 			}
 			for o, w := range want {
-				if g := float64(got[o]); g != w && math.Abs(g-w) > 1e-5*(1+math.Abs(w)) {
+				// float32 sums of count[o] terms: within count·2⁻²³·Σ|x|.
+				if g := float64(got[o]); g != w && math.Abs(g-w) > 1e-5*(1+math.Abs(w))+float64(count[o])*0x1p-23*abs[o] {
 					t.Fatalf("axes %v max=%v: output %d = %g, want %g", axes, isMax, o, g, w)
 				}
 			}

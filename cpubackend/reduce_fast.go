@@ -1,6 +1,7 @@
 package cpubackend
 
 import (
+	"runtime"
 	"slices"
 
 	"github.com/gomlx/gomlx/backends"
@@ -74,7 +75,25 @@ func reduceFloat32(op backends.OpType, dims, axes []int, src, dst []float32) boo
 	}
 	isMax := op == backends.OpTypeReduceMax
 	lowest := dtypes.Float32.LowestValue().(float32)
-	for o := range outer {
+	// Output blocks are independent: large reductions split them over the
+	// CPUs (each block summed as on one goroutine, so the values do not
+	// depend on the split).
+	// (A block summed to one value by sumBlocked, which splits long
+	// blocks itself, stays on one goroutine per block.)
+	if parts := min(runtime.GOMAXPROCS(0), outer, len(src)/elementwiseParallelMin); parts >= 2 && (inner > 1 || red <= sumBlock) {
+		parallel.For(parts, parts, func(p int) {
+			lo, hi := outer*p/parts, outer*(p+1)/parts
+			reduceBlocks(isMax, lowest, src, dst, lo, hi, red, inner)
+		})
+		return true
+	}
+	reduceBlocks(isMax, lowest, src, dst, 0, outer, red, inner)
+	return true
+}
+
+// reduceBlocks reduces output blocks [lo, hi) of reduceFloat32.
+func reduceBlocks(isMax bool, lowest float32, src, dst []float32, lo, hi, red, inner int) {
+	for o := lo; o < hi; o++ {
 		block := src[o*red*inner : (o+1)*red*inner]
 		if inner == 1 {
 			if isMax {
@@ -109,7 +128,6 @@ func reduceFloat32(op backends.OpType, dims, axes []int, src, dst []float32) boo
 			}
 		}
 	}
-	return true
 }
 
 // sumBlock is the length of the blocks a long sum is split into (a whole

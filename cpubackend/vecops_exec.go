@@ -43,7 +43,18 @@ func vecBinaryExecutor(op backends.OpType, generic nodeExecutor) nodeExecutor {
 		if rScalar {
 			bs = &b[0]
 		}
-		binaryChunk(op, output.flat.([]float32), a, as, lScalar, b, bs, rScalar)
+		out := output.flat.([]float32)
+		convertParts(n, func(lo, hi int) {
+			// Each part its own slices; a scalar operand stays whole.
+			pa, pb := a, b
+			if !lScalar {
+				pa = a[lo:hi]
+			}
+			if !rScalar {
+				pb = b[lo:hi]
+			}
+			binaryChunk(op, out[lo:hi], pa, as, lScalar, pb, bs, rScalar)
+		})
 		return output, nil
 	}
 }

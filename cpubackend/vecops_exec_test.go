@@ -53,7 +53,8 @@ func TestUnfusedBinaryMatchesSimpleGo(t *testing.T) {
 		}
 		return res
 	}
-	for _, n := range []int{90, 1000, 4099} {
+	// 140,001 elements: split over two goroutines, at a multiple of 16.
+	for _, n := range []int{90, 1000, 4099, 140001} {
 		want := run("simplego", n)
 		got := run("no_fusion", n)
 		for i := range want {
