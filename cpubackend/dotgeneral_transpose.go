@@ -55,30 +55,36 @@ func normalizedPerm(rank int, batch, contracting []int, crossFirst bool) []int {
 // either is of size 1): contiguous runs copied row by row. It reports
 // false, having done nothing, otherwise.
 func transposeBF16Rows(dst, src []uint16, dims, perm []int) bool {
-	r := len(dims)
-	if r == 0 {
+	if len(dims) == 0 {
 		return false
 	}
+	outDims, stride, q := transposeLayout(dims, perm)
+	if r := len(dims); q == r-1 || outDims[q] == 1 || outDims[r-1] == 1 {
+		transposeRows(dst, src, outDims, stride)
+		return true
+	}
+	return false
+}
+
+// transposeLayout returns the output's dimensions, the source stride of
+// each output axis and q, the output axis of the source's contiguous
+// (last) axis, of a transpose of dims by perm (rank at least 1).
+func transposeLayout(dims, perm []int) (outDims, stride []int, q int) {
+	r := len(dims)
 	srcStride := make([]int, r)
 	s := 1
 	for a := r - 1; a >= 0; a-- {
 		srcStride[a] = s
 		s *= dims[a]
 	}
-	outDims := make([]int, r)
-	stride := make([]int, r)
-	q := -1
+	outDims, stride, q = make([]int, r), make([]int, r), -1
 	for i, a := range perm {
 		outDims[i], stride[i] = dims[a], srcStride[a]
 		if a == r-1 {
 			q = i
 		}
 	}
-	if q == r-1 || outDims[q] == 1 || outDims[r-1] == 1 {
-		transposeRows(dst, src, outDims, stride)
-		return true
-	}
-	return false
+	return outDims, stride, q
 }
 
 func transposeFloat32(dst, src []float32, dims, perm []int) {
@@ -87,27 +93,13 @@ func transposeFloat32(dst, src []float32, dims, perm []int) {
 		copy(dst, src)
 		return
 	}
-	srcStride := make([]int, r)
-	s := 1
-	for a := r - 1; a >= 0; a-- {
-		srcStride[a] = s
-		s *= dims[a]
-	}
-	outDims := make([]int, r)
-	stride := make([]int, r) // source stride of each output axis
-	q := -1                  // the output axis of src's contiguous axis
-	for i, a := range perm {
-		outDims[i], stride[i] = dims[a], srcStride[a]
-		if a == r-1 {
-			q = i
-		}
-	}
+	outDims, stride, q := transposeLayout(dims, perm)
 	if q == r-1 || outDims[q] == 1 || outDims[r-1] == 1 {
 		transposeRows(dst, src, outDims, stride)
 		return
 	}
 	dstStride := make([]int, r)
-	s = 1
+	s := 1
 	for i := r - 1; i >= 0; i-- {
 		dstStride[i] = s
 		s *= outDims[i]

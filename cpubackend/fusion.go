@@ -453,18 +453,14 @@ func execFused(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []boo
 	return out, err
 }
 
-// execFusedSides runs node's fused program and returns its output and its
-// side outputs (Node.fused.sideNodes' values).
-func execFusedSides(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, []*Buffer, error) {
-	prog := node.fused
-	if prog.bf16 {
-		return execFusedSidesBF16(backend, node, inputs, inputsOwned)
-	}
-	// The output and the side outputs take over owned inputs of their shape
-	// where there are some: each element of the output is written after
-	// every read of its index, and the side outputs after the whole chunk.
-	bufs := make([]*Buffer, 1+len(prog.sides))
-	taken := make([]int, len(inputs))
+// fusedOutputs returns the buffers of a fused node's output and side
+// outputs, which take over owned inputs of their shape where there are
+// some (each element of the output is written after every read of its
+// index, and the side outputs after the whole chunk): taken[k] is j+1 when
+// input k became buffer j (and inputs[k] is then nil), else 0.
+func fusedOutputs(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (bufs []*Buffer, taken []int) {
+	bufs = make([]*Buffer, 1+len(node.fused.sides))
+	taken = make([]int, len(inputs))
 	for j := range bufs {
 		for k, in := range inputs {
 			if inputsOwned[k] && in != nil && taken[k] == 0 && in.shape.Equal(node.shape) {
@@ -477,6 +473,17 @@ func execFusedSides(backend *Backend, node *Node, inputs []*Buffer, inputsOwned 
 			bufs[j] = backend.getBufferForShape(node.shape)
 		}
 	}
+	return bufs, taken
+}
+
+// execFusedSides runs node's fused program and returns its output and its
+// side outputs (Node.fused.sideNodes' values).
+func execFusedSides(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, []*Buffer, error) {
+	prog := node.fused
+	if prog.bf16 {
+		return execFusedSidesBF16(backend, node, inputs, inputsOwned)
+	}
+	bufs, taken := fusedOutputs(backend, node, inputs, inputsOwned)
 	output := bufs[0]
 	flats := make([][]float32, len(node.inputs))
 	for k, in := range inputs {

@@ -75,20 +75,7 @@ func (prog *fusedProgram) bf16Externals(n int) {
 // execFusedSidesBF16 is execFusedSides for a bfloat16 program.
 func execFusedSidesBF16(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, []*Buffer, error) {
 	prog := node.fused
-	bufs := make([]*Buffer, 1+len(prog.sides))
-	taken := make([]int, len(inputs))
-	for j := range bufs {
-		for k, in := range inputs {
-			if inputsOwned[k] && in != nil && taken[k] == 0 && in.shape.Equal(node.shape) {
-				bufs[j], taken[k] = in, j+1
-				inputs[k] = nil
-				break
-			}
-		}
-		if bufs[j] == nil {
-			bufs[j] = backend.getBufferForShape(node.shape)
-		}
-	}
+	bufs, taken := fusedOutputs(backend, node, inputs, inputsOwned)
 	flats := make([][]uint16, len(node.inputs))
 	for k, in := range inputs {
 		if in == nil { // taken over as an output: every chunk reads it before it is written

@@ -97,16 +97,22 @@ func GemmBF16Batch(transA, transB bool, m, n, k int, a []uint16, lda int, b []ui
 	if bf16Active != "avx512bf16" {
 		return gemmBF16Widen(transA, transB, m, n, k, a, lda, b, ldb, c, ldc, batch, strideA, strideB, strideC)
 	}
-	pr := bf16ProblemPool.Get().(*bf16Problem)
-	*pr = bf16Problem{
+	runBF16(bf16Problem{
 		transA: transA, transB: transB, m: m, n: n, k: k,
 		a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc,
 		batch: batch, strideA: strideA, strideB: strideB, strideC: strideC,
-	}
+	})
+	return nil
+}
+
+// runBF16 runs a validated problem on the kernel path with a pooled
+// problem value.
+func runBF16(p bf16Problem) {
+	pr := bf16ProblemPool.Get().(*bf16Problem)
+	*pr = p
 	pr.run()
 	*pr = bf16Problem{}
 	bf16ProblemPool.Put(pr)
-	return nil
 }
 
 // GemmBF16BatchTo16 is GemmBF16Batch with C in bfloat16: each float32 sum
@@ -138,15 +144,11 @@ func GemmBF16BatchTo16(transA, transB bool, m, n, k int, a []uint16, lda int, b 
 		widenPool.Put(cs)
 		return err
 	}
-	pr := bf16ProblemPool.Get().(*bf16Problem)
-	*pr = bf16Problem{
+	runBF16(bf16Problem{
 		transA: transA, transB: transB, m: m, n: n, k: k,
 		a: a, b: b, c16: c, lda: lda, ldb: ldb, ldc: ldc,
 		batch: batch, strideA: strideA, strideB: strideB, strideC: strideC,
-	}
-	pr.run()
-	*pr = bf16Problem{}
-	bf16ProblemPool.Put(pr)
+	})
 	return nil
 }
 
@@ -531,104 +533,69 @@ func pair(lo, hi uint16) uint32 { return uint32(lo) | uint32(hi)<<16 }
 
 // packBF16B packs op(B)[pc:pc+kc, jc:jc+nc] into panels of 32 columns:
 // step p of panel q holds, for its 32 columns j, the pair op(B)[pc+2p][j],
-// op(B)[pc+2p+1][j]; values past k or n are zero.
+// op(B)[pc+2p+1][j]; values past k or n are zero. op(B)[kk][j] is
+// b[kk·ldb+j], or b[j·ldb+kk] with trans.
 func packBF16B(dst []uint32, b []uint16, ldb int, trans bool, pc, kc, jc, nc int) {
-	kp := (kc + 1) / 2
-	for q := 0; q*bf16NR < nc; q++ {
-		pan := dst[q*kp*bf16NR : (q+1)*kp*bf16NR]
-		j0 := jc + q*bf16NR
-		w := min(bf16NR, nc-q*bf16NR)
-		if !trans {
-			// op(B)[kk][j] = b[kk·ldb+j]: two rows interleaved.
-			p0 := 0
-			if full := kc / 2; packPairsAsm(pan, b, pc*ldb+j0, ldb, full, w, bf16NR) {
-				p0 = full
-			}
-			for p := p0; p < kp; p++ {
-				row := pan[p*bf16NR : (p+1)*bf16NR]
-				r0 := b[(pc+2*p)*ldb+j0:][:w]
-				if 2*p+1 < kc {
-					r1 := b[(pc+2*p+1)*ldb+j0:][:w]
-					for l, v := range r0 {
-						row[l] = pair(v, r1[l])
-					}
-				} else {
-					for l, v := range r0 {
-						row[l] = uint32(v)
-					}
-				}
-				clear(row[w:])
-			}
-			continue
-		}
-		// op(B)[kk][j] = b[j·ldb+kk]: a column's pairs are adjacent.
-		if kc%2 == 0 && packDwordsAsm(pan, b, j0*ldb+pc, ldb, kp, w, bf16NR) {
-			continue
-		}
-		for l := range w {
-			col := b[(j0+l)*ldb+pc:][:kc]
-			full := kc / 2
-			for p := range full {
-				pan[p*bf16NR+l] = *(*uint32)(unsafe.Pointer(&col[2*p]))
-			}
-			if kc%2 == 1 {
-				pan[full*bf16NR+l] = uint32(col[kc-1])
-			}
-		}
-		for p := range kp {
-			clear(pan[p*bf16NR+w : (p+1)*bf16NR])
-		}
-	}
+	packBF16Pairs(dst, b, ldb, trans, pc, kc, jc, nc, bf16NR)
 }
 
 // packBF16A packs op(A)[ic:ic+mc, pc:pc+kc] into panels of 14 rows: step p
 // of panel q holds, for its 14 rows i, the pair op(A)[i][pc+2p],
-// op(A)[i][pc+2p+1]; values past k or the rows are zero.
+// op(A)[i][pc+2p+1]; values past k or the rows are zero. op(A)[i][kk] is
+// a[i·lda+kk], or a[kk·lda+i] with trans.
 func packBF16A(dst []uint32, a []uint16, lda int, trans bool, ic, mc, pc, kc int) {
+	packBF16Pairs(dst, a, lda, !trans, pc, kc, ic, mc, bf16MR)
+}
+
+// packBF16Pairs packs panels of lanes 32-bit lanes over the cross
+// positions [c0, c0+cn) (B's columns, A's rows) and the depth [pc, pc+kc):
+// step p of panel q, lane l holds the values at depths pc+2p and pc+2p+1
+// of cross position c = c0+q·lanes+l, which are src[c·ld+kk] when adjacent
+// (a pair is one 32-bit load), else src[kk·ld+c] (two rows interleaved).
+// Values past kc or cn are zero.
+func packBF16Pairs(dst []uint32, src []uint16, ld int, adjacent bool, pc, kc, c0, cn, lanes int) {
 	kp := (kc + 1) / 2
-	for q := 0; q*bf16MR < mc; q++ {
-		pan := dst[q*kp*bf16MR : (q+1)*kp*bf16MR]
-		i0 := ic + q*bf16MR
-		h := min(bf16MR, mc-q*bf16MR)
-		if trans {
-			// op(A)[i][kk] = a[kk·lda+i]: two rows interleaved.
+	full := kc / 2
+	for q := 0; q*lanes < cn; q++ {
+		pan := dst[q*kp*lanes : (q+1)*kp*lanes]
+		first := c0 + q*lanes
+		w := min(lanes, cn-q*lanes)
+		if !adjacent {
 			p0 := 0
-			if full := kc / 2; packPairsAsm(pan, a, pc*lda+i0, lda, full, h, bf16MR) {
+			if packPairsAsm(pan, src, pc*ld+first, ld, full, w, lanes) {
 				p0 = full
 			}
 			for p := p0; p < kp; p++ {
-				st := pan[p*bf16MR : (p+1)*bf16MR]
-				r0 := a[(pc+2*p)*lda+i0:][:h]
+				step := pan[p*lanes : (p+1)*lanes]
+				r0 := src[(pc+2*p)*ld+first:][:w]
 				if 2*p+1 < kc {
-					r1 := a[(pc+2*p+1)*lda+i0:][:h]
-					for r, v := range r0 {
-						st[r] = pair(v, r1[r])
+					r1 := src[(pc+2*p+1)*ld+first:][:w]
+					for l, v := range r0 {
+						step[l] = pair(v, r1[l])
 					}
 				} else {
-					for r, v := range r0 {
-						st[r] = uint32(v)
+					for l, v := range r0 {
+						step[l] = uint32(v)
 					}
 				}
-				clear(st[h:])
+				clear(step[w:])
 			}
 			continue
 		}
-		// op(A)[i][kk] = a[i·lda+kk]: a row's pairs are adjacent.
-		if kc%2 == 0 && packDwordsAsm(pan, a, i0*lda+pc, lda, kp, h, bf16MR) {
+		if kc%2 == 0 && packDwordsAsm(pan, src, first*ld+pc, ld, kp, w, lanes) {
 			continue
 		}
-		for r := range h {
-			row := a[(i0+r)*lda+pc:][:kc]
-			full := kc / 2
+		for l := range w {
+			line := src[(first+l)*ld+pc:][:kc]
 			for p := range full {
-				pan[p*bf16MR+r] = *(*uint32)(unsafe.Pointer(&row[2*p]))
+				pan[p*lanes+l] = *(*uint32)(unsafe.Pointer(&line[2*p]))
 			}
 			if kc%2 == 1 {
-				pan[full*bf16MR+r] = uint32(row[kc-1])
+				pan[full*lanes+l] = uint32(line[kc-1])
 			}
 		}
 		for p := range kp {
-			clear(pan[p*bf16MR+h : (p+1)*bf16MR])
+			clear(pan[p*lanes+w : (p+1)*lanes])
 		}
 	}
 }
