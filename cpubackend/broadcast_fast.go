@@ -5,6 +5,7 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/dtypes/bfloat16"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 )
 
@@ -13,21 +14,27 @@ import (
 // runs along non-broadcast trailing axes are copied, broadcast ones filled,
 // instead of simplego's per-element index iterator.
 func broadcastFloat32(dst, src []float32, srcDims, dstDims []int) {
+	broadcastT(dst, src, srcDims, dstDims, fill)
+}
+
+// broadcastT is broadcastFloat32 for 32- or 16-bit elements (bfloat16's
+// bits), filling broadcast runs with fillRun.
+func broadcastT[T float32 | uint16](dst, src []T, srcDims, dstDims []int, fillRun func([]T, T)) {
 	rank := len(dstDims)
 	// The innermost run: the trailing axes that are all copied (same
 	// dimension) or all broadcast (source dimension 1; a size-1 output
 	// axis counts as both).
-	fillRun := rank > 0 && srcDims[rank-1] == 1 && dstDims[rank-1] != 1
+	filled := rank > 0 && srcDims[rank-1] == 1 && dstDims[rank-1] != 1
 	run, k := 1, rank
 	for k > 0 {
 		d, sd := dstDims[k-1], srcDims[k-1]
-		if fillRun && sd != 1 || !fillRun && sd != d {
+		if filled && sd != 1 || !filled && sd != d {
 			break
 		}
 		k--
 		run *= d
 	}
-	if k == 0 && !fillRun {
+	if k == 0 && !filled {
 		copy(dst, src)
 		return
 	}
@@ -41,8 +48,8 @@ func broadcastFloat32(dst, src []float32, srcDims, dstDims []int) {
 	idx := make([]int, k)
 	off := 0 // source offset of idx
 	for o := 0; o < len(dst); o += run {
-		if fillRun {
-			fill(dst[o:o+run], src[off])
+		if filled {
+			fillRun(dst[o:o+run], src[off])
 		} else {
 			copy(dst[o:o+run], src[off:off+run])
 		}
@@ -62,11 +69,12 @@ func broadcastFloat32(dst, src []float32, srcDims, dstDims []int) {
 	}
 }
 
-// fastBroadcastInDim is BroadcastInDim for float32 operands whose axes map
-// to increasing output axes.
+// fastBroadcastInDim is BroadcastInDim for float32 and bfloat16 operands
+// whose axes map to increasing output axes.
 func fastBroadcastInDim(backend *Backend, node *Node, operand *Buffer) (*Buffer, bool) {
 	axes := node.data.([]int)
-	if operand.shape.DType != dtypes.Float32 || !slices.IsSorted(axes) || operand.shape.Size() == 1 {
+	dt := operand.shape.DType
+	if (dt != dtypes.Float32 && dt != dtypes.BFloat16) || !slices.IsSorted(axes) || operand.shape.Size() == 1 {
 		return nil, false
 	}
 	srcDims := make([]int, node.shape.Rank())
@@ -78,8 +86,19 @@ func fastBroadcastInDim(backend *Backend, node *Node, operand *Buffer) (*Buffer,
 	}
 	out := backend.getBuffer(node.shape.DType, node.shape.Size())
 	out.shape = node.shape
+	if dt == dtypes.BFloat16 {
+		broadcastT(bf16Bits(out.flat.([]bfloat16.BFloat16)), bf16Bits(operand.flat.([]bfloat16.BFloat16)), srcDims, node.shape.Dimensions, fill16)
+		return out, true
+	}
 	broadcastFloat32(out.flat.([]float32), operand.flat.([]float32), srcDims, node.shape.Dimensions)
 	return out, true
+}
+
+// fill16 sets every element of dst to v.
+func fill16(dst []uint16, v uint16) {
+	for i := range dst {
+		dst[i] = v
+	}
 }
 
 // broadcastingBinaryOps are the float32 binary operations whose operands

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/dtypes/bfloat16"
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 )
@@ -102,6 +104,24 @@ func TestBroadcastingOpsMatchReference(t *testing.T) {
 		for i := range got {
 			if want := v[bcastIndex(i, out, src)]; got[i] != want {
 				t.Fatalf("broadcast %v [%d]: %g, want %g", src, i, got[i], want)
+			}
+		}
+		// The same in bfloat16 (its 16-bit runs).
+		exec16, err := graph.NewExec(be, func(a *graph.Node) *graph.Node {
+			a = graph.ConvertDType(a, dtypes.BFloat16)
+			return graph.ConvertDType(graph.BroadcastToDims(graph.Reshape(a, src...), out...), dtypes.Float32)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err = exec16.Exec(tensors.FromFlatDataAndDimensions(v, len(v)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ = tensors.CopyFlatData[float32](res[0])
+		for i := range got {
+			if want := bfloat16.FromFloat32(v[bcastIndex(i, out, src)]).Float32(); got[i] != want {
+				t.Fatalf("bfloat16 broadcast %v [%d]: %g, want %g", src, i, got[i], want)
 			}
 		}
 	}

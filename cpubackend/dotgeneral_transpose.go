@@ -50,22 +50,6 @@ func normalizedPerm(rank int, batch, contracting []int, crossFirst bool) []int {
 // stays last, rows are copied; otherwise the two axes that swap contiguity
 // are transposed in 16×16 tiles, so that reads and writes both stay within
 // a few cache lines.
-// transposeBF16Rows transposes bfloat16 values (their bits) as
-// transposeFloat32 does when src's last axis stays the output's last (or
-// either is of size 1): contiguous runs copied row by row. It reports
-// false, having done nothing, otherwise.
-func transposeBF16Rows(dst, src []uint16, dims, perm []int) bool {
-	if len(dims) == 0 {
-		return false
-	}
-	outDims, stride, q := transposeLayout(dims, perm)
-	if r := len(dims); q == r-1 || outDims[q] == 1 || outDims[r-1] == 1 {
-		transposeRows(dst, src, outDims, stride)
-		return true
-	}
-	return false
-}
-
 // transposeLayout returns the output's dimensions, the source stride of
 // each output axis and q, the output axis of the source's contiguous
 // (last) axis, of a transpose of dims by perm (rank at least 1).
@@ -87,7 +71,11 @@ func transposeLayout(dims, perm []int) (outDims, stride []int, q int) {
 	return outDims, stride, q
 }
 
-func transposeFloat32(dst, src []float32, dims, perm []int) {
+func transposeFloat32(dst, src []float32, dims, perm []int) { transposeT(dst, src, dims, perm) }
+
+// transposeT is transposeFloat32 for 32- or 16-bit elements (bfloat16's
+// bits); the AVX2 8x8 tiles are float32's alone.
+func transposeT[T float32 | uint16](dst, src []T, dims, perm []int) {
 	r := len(dims)
 	if r == 0 {
 		copy(dst, src)
@@ -157,7 +145,7 @@ func transposeFloat32(dst, src []float32, dims, perm []int) {
 		rows8, cols8 := (ihi-ilo)&^7, cols&^7
 		for _, p := range pos {
 			so, do := p[0], p[1]
-			if transposeTiles8(dst, src, do+ilo*rowStride, so+ilo, rowStride, colStride, rows8, cols8) {
+			if d32, ok := any(dst).([]float32); ok && transposeTiles8(d32, any(src).([]float32), do+ilo*rowStride, so+ilo, rowStride, colStride, rows8, cols8) {
 				goTiles(so, do, ilo, ilo+rows8, cols8, cols)
 				goTiles(so, do, ilo+rows8, ihi, 0, cols)
 			} else {

@@ -535,19 +535,8 @@ func execTranspose(backend *Backend, node *Node, inputs []*Buffer, inputsOwned [
 		return output, nil
 	}
 	if node.shape.DType == dtypes.BFloat16 {
-		// gotrain: runs of the last axis copied as they are, other
-		// transposes widened (exactly), transposed as float32 and narrowed
-		// back.
-		if transposeBF16Rows(bf16Bits(output.flat.([]bfloat16.BFloat16)), bf16Bits(operand.flat.([]bfloat16.BFloat16)), operand.shape.Dimensions, permutations) {
-			return output, nil
-		}
-		n := operand.shape.Size()
-		src, dst := backend.getBuffer(dtypes.Float32, n), backend.getBuffer(dtypes.Float32, n)
-		widenBF16(src.flat.([]float32), bf16Bits(operand.flat.([]bfloat16.BFloat16)))
-		transposeFloat32(dst.flat.([]float32), src.flat.([]float32), operand.shape.Dimensions, permutations)
-		narrowBF16Bits(bf16Bits(output.flat.([]bfloat16.BFloat16)), dst.flat.([]float32))
-		backend.putBuffer(src)
-		backend.putBuffer(dst)
+		// gotrain: as float32, on the 16-bit values (dotgeneral_transpose.go).
+		transposeT(bf16Bits(output.flat.([]bfloat16.BFloat16)), bf16Bits(operand.flat.([]bfloat16.BFloat16)), operand.shape.Dimensions, permutations)
 		return output, nil
 	}
 	it := newTransposeIterator(operand.shape, permutations)

@@ -14,14 +14,22 @@ import (
 // experts 784-256-10, linear gate, top-2, capacity factor 1.25, balance
 // loss) at batch 256 on gotrain's cpu backend, with sparse dispatch and
 // dense (every expert on every row): the shapes of the peer's bench_moe
-// (../shared/peers/bench_torch.py), compared by scripts/bench_cpu_backend.py.
+// (../shared/peers/bench_torch.py), compared by scripts/bench_cpu_backend.py,
+// and both again in bf16-mixed precision.
 // With GOTRAIN_OPSTATS=FILE it also writes the backend's per-operation
 // timings of five more steps to FILE.
 func BenchmarkTrainStep(b *testing.B) {
-	for _, dense := range []bool{false, true} {
+	for _, c := range []struct {
+		dense     bool
+		precision train.Precision
+	}{{false, train.Precision32}, {true, train.Precision32}, {false, train.PrecisionBF16Mixed}, {true, train.PrecisionBF16Mixed}} {
+		dense := c.dense
 		name := "sparse/cpu"
 		if dense {
 			name = "dense/cpu"
+		}
+		if c.precision != train.Precision32 {
+			name += "-" + string(c.precision)
 		}
 		b.Run(name, func(b *testing.B) {
 			_, be, err := device.Open("cpu")
@@ -51,6 +59,7 @@ func BenchmarkTrainStep(b *testing.B) {
 			tc := train.DefaultConfig()
 			tc.Optimizer, tc.LearningRate = train.OptimizerAdam, 1e-3
 			tc.BatchSize, tc.Steps, tc.NoCheckpoint, tc.Progress = batch, 1<<30, true, "off"
+			tc.Precision = c.precision
 			h, err := train.New(be, tc, m.ModelFn(), Loss, ds)
 			if err != nil {
 				b.Fatal(err)
