@@ -276,58 +276,58 @@ func transposedGEMMInto(backend *Backend, p *dotGeneralNodeData, lhs, rhs shapes
 	return err
 }
 
-// execDotGeneralBF16 runs a bfloat16 DotGeneral on the SGEMM: the operands
-// are widened to float32 (exact), multiplied and summed in float32 — as
-// simplego's bfloat16 DotGeneral also accumulates — and the result is
-// narrowed to bfloat16 the way simplego narrows it (bfloat16.FromFloat32).
-// ok is false (nothing computed) for other dtypes.
+// execDotGeneralBF16 runs a bfloat16 DotGeneral on gemm's bfloat16 product
+// (AVX-512 BF16's VDPBF16PS where the CPU has it, else the operands widened
+// to float32 for the SGEMM, exactly), summed in float32 — as simplego's
+// bfloat16 DotGeneral also accumulates — and truncated to bfloat16 as
+// simplego narrows (bfloat16.FromFloat32). Operands that are not batches of
+// row-major matrices are first copied into that layout on their 16-bit
+// values, as float32 ones are (transposedGEMMInto). ok is false (nothing
+// computed) for other dtypes.
 func execDotGeneralBF16(backend *Backend, node *Node, lhs, rhs *Buffer) (out *Buffer, ok bool, err error) {
 	if lhs.shape.DType != dtypes.BFloat16 || rhs.shape.DType != dtypes.BFloat16 || node.shape.DType != dtypes.BFloat16 {
 		return nil, false, nil
 	}
 	bf16Dots.Add(1)
 	p := node.data.(*dotGeneralNodeData)
-	if l, ok := dotGeneralLayout(p, lhs.shape, rhs.shape); ok {
-		// Batches of row-major matrices: gemm's bfloat16 product (AVX-512
-		// BF16's VDPBF16PS where the CPU has it), its float32 sums
-		// truncated to bfloat16 as the widening path below does.
-		lda, ldb := l.k, l.n
-		if l.transA {
-			lda = l.m
+	a, b := bf16Bits(lhs.flat.([]bfloat16.BFloat16)), bf16Bits(rhs.flat.([]bfloat16.BFloat16))
+	l, ok := dotGeneralLayout(p, lhs.shape, rhs.shape)
+	if !ok {
+		var tmps []*Buffer
+		defer func() {
+			for _, t := range tmps {
+				backend.putBuffer(t)
+			}
+		}()
+		normalize := func(s shapes.Shape, flat []uint16, perm []int) []uint16 {
+			if isIdentity(perm) {
+				return flat
+			}
+			t := backend.getBuffer(dtypes.BFloat16, len(flat))
+			tmps = append(tmps, t)
+			tf := bf16Bits(t.flat.([]bfloat16.BFloat16))
+			transposeT(tf, flat, s.Dimensions, perm)
+			return tf
 		}
-		if l.transB {
-			ldb = l.k
-		}
-		out = backend.getBufferForShape(node.shape)
-		err = gemm.GemmBF16BatchTo16(l.transA, l.transB, l.m, l.n, l.k, bf16Bits(lhs.flat.([]bfloat16.BFloat16)), lda,
-			bf16Bits(rhs.flat.([]bfloat16.BFloat16)), ldb, bf16Bits(out.flat.([]bfloat16.BFloat16)), l.n, l.batch, l.m*l.k, l.k*l.n, l.m*l.n)
-		if err != nil {
-			backend.putBuffer(out)
-			return nil, true, err
-		}
-		return out, true, nil
+		a = normalize(lhs.shape, a, normalizedPerm(lhs.shape.Rank(), p.lhsBatchAxes, p.lhsContractingAxes, true))
+		b = normalize(rhs.shape, b, normalizedPerm(rhs.shape.Rank(), p.rhsBatchAxes, p.rhsContractingAxes, false))
+		l = gemmLayout{batch: p.batchSize, m: p.lhsCrossSize, n: p.rhsCrossSize, k: p.contractingSize}
 	}
-	widen := func(src []bfloat16.BFloat16) *Buffer {
-		t := backend.getBuffer(dtypes.Float32, len(src))
-		widenBF16(t.flat.([]float32), bf16Bits(src))
-		return t
+	lda, ldb := l.k, l.n
+	if l.transA {
+		lda = l.m
 	}
-	a, b := widen(lhs.flat.([]bfloat16.BFloat16)), widen(rhs.flat.([]bfloat16.BFloat16))
-	c := backend.getBuffer(dtypes.Float32, node.shape.Size())
-	af, bf, cf := a.flat.([]float32), b.flat.([]float32), c.flat.([]float32)
-	lf, rf := lhs.shape.Clone(), rhs.shape.Clone()
-	lf.DType, rf.DType = dtypes.Float32, dtypes.Float32
-	if ok, err = gemmInto(p, lf, rf, af, bf, cf); !ok && err == nil {
-		err = transposedGEMMInto(backend, p, lf, rf, af, bf, cf)
+	if l.transB {
+		ldb = l.k
 	}
-	if err == nil {
-		out = backend.getBufferForShape(node.shape)
-		narrowBF16(out.flat.([]bfloat16.BFloat16), cf)
+	out = backend.getBufferForShape(node.shape)
+	err = gemm.GemmBF16BatchTo16(l.transA, l.transB, l.m, l.n, l.k, a, lda, b, ldb,
+		bf16Bits(out.flat.([]bfloat16.BFloat16)), l.n, l.batch, l.m*l.k, l.k*l.n, l.m*l.n)
+	if err != nil {
+		backend.putBuffer(out)
+		return nil, true, err
 	}
-	backend.putBuffer(a)
-	backend.putBuffer(b)
-	backend.putBuffer(c)
-	return out, true, err
+	return out, true, nil
 }
 
 // bf16Bits returns the bits of bfloat16 values, sharing their memory.
@@ -336,9 +336,4 @@ func bf16Bits(s []bfloat16.BFloat16) []uint16 {
 		return nil
 	}
 	return unsafe.Slice((*uint16)(unsafe.Pointer(&s[0])), len(s))
-}
-
-// narrowBF16 sets dst[i] to bfloat16.FromFloat32(src[i]) (which truncates).
-func narrowBF16(dst []bfloat16.BFloat16, src []float32) {
-	narrowBF16Bits(bf16Bits(dst[:len(src)]), src)
 }
