@@ -80,7 +80,7 @@ func GemmBF16(transA, transB bool, m, n, k int, a []uint16, lda int, b []uint16,
 // as GemmBF16 does, with A_i = a[i·strideA:], B_i = b[i·strideB:] and C_i =
 // c[i·strideC:], as SgemmBatch.
 func GemmBF16Batch(transA, transB bool, m, n, k int, a []uint16, lda int, b []uint16, ldb int, c []float32, ldc int, batch int, strideA, strideB, strideC int) error {
-	if err := checkBF16Args(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc, batch, strideA, strideB, strideC); err != nil {
+	if err := checkArgs(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc, batch, strideA, strideB, strideC); err != nil {
 		return err
 	}
 	if batch == 0 || m == 0 || n == 0 {
@@ -119,7 +119,7 @@ func runBF16(p bf16Problem) {
 // truncated to bfloat16 as GoMLX's bfloat16.FromFloat32 does (its top 16
 // bits), written without a float32 copy of C where the kernel runs.
 func GemmBF16BatchTo16(transA, transB bool, m, n, k int, a []uint16, lda int, b []uint16, ldb int, c []uint16, ldc int, batch int, strideA, strideB, strideC int) error {
-	if err := checkBF16Args(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc, batch, strideA, strideB, strideC); err != nil {
+	if err := checkArgs(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc, batch, strideA, strideB, strideC); err != nil {
 		return err
 	}
 	if batch == 0 || m == 0 || n == 0 {
@@ -160,9 +160,10 @@ func narrowRow(dst []uint16, src []float32) {
 	}
 }
 
-// checkBF16Args validates the arguments of the bfloat16 products (lengths
-// of a, b and c given), as SgemmBatch does.
-func checkBF16Args(transA, transB bool, m, n, k, la, lda, lb, ldb, lc, ldc, batch, strideA, strideB, strideC int) error {
+// checkArgs validates the arguments of a batch of products, SgemmBatch's
+// or the bfloat16 ones' (the lengths of a, b and c given): errors wrap
+// ErrBadArgs.
+func checkArgs(transA, transB bool, m, n, k, la, lda, lb, ldb, lc, ldc, batch, strideA, strideB, strideC int) error {
 	if m < 0 || n < 0 || k < 0 || batch < 0 {
 		return fmt.Errorf("%w: negative size m=%d n=%d k=%d batch=%d", ErrBadArgs, m, n, k, batch)
 	}

@@ -166,31 +166,8 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 // (the strided batches of DotGeneral). A stride of 0 for A or B reuses the same
 // matrix for every item; the items of C must not overlap. Errors wrap ErrBadArgs.
 func SgemmBatch(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, batch int, strideA, strideB, strideC int) error {
-	if m < 0 || n < 0 || k < 0 || batch < 0 {
-		return fmt.Errorf("%w: negative size m=%d n=%d k=%d batch=%d", ErrBadArgs, m, n, k, batch)
-	}
-	if strideA < 0 || strideB < 0 || strideC < 0 {
-		return fmt.Errorf("%w: negative stride A=%d B=%d C=%d", ErrBadArgs, strideA, strideB, strideC)
-	}
-	ar, ac := m, k // stored shape of A
-	if transA {
-		ar, ac = k, m
-	}
-	br, bc := k, n
-	if transB {
-		br, bc = n, k
-	}
-	if err := checkMatrix("A", a, ar, ac, lda, batch, strideA); err != nil {
+	if err := checkArgs(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc, batch, strideA, strideB, strideC); err != nil {
 		return err
-	}
-	if err := checkMatrix("B", b, br, bc, ldb, batch, strideB); err != nil {
-		return err
-	}
-	if err := checkMatrix("C", c, m, n, ldc, batch, strideC); err != nil {
-		return err
-	}
-	if batch > 1 && m > 0 && n > 0 && strideC < (m-1)*ldc+n {
-		return fmt.Errorf("%w: C stride %d overlaps items of %d elements", ErrBadArgs, strideC, (m-1)*ldc+n)
 	}
 	if batch == 0 || m == 0 || n == 0 {
 		return nil
