@@ -9,9 +9,9 @@ import (
 // either the output's size or 1 (implicit broadcasting: the labels and the
 // class indices a one-hot encoding compares), as plain loops over the
 // output's rows instead of simplego's per-element broadcast iterators
-// (0.3 ms for the transformer's [16, 64, 91] one-hot, a tenth of that
-// here). The same comparisons, so the same values; other cases keep
-// simplego's executor.
+// (0.3 ms a call for the transformer's [16, 64, 91] one-hot; its step went
+// 26.0 -> 25.2 ms). The same comparisons, so the same values; other cases
+// keep simplego's executor.
 
 func init() {
 	setNodeExecutor(backends.OpTypeEqual, priorityArch, execEqualFast)

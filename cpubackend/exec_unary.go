@@ -380,11 +380,7 @@ func execExpGeneric[T float32 | float64](inputs, outputs []T) {
 	}
 }
 
-func execExpBF16(inputs, outputs []bfloat16.BFloat16) {
-	for ii, input := range inputs {
-		outputs[ii] = bfloat16.FromFloat32(float32(math.Exp(float64(input.Float32()))))
-	}
-}
+// gotrain: execExpBF16 removed: the bfloat16 case runs bf16ViaFloat32 (fusion_bf16.go).
 
 // execExpm1 executes the unary op Expm1.
 func execExpm1(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
@@ -693,19 +689,7 @@ func execLogisticGeneric[T float32 | float64](inputs, outputs []T) {
 	}
 }
 
-func execLogisticBF16(inputs, outputs []bfloat16.BFloat16) {
-	for ii, input := range inputs {
-		input64 := float64(input.Float32())
-		var output64 float64
-		if input64 >= 0 {
-			output64 = 1.0 / (1.0 + math.Exp(-input64))
-		} else {
-			e_x := math.Exp(input64)
-			output64 = e_x / (1.0 + e_x)
-		}
-		outputs[ii] = bfloat16.FromFloat32(float32(output64))
-	}
-}
+// gotrain: execLogisticBF16 removed: the bfloat16 case runs bf16ViaFloat32 (fusion_bf16.go).
 
 // execTanh executes the unary op Tanh.
 func execTanh(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
@@ -729,11 +713,7 @@ func execTanhGeneric[T float32 | float64](inputs, outputs []T) {
 	}
 }
 
-func execTanhBF16(inputs, outputs []bfloat16.BFloat16) {
-	for ii, input := range inputs {
-		outputs[ii] = bfloat16.FromFloat32(float32(math.Tanh(float64(input.Float32()))))
-	}
-}
+// gotrain: execTanhBF16 removed: the bfloat16 case runs bf16ViaFloat32 (fusion_bf16.go).
 
 // execIsFinite executes the unary op IsFinite.
 func execIsFinite(backend *Backend, node *Node, inputs []*Buffer, _ []bool) (*Buffer, error) {

@@ -270,16 +270,7 @@ func (pr *bf16Problem) run() {
 		// every chunk, splitting rows B: split the side whose other
 		// operand is the smaller, when it has the tiles to share out.
 		want := min(2*nt, max(1, work/(2*minTaskWork)))
-		switch {
-		case pr.tilesM < want && pr.tilesN < want:
-			pr.splitN = pr.tilesN >= pr.tilesM
-		case pr.tilesM < want:
-			pr.splitN = true
-		case pr.tilesN < want:
-			pr.splitN = false
-		default:
-			pr.splitN = pr.m <= pr.n
-		}
+		pr.splitN = splitColumns(pr.tilesM, pr.tilesN, want, pr.m <= pr.n)
 		tiles := pr.tilesM
 		if pr.splitN {
 			tiles = pr.tilesN

@@ -387,14 +387,8 @@ func run(pr *problem) {
 		switch {
 		case pr.prePacked && pr.tilesM < 2*want && pr.tilesN >= pr.tilesM:
 			pr.splitN = true
-		case pr.tilesM < want && pr.tilesN < want:
-			pr.splitN = pr.tilesN >= pr.tilesM
-		case pr.tilesM < want:
-			pr.splitN = true
-		case pr.tilesN < want:
-			pr.splitN = false
 		default:
-			pr.splitN = costN < costM
+			pr.splitN = splitColumns(pr.tilesM, pr.tilesN, want, costN < costM)
 		}
 		tiles := pr.tilesM
 		if pr.splitN {
@@ -420,6 +414,22 @@ func run(pr *problem) {
 		sharedPool.Put(pr.shared)
 		pr.shared = nil
 	}
+}
+
+// splitColumns tells whether want chunks of a product with tilesM×tilesN
+// register tiles split C's columns: when only the columns have want
+// tiles; not when only the rows do; the side with more tiles when neither
+// does; cheaper otherwise (both have enough).
+func splitColumns(tilesM, tilesN, want int, cheaper bool) bool {
+	switch {
+	case tilesM < want && tilesN < want:
+		return tilesN >= tilesM
+	case tilesM < want:
+		return true
+	case tilesN < want:
+		return false
+	}
+	return cheaper
 }
 
 // task runs chunk t%chunks of batch item t/chunks.
