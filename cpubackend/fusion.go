@@ -384,6 +384,9 @@ func newFusedProgram(root *Node, group, sides []*Node) (*fusedProgram, []*Node) 
 	}
 	prog.slotted()
 	prog.chunkLen = min(fusedChunk, (prog.size+31)&^31)
+	if root.shape.DType == dtypes.BFloat16 {
+		prog.chunkLen = min(prog.chunkLen, 2048)
+	}
 	nt := prog.slots + len(prog.tiled)
 	if root.shape.DType == dtypes.BFloat16 {
 		prog.bf16Externals(len(externals))

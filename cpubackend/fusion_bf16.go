@@ -143,7 +143,8 @@ func (prog *fusedProgram) chunkBF16(c int, temps []float32, flats [][]uint16, ou
 		return temps[o.idx*cl:][:n], nil, false
 	}
 	var dst []float32
-	for _, ins := range prog.instrs {
+	last := len(prog.instrs) - 1
+	for i, ins := range prog.instrs {
 		dst = temps[ins.dst*cl:][:n]
 		a, as, aScalar := slice(ins.a)
 		if ins.unary {
@@ -156,7 +157,10 @@ func (prog *fusedProgram) chunkBF16(c int, temps []float32, flats [][]uint16, ou
 			b, bs, bScalar := slice(ins.b)
 			binaryChunk(ins.op, dst, a, as, aScalar, b, bs, bScalar)
 		}
-		if !bf16Exact[ins.op] {
+		// The last result is only narrowed, which truncates as
+		// truncBF16 does (a side output among the earlier ones is
+		// narrowed too, but later instructions read its truncation).
+		if i < last && !bf16Exact[ins.op] {
 			truncBF16(dst)
 		}
 	}
