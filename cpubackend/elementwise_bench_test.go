@@ -26,25 +26,10 @@ func BenchmarkElementwise(b *testing.B) {
 	for _, size := range [][2]int{{256, 512}, {784, 512}} {
 		for _, gr := range graphs {
 			b.Run(fmt.Sprintf("%s/%dx%d", gr.name, size[0], size[1]), func(b *testing.B) {
-				be, err := New("ops_sequential")
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer be.Finalize()
-				exec, err := graph.NewExec(be, gr.fn)
-				if err != nil {
-					b.Fatal(err)
-				}
 				x, y := fusionInputs(size[0] * size[1])
 				tx := tensors.FromFlatDataAndDimensions(x, size[0], size[1])
 				ty := tensors.FromFlatDataAndDimensions(y, size[0], size[1])
-				for b.Loop() {
-					outs, err := exec.Exec(tx, ty)
-					if err != nil {
-						b.Fatal(err)
-					}
-					outs[0].FinalizeAll()
-				}
+				benchBinaryGraph(b, "ops_sequential", gr.fn, tx, ty)
 			})
 		}
 	}
@@ -63,15 +48,6 @@ func BenchmarkElementwiseBF16(b *testing.B) {
 	}
 	for _, gr := range graphs {
 		b.Run(gr.name, func(b *testing.B) {
-			be, err := New("")
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer be.Finalize()
-			exec, err := graph.NewExec(be, gr.fn)
-			if err != nil {
-				b.Fatal(err)
-			}
 			const m, n = 1024, 344
 			x, y := fusionInputs(m * n)
 			bx, by := make([]bfloat16.BFloat16, len(x)), make([]bfloat16.BFloat16, len(y))
@@ -80,14 +56,29 @@ func BenchmarkElementwiseBF16(b *testing.B) {
 			}
 			tx := tensors.FromFlatDataAndDimensions(bx, m, n)
 			ty := tensors.FromFlatDataAndDimensions(by, m, n)
-			for b.Loop() {
-				outs, err := exec.Exec(tx, ty)
-				if err != nil {
-					b.Fatal(err)
-				}
-				outs[0].FinalizeAll()
-			}
+			benchBinaryGraph(b, "", gr.fn, tx, ty)
 		})
+	}
+}
+
+// benchBinaryGraph times executions of fn on tx and ty on a backend made
+// with config.
+func benchBinaryGraph(b *testing.B, config string, fn func(x, y *graph.Node) *graph.Node, tx, ty *tensors.Tensor) {
+	be, err := New(config)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer be.Finalize()
+	exec, err := graph.NewExec(be, fn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		outs, err := exec.Exec(tx, ty)
+		if err != nil {
+			b.Fatal(err)
+		}
+		outs[0].FinalizeAll()
 	}
 }
 
