@@ -109,8 +109,9 @@ type fusedProgram struct {
 	// sums is set when the program's node is a ReduceSum of the chain over
 	// all its axes (fuseSums): it computes the sum of the chain's values.
 	sums bool
-	// chunkLen is the length of the program's chunks: fusedChunk, or the
-	// size rounded up to 32 when that is less.
+	// chunkLen is the length of the program's chunks: fusedChunk (2,048
+	// for a bfloat16 program), or the size rounded up to 32 when that is
+	// less.
 	chunkLen int
 	// bf16 is set for a chain of bfloat16 operations (fusion_bf16.go),
 	// and extKinds then tells how each external input is read.
@@ -384,18 +385,16 @@ func newFusedProgram(root *Node, group, sides []*Node) (*fusedProgram, []*Node) 
 	}
 	prog.slotted()
 	prog.chunkLen = min(fusedChunk, (prog.size+31)&^31)
+	nt := prog.slots + len(prog.tiled)
 	if root.shape.DType == dtypes.BFloat16 {
+		prog.bf16Externals(len(externals))
+		nt += len(externals)
 		// A bfloat16 program also widens each external operand into
 		// a temporary: at 2,048 elements a program of a few operations
 		// keeps its temporaries in L1 (BenchmarkElementwiseBF16: a Mul
 		// on [1024, 344] 37 -> 30 µs, a three-operation chain 52 -> 47
 		// µs; 1,024 measured the same as 2,048).
 		prog.chunkLen = min(prog.chunkLen, 2048)
-	}
-	nt := prog.slots + len(prog.tiled)
-	if root.shape.DType == dtypes.BFloat16 {
-		prog.bf16Externals(len(externals))
-		nt += len(externals)
 	}
 	prog.temps.New = func() any { return make([]float32, nt*prog.chunkLen) }
 	return prog, externals
