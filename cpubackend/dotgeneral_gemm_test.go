@@ -18,6 +18,7 @@ type dgCase struct {
 	lhs, rhs       []int
 	lc, lb, rc, rb []int
 	gemm           bool // expected to run on the SGEMM path
+	inPlace        bool // else expected to read its operands in place (dotgeneral_inplace.go)
 }
 
 var dgCases = []dgCase{
@@ -27,7 +28,7 @@ var dgCases = []dgCase{
 	{lhs: []int{7, 5}, rhs: []int{3, 7}, lc: []int{0}, rc: []int{1}, gemm: true},                                         // both
 	{lhs: []int{2, 5, 7}, rhs: []int{2, 7, 3}, lc: []int{2}, lb: []int{0}, rc: []int{1}, rb: []int{0}, gemm: true},       // batch
 	{lhs: []int{2, 7, 5}, rhs: []int{2, 3, 7}, lc: []int{1}, lb: []int{0}, rc: []int{2}, rb: []int{0}, gemm: true},       // batch, both trans
-	{lhs: []int{5, 2, 7}, rhs: []int{2, 7, 3}, lc: []int{2}, lb: []int{1}, rc: []int{1}, rb: []int{0}, gemm: false},      // batch not leading
+	{lhs: []int{5, 2, 7}, rhs: []int{2, 7, 3}, lc: []int{2}, lb: []int{1}, rc: []int{1}, rb: []int{0}, inPlace: true},    // batch not leading
 	{lhs: []int{4, 3, 5, 6}, rhs: []int{5, 6, 8}, lc: []int{2, 3}, rc: []int{0, 1}, gemm: true},                          // two contracting axes
 	{lhs: []int{4, 5, 6}, rhs: []int{6, 5, 8}, lc: []int{1, 2}, rc: []int{1, 0}, gemm: false},                            // contracting order differs
 	{lhs: []int{3, 4, 9}, rhs: []int{9, 2, 5}, lc: []int{2}, rc: []int{0}, gemm: true},                                   // several cross axes
@@ -35,11 +36,16 @@ var dgCases = []dgCase{
 	{lhs: []int{1, 17}, rhs: []int{17, 1}, lc: []int{1}, rc: []int{0}, gemm: true},                                       // 1x1 output
 	{lhs: []int{64, 300}, rhs: []int{200, 300}, lc: []int{1}, rc: []int{1}, gemm: true},                                  // larger, transB
 	{lhs: []int{3, 64, 100}, rhs: []int{3, 100, 37}, lc: []int{2}, lb: []int{0}, rc: []int{1}, rb: []int{0}, gemm: true}, // larger batch
+	// Batch axes among the others, read in place with each item's start:
+	{lhs: []int{2, 5, 3, 4}, rhs: []int{2, 6, 3, 4}, lc: []int{3}, lb: []int{0, 2}, rc: []int{3}, rb: []int{0, 2}, inPlace: true}, // attention scores [B, T, H, D]
+	{lhs: []int{2, 3, 5, 6}, rhs: []int{2, 6, 3, 4}, lc: []int{3}, lb: []int{0, 1}, rc: []int{1}, rb: []int{0, 2}, inPlace: true}, // attention values
+	{lhs: []int{2, 6, 3, 5}, rhs: []int{2, 3, 6, 4}, lc: []int{1}, lb: []int{0, 2}, rc: []int{2}, rb: []int{0, 1}, inPlace: true}, // both transposed, batch axes in another order
+	{lhs: []int{3, 4, 2, 5}, rhs: []int{2, 5, 3, 6}, lc: []int{3}, lb: []int{2, 0}, rc: []int{1}, rb: []int{0, 2}, inPlace: true}, // batch axes swapped in order
 	// Layouts the SGEMM reads only after a transposing copy (execDotGeneralTransposed):
-	{lhs: []int{6, 9}, rhs: []int{4, 9, 5}, lc: []int{1}, rc: []int{1}},                                            // a stack of expert weights [E, K, H]
-	{lhs: []int{2, 5, 3, 4}, rhs: []int{2, 6, 3, 4}, lc: []int{3}, lb: []int{0, 2}, rc: []int{3}, rb: []int{0, 2}}, // attention scores [B, T, H, D]
-	{lhs: []int{2, 3, 5, 6}, rhs: []int{2, 6, 3, 4}, lc: []int{3}, lb: []int{0, 1}, rc: []int{1}, rb: []int{0, 2}}, // attention values
-	{lhs: []int{31, 17, 3}, rhs: []int{3, 31, 40}, lc: []int{0, 2}, rc: []int{1, 0}},                               // two contracting axes, swapped
+	{lhs: []int{6, 9}, rhs: []int{4, 9, 5}, lc: []int{1}, rc: []int{1}},                                   // a stack of expert weights [E, K, H]
+	{lhs: []int{5, 4, 2}, rhs: []int{2, 4, 3}, lc: []int{1}, lb: []int{2}, rc: []int{1}, rb: []int{0}},    // a batch axis last
+	{lhs: []int{4, 2, 3, 5}, rhs: []int{2, 5, 6}, lc: []int{3}, lb: []int{1}, rc: []int{1}, rb: []int{0}}, // a batch axis between cross axes
+	{lhs: []int{31, 17, 3}, rhs: []int{3, 31, 40}, lc: []int{0, 2}, rc: []int{1, 0}},                      // two contracting axes, swapped
 }
 
 func randData(r *rand.Rand, dims []int) []float32 {
@@ -101,10 +107,11 @@ func TestDotGeneralGEMMMatchesSimpleGo(t *testing.T) {
 				t.Fatalf("SGEMM path chosen = %v, want %v", ok, c.gemm)
 			}
 			x, y := randData(r, c.lhs), randData(r, c.rhs)
-			before := transposedDots.Load()
+			before, beforeInPlace := transposedDots.Load(), inPlaceDots.Load()
 			got := runDotGeneral(t, fast, c, x, y)
-			if transposed := transposedDots.Load() - before; (transposed > 0) == c.gemm {
-				t.Errorf("%d products ran through the transposing copy; SGEMM layout %v", transposed, c.gemm)
+			transposed, inPlace := transposedDots.Load()-before, inPlaceDots.Load()-beforeInPlace
+			if (inPlace > 0) != c.inPlace || (transposed > 0) != (!c.gemm && !c.inPlace) {
+				t.Errorf("%d products ran through the transposing copy, %d in place; SGEMM layout %v, in place %v", transposed, inPlace, c.gemm, c.inPlace)
 			}
 			want := runDotGeneral(t, slow, c, x, y)
 			if len(got) != len(want) {

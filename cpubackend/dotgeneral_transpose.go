@@ -251,9 +251,16 @@ func execDotGeneralTransposed(backend *Backend, node *Node, lhs, rhs *Buffer) (o
 }
 
 // transposedGEMMInto computes the DotGeneral of float32 operands a (shape
-// lhs) and b (shape rhs) of any layout into c, [batch, M, N]: each operand
-// not already in the SGEMM's layout is copied into it first.
+// lhs) and b (shape rhs) of any layout into c, [batch, M, N]: read in place
+// when both are batches of matrices with batch axes anywhere
+// (dotgeneral_inplace.go), else each operand not already in the SGEMM's
+// layout is copied into it first.
 func transposedGEMMInto(backend *Backend, p *dotGeneralNodeData, lhs, rhs shapes.Shape, a, b, c []float32) error {
+	m, n, k := p.lhsCrossSize, p.rhsCrossSize, p.contractingSize
+	if va, vb, ok := dotGeneralInPlace(p, lhs, rhs); ok {
+		inPlaceDots.Add(1)
+		return gemm.SgemmBatchAt(!va.contractLast, vb.contractLast, m, n, k, 1, a, va.ld, va.offs, b, vb.ld, vb.offs, 0, c, n, m*n)
+	}
 	transposedDots.Add(1)
 	var tmps []*Buffer
 	normalize := func(s shapes.Shape, flat []float32, perm []int) []float32 {
@@ -268,7 +275,6 @@ func transposedGEMMInto(backend *Backend, p *dotGeneralNodeData, lhs, rhs shapes
 	}
 	a = normalize(lhs, a, normalizedPerm(lhs.Rank(), p.lhsBatchAxes, p.lhsContractingAxes, true))
 	b = normalize(rhs, b, normalizedPerm(rhs.Rank(), p.rhsBatchAxes, p.rhsContractingAxes, false))
-	m, n, k := p.lhsCrossSize, p.rhsCrossSize, p.contractingSize
 	err := gemm.SgemmBatch(false, false, m, n, k, 1, a, k, b, n, 0, c, n, p.batchSize, m*k, k*n, m*n)
 	for _, t := range tmps {
 		backend.putBuffer(t)
@@ -281,9 +287,10 @@ func transposedGEMMInto(backend *Backend, p *dotGeneralNodeData, lhs, rhs shapes
 // to float32 for the SGEMM, exactly), summed in float32 — as simplego's
 // bfloat16 DotGeneral also accumulates — and truncated to bfloat16 as
 // simplego narrows (bfloat16.FromFloat32). Operands that are not batches of
-// row-major matrices are first copied into that layout on their 16-bit
-// values, as float32 ones are (transposedGEMMInto). ok is false (nothing
-// computed) for other dtypes.
+// row-major matrices are read in place when their batch axes alone are out
+// of place (dotgeneral_inplace.go), else first copied into that layout on
+// their 16-bit values, as float32 ones are (transposedGEMMInto). ok is false
+// (nothing computed) for other dtypes.
 func execDotGeneralBF16(backend *Backend, node *Node, lhs, rhs *Buffer) (out *Buffer, ok bool, err error) {
 	if lhs.shape.DType != dtypes.BFloat16 || rhs.shape.DType != dtypes.BFloat16 || node.shape.DType != dtypes.BFloat16 {
 		return nil, false, nil
@@ -293,6 +300,18 @@ func execDotGeneralBF16(backend *Backend, node *Node, lhs, rhs *Buffer) (out *Bu
 	a, b := bf16Bits(lhs.flat.([]bfloat16.BFloat16)), bf16Bits(rhs.flat.([]bfloat16.BFloat16))
 	l, ok := dotGeneralLayout(p, lhs.shape, rhs.shape)
 	if !ok {
+		if va, vb, ok := dotGeneralInPlace(p, lhs.shape, rhs.shape); ok {
+			inPlaceDots.Add(1)
+			m, n := p.lhsCrossSize, p.rhsCrossSize
+			out = backend.getBufferForShape(node.shape)
+			err = gemm.GemmBF16BatchTo16At(!va.contractLast, vb.contractLast, m, n, p.contractingSize, a, va.ld, va.offs,
+				b, vb.ld, vb.offs, bf16Bits(out.flat.([]bfloat16.BFloat16)), n, m*n)
+			if err != nil {
+				backend.putBuffer(out)
+				return nil, true, err
+			}
+			return out, true, nil
+		}
 		var tmps []*Buffer
 		defer func() {
 			for _, t := range tmps {

@@ -240,8 +240,9 @@ type bf16Problem struct {
 	batch            int
 	strideA, strideB int
 	strideC          int
-	splitN           bool // chunks split columns (else rows) of C
-	chunks           int  // chunks per batch item
+	offA, offB       []int // where each item's A and B start (GemmBF16BatchTo16At), else nil
+	splitN           bool  // chunks split columns (else rows) of C
+	chunks           int   // chunks per batch item
 	tilesM, tilesN   int
 	// sharedA and sharedB are A and B packed once for every chunk of a
 	// single item (packShared), in sharedBuf; nil when each chunk packs
@@ -320,7 +321,11 @@ func (pr *bf16Problem) task(ws *bf16Workspace, t int) {
 	if i0 >= i1 || j0 >= j1 {
 		return
 	}
-	ws.block(pr, item*pr.strideA, item*pr.strideB, item*pr.strideC, i0, i1, j0, j1)
+	oa, ob := item*pr.strideA, item*pr.strideB
+	if pr.offA != nil {
+		oa, ob = pr.offA[item], pr.offB[item]
+	}
+	ws.block(pr, oa, ob, item*pr.strideC, i0, i1, j0, j1)
 }
 
 // bf16Workspace holds one goroutine's packed blocks.

@@ -284,3 +284,55 @@ func BenchmarkGemmBF16(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGemmBF16Batch times the transformer's attention products, 64
+// items of [64, 32]·[32, 64] and [64, 64]·[64, 32] (heads × batch), as
+// GemmBF16BatchTo16 beside SgemmBatch, both threads:
+//
+//	go test -run XXX -bench GemmBF16Batch ./gemm/
+func BenchmarkGemmBF16Batch(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 9))
+	for _, sz := range []struct {
+		name           string
+		tA, tB         bool
+		batch, m, n, k int
+	}{
+		{"scores-64x64x64x32-tB", false, true, 64, 64, 64, 32},
+		{"values-64x64x32x64", false, false, 64, 64, 32, 64},
+		{"dv-64x32x64x64-tA", true, false, 64, 32, 64, 64},
+	} {
+		m, n, k, nb := sz.m, sz.n, sz.k, sz.batch
+		a, bb := randBF16(r, nb*m*k), randBF16(r, nb*k*n)
+		lda, ldb := k, n
+		if sz.tA {
+			lda = m
+		}
+		if sz.tB {
+			ldb = k
+		}
+		flops := 2 * float64(nb*m*n*k)
+		b.Run(sz.name+"/sgemm", func(b *testing.B) {
+			af, bf := *widenBF16(a), *widenBF16(bb)
+			c := make([]float32, nb*m*n)
+			for b.Loop() {
+				if err := SgemmBatch(sz.tA, sz.tB, m, n, k, 1, af, lda, bf, ldb, 0, c, n, nb, m*k, k*n, m*n); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+		for _, path := range bf16Paths() {
+			b.Run(sz.name+"/bf16-"+path, func(b *testing.B) {
+				c := make([]uint16, nb*m*n)
+				withBF16Path(b, path, func() {
+					for b.Loop() {
+						if err := GemmBF16BatchTo16(sz.tA, sz.tB, m, n, k, a, lda, bb, ldb, c, n, nb, m*k, k*n, m*n); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}

@@ -144,6 +144,7 @@ type problem struct {
 	batch            int
 	strideA, strideB int
 	strideC          int
+	offA, offB       []int    // where each item's A and B start (SgemmBatchAt), else nil: i·strideA, i·strideB
 	splitN           bool     // chunks split columns (else rows) of C
 	chunks           int      // chunks per batch item
 	tilesM, tilesN   int      // register tiles along m and n
@@ -450,5 +451,9 @@ func (pr *problem) task(ws *workspace, t int) {
 	if i0 >= i1 || j0 >= j1 {
 		return
 	}
-	ws.block(pr, item*pr.strideA, item*pr.strideB, item*pr.strideC, i0, i1, j0, j1)
+	oa, ob := item*pr.strideA, item*pr.strideB
+	if pr.offA != nil {
+		oa, ob = pr.offA[item], pr.offB[item]
+	}
+	ws.block(pr, oa, ob, item*pr.strideC, i0, i1, j0, j1)
 }
