@@ -2,6 +2,8 @@ package cpubackend
 
 import (
 	"math"
+
+	"github.com/gomlx/gomlx/backends"
 	"runtime"
 
 	"github.com/gotrain/gotrain/internal/parallel"
@@ -67,4 +69,44 @@ const elementwiseParallelMin = 1 << 16
 // [16, 4, 64, 64]: 130 µs on one core).
 func unaryParts(fn func(dst, a []float32), dst, a []float32) {
 	convertParts(len(a), func(lo, hi int) { fn(dst[lo:hi], a[lo:hi]) })
+}
+
+// oneBinaryBF16 are the operations binaryBF16 computes in one pass: those
+// whose float32 executor is the IEEE operation itself.
+var oneBinaryBF16 = map[backends.OpType]bool{
+	backends.OpTypeAdd: true, backends.OpTypeSub: true, backends.OpTypeMul: true, backends.OpTypeDiv: true,
+}
+
+// binaryBF16 sets dst[i] to the bits of bfloat16.FromFloat32 of a[i] op
+// b[i] on the widened values, op one of oneBinaryBF16; a nil a or b stands
+// for the scalar *as or *bs (a widened bfloat16). These are the bits a
+// bfloat16 program of this one operation computes with its widened
+// temporaries, without them: one pass over memory instead of four.
+func binaryBF16(op backends.OpType, dst, a, b []uint16, as, bs *float32) {
+	k := vecBinaryBF16(op, dst, a, b, as, bs)
+	for i := k; i < len(dst); i++ {
+		var x, y float32
+		if a != nil {
+			x = math.Float32frombits(uint32(a[i]) << 16)
+		} else {
+			x = *as
+		}
+		if b != nil {
+			y = math.Float32frombits(uint32(b[i]) << 16)
+		} else {
+			y = *bs
+		}
+		var z float32
+		switch op {
+		case backends.OpTypeAdd:
+			z = x + y
+		case backends.OpTypeSub:
+			z = x - y
+		case backends.OpTypeMul:
+			z = x * y
+		case backends.OpTypeDiv:
+			z = x / y
+		}
+		dst[i] = uint16(math.Float32bits(z) >> 16)
+	}
 }

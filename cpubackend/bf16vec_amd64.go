@@ -2,6 +2,8 @@
 
 package cpubackend
 
+import "github.com/gomlx/gomlx/backends"
+
 // widenBF16AVX512 sets dst[i] to the float32 of the bfloat16 bits src[i]
 // for i < n, a multiple of 16 (bf16vec_amd64.s).
 //
@@ -49,5 +51,53 @@ func vecTruncBF16(x []float32) int {
 		return 0
 	}
 	truncBF16AVX512(&x[0], k)
+	return k
+}
+
+// The one-pass bfloat16 operations (bf16vec_amd64.s): dst[i] = a[i] op
+// b[i] for i < n, a multiple of 16, with a nil a or b standing for the
+// scalar *as or *bs.
+//
+//go:noescape
+func addBF16AVX512(dst, a, b *uint16, as, bs *float32, n int)
+
+//go:noescape
+func subBF16AVX512(dst, a, b *uint16, as, bs *float32, n int)
+
+//go:noescape
+func mulBF16AVX512(dst, a, b *uint16, as, bs *float32, n int)
+
+//go:noescape
+func divBF16AVX512(dst, a, b *uint16, as, bs *float32, n int)
+
+// vecBinaryBF16 runs the one-pass AVX-512 loop of op over the multiples of
+// 16 of dst when GOTRAIN_CPU and the CPU allow it, and returns how many
+// elements it did; a or b is nil for a scalar operand, *as or *bs.
+func vecBinaryBF16(op backends.OpType, dst, a, b []uint16, as, bs *float32) int {
+	k := len(dst) &^ 15
+	if !hasVecAVX512 || k == 0 {
+		return 0
+	}
+	var f func(dst, a, b *uint16, as, bs *float32, n int)
+	switch op {
+	case backends.OpTypeAdd:
+		f = addBF16AVX512
+	case backends.OpTypeSub:
+		f = subBF16AVX512
+	case backends.OpTypeMul:
+		f = mulBF16AVX512
+	case backends.OpTypeDiv:
+		f = divBF16AVX512
+	default:
+		return 0
+	}
+	var ap, bp *uint16
+	if a != nil {
+		ap = &a[:k][0]
+	}
+	if b != nil {
+		bp = &b[:k][0]
+	}
+	f(&dst[0], ap, bp, as, bs, k)
 	return k
 }

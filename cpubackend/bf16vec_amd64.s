@@ -67,3 +67,92 @@ tloop:
 tdone:
 	VZEROUPPER
 	RET
+
+// One bfloat16 operation in one pass (binaryBF16 in bf16vec.go): each
+// operand widened in registers, the float32 operation, the result's top
+// 16 bits stored — the bits of widening, the float32 executor and
+// narrowing in separate passes, without the float32 temporaries.
+//
+// func xxxBF16AVX512(dst, a, b *uint16, as, bs *float32, n int)
+//
+// a or b is nil for a scalar operand, then *as or *bs is its value. n must
+// be a multiple of 16. BF16BINARY's OP(x, y, z) sets z = x op y.
+#define BF16BINARY(OP) \
+	MOVQ dst+0(FP), DI \
+	MOVQ a+8(FP), SI \
+	MOVQ b+16(FP), DX \
+	MOVQ n+40(FP), CX \
+	SHRQ $4, CX \
+	JZ   done \
+	TESTQ SI, SI \
+	JZ   ascalar \
+	TESTQ DX, DX \
+	JZ   bscalar \
+vv: \
+	VPMOVZXWD (SI), Z0 \
+	VPMOVZXWD (DX), Z1 \
+	VPSLLD    $16, Z0, Z0 \
+	VPSLLD    $16, Z1, Z1 \
+	OP(Z0, Z1, Z0) \
+	VPSRLD    $16, Z0, Z0 \
+	VPMOVDW   Z0, Y0 \
+	VMOVDQU   Y0, (DI) \
+	ADDQ      $32, SI \
+	ADDQ      $32, DX \
+	ADDQ      $32, DI \
+	DECQ      CX \
+	JNZ       vv \
+	JMP       done \
+ascalar: \
+	MOVQ         as+24(FP), AX \
+	VBROADCASTSS (AX), Z2 \
+asl: \
+	VPMOVZXWD (DX), Z1 \
+	VPSLLD    $16, Z1, Z1 \
+	OP(Z2, Z1, Z0) \
+	VPSRLD    $16, Z0, Z0 \
+	VPMOVDW   Z0, Y0 \
+	VMOVDQU   Y0, (DI) \
+	ADDQ      $32, DX \
+	ADDQ      $32, DI \
+	DECQ      CX \
+	JNZ       asl \
+	JMP       done \
+bscalar: \
+	MOVQ         bs+32(FP), AX \
+	VBROADCASTSS (AX), Z2 \
+bsl: \
+	VPMOVZXWD (SI), Z0 \
+	VPSLLD    $16, Z0, Z0 \
+	OP(Z0, Z2, Z0) \
+	VPSRLD    $16, Z0, Z0 \
+	VPMOVDW   Z0, Y0 \
+	VMOVDQU   Y0, (DI) \
+	ADDQ      $32, SI \
+	ADDQ      $32, DI \
+	DECQ      CX \
+	JNZ       bsl \
+done: \
+	VZEROUPPER \
+	RET
+
+#define ADDOP(x, y, z) VADDPS y, x, z
+#define SUBOP(x, y, z) VSUBPS y, x, z
+#define MULOP(x, y, z) VMULPS y, x, z
+#define DIVOP(x, y, z) VDIVPS y, x, z
+
+// func addBF16AVX512(dst, a, b *uint16, as, bs *float32, n int)
+TEXT ·addBF16AVX512(SB), NOSPLIT, $0-48
+	BF16BINARY(ADDOP)
+
+// func subBF16AVX512(dst, a, b *uint16, as, bs *float32, n int)
+TEXT ·subBF16AVX512(SB), NOSPLIT, $0-48
+	BF16BINARY(SUBOP)
+
+// func mulBF16AVX512(dst, a, b *uint16, as, bs *float32, n int)
+TEXT ·mulBF16AVX512(SB), NOSPLIT, $0-48
+	BF16BINARY(MULOP)
+
+// func divBF16AVX512(dst, a, b *uint16, as, bs *float32, n int)
+TEXT ·divBF16AVX512(SB), NOSPLIT, $0-48
+	BF16BINARY(DIVOP)

@@ -2,6 +2,8 @@
 
 package cpubackend
 
+import "github.com/gomlx/gomlx/backends"
+
 // Without the assembly the Go loops of bf16vec.go do all the elements.
 
 func vecWidenBF16(dst []float32, src []uint16) int { return 0 }
@@ -9,3 +11,5 @@ func vecWidenBF16(dst []float32, src []uint16) int { return 0 }
 func vecNarrowBF16(dst []uint16, src []float32) int { return 0 }
 
 func vecTruncBF16(x []float32) int { return 0 }
+
+func vecBinaryBF16(op backends.OpType, dst, a, b []uint16, as, bs *float32) int { return 0 }

@@ -1,7 +1,9 @@
 package cpubackend
 
 import (
+	"math"
 	"runtime"
+	"sync/atomic"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -89,6 +91,14 @@ func execFusedSidesBF16(backend *Backend, node *Node, inputs []*Buffer, inputsOw
 	for _, b := range bufs[1:] {
 		sides = append(sides, bf16Bits(b.flat.([]bfloat16.BFloat16)))
 	}
+	if a, b, as, bs, ok := prog.oneBinaryBF16(flats); ok {
+		// One operation: one pass, in parts of whole 16-lane steps.
+		oneBinaryBF16Runs.Add(1)
+		convertParts(prog.size, func(lo, hi int) {
+			binaryBF16(prog.instrs[0].op, out[lo:hi], part(a, lo, hi), part(b, lo, hi), as, bs)
+		})
+		return bufs[0], bufs[1:], nil
+	}
 	chunks := (prog.size + prog.chunkLen - 1) / prog.chunkLen
 	parts := min(runtime.GOMAXPROCS(0), prog.size/fusedParallelMin)
 	run := func(c0, c1 int) {
@@ -104,6 +114,47 @@ func execFusedSidesBF16(backend *Backend, node *Node, inputs []*Buffer, inputsOw
 		parallel.For(parts, parts, func(p int) { run(p*chunks/parts, (p+1)*chunks/parts) })
 	}
 	return bufs[0], bufs[1:], nil
+}
+
+// oneBinaryBF16Runs counts the bfloat16 programs run in one pass (tests).
+var oneBinaryBF16Runs atomic.Int64
+
+// oneBinaryBF16 tells whether prog is a single operation of oneBinaryBF16
+// on operands read whole or as scalars, with no side outputs, and returns
+// its operands for binaryBF16: a and b the inputs' values (nil for a
+// scalar), as and bs the scalars widened.
+func (prog *fusedProgram) oneBinaryBF16(flats [][]uint16) (a, b []uint16, as, bs *float32, ok bool) {
+	if len(prog.instrs) != 1 || len(prog.sides) > 0 {
+		return nil, nil, nil, nil, false
+	}
+	ins := prog.instrs[0]
+	if ins.unary || !oneBinaryBF16[ins.op] {
+		return nil, nil, nil, nil, false
+	}
+	operand := func(o fusedOperand) ([]uint16, *float32, bool) {
+		switch o.kind {
+		case fromInput:
+			return flats[o.idx], nil, true
+		case fromScalar:
+			v := math.Float32frombits(uint32(flats[o.idx][0]) << 16)
+			return nil, &v, true
+		}
+		return nil, nil, false
+	}
+	a, as, aok := operand(ins.a)
+	b, bs, bok := operand(ins.b)
+	if !aok || !bok || (a == nil && b == nil) {
+		return nil, nil, nil, nil, false
+	}
+	return a, b, as, bs, true
+}
+
+// part returns s[lo:hi], nil for a nil s (a scalar operand).
+func part(s []uint16, lo, hi int) []uint16 {
+	if s == nil {
+		return nil
+	}
+	return s[lo:hi]
 }
 
 // chunkBF16 runs a bfloat16 program over chunk c.

@@ -178,3 +178,49 @@ func TestUnaryBF16Accuracy(t *testing.T) {
 		}
 	}
 }
+
+// TestBinaryBF16OnePass checks the bfloat16 programs of one Add, Sub, Mul
+// or Div, run in one pass (binaryBF16), against the unfused executors bit
+// for bit: operands whole or scalar on either side, specials included,
+// lengths off the 16-lane steps and long enough to be split over the
+// CPUs, with the AVX-512 loop and without it.
+func TestBinaryBF16OnePass(t *testing.T) {
+	ops := []func(x, y *graph.Node) *graph.Node{graph.Add, graph.Sub, graph.Mul, graph.Div}
+	fn := func(x, y, s *graph.Node) []*graph.Node {
+		bf := func(v *graph.Node) *graph.Node { return graph.ConvertDType(v, dtypes.BFloat16) }
+		f := func(v *graph.Node) *graph.Node { return graph.ConvertDType(v, dtypes.Float32) }
+		x, y, s = bf(x), bf(y), bf(s)
+		var outs []*graph.Node
+		for _, op := range ops {
+			outs = append(outs, f(op(x, y)), f(op(s, y)), f(op(x, s)))
+		}
+		return outs
+	}
+	defer func(v bool) { hasVecAVX512 = v }(hasVecAVX512)
+	for _, vec := range []bool{hasVecAVX512, false} {
+		hasVecAVX512 = vec
+		for _, n := range []int{37 * 53, 400 * 401} {
+			x, y := fusionInputs(n)
+			run := func(config string) ([][]float32, int) {
+				before := oneBinaryBF16Runs.Load()
+				res := runGraph(t, config, fn, func(backends.Backend) []any {
+					return []any{tensors.FromFlatDataAndDimensions(x, n), tensors.FromFlatDataAndDimensions(y, n), float32(-1.375)}
+				})
+				return res, int(oneBinaryBF16Runs.Load() - before)
+			}
+			want, _ := run("ops_sequential,no_fusion")
+			got, runs := run("ops_sequential")
+			if runs != 3*len(ops) {
+				t.Fatalf("n=%d: %d programs ran in one pass, want %d", n, runs, 3*len(ops))
+			}
+			for k := range want {
+				for i := range want[k] {
+					a, w := got[k][i], want[k][i]
+					if math.Float32bits(a) != math.Float32bits(w) && !(a != a && w != w) {
+						t.Fatalf("AVX-512 %v, n=%d, output %d[%d]: one pass %g (%#x), unfused %g (%#x)", vec, n, k, i, a, math.Float32bits(a), w, math.Float32bits(w))
+					}
+				}
+			}
+		}
+	}
+}
