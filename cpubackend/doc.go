@@ -67,8 +67,10 @@ package cpubackend
 //     multiply by a one-hot constant, and the sum of their gradients) become
 //     block copies and a Concatenate (rewrite.go), and a sum of per-step
 //     weight-gradient products Σ_t x_tᵀ·d_t becomes one SGEMM over the
-//     stacked operands (rewrite_dotsum.go); config "no_rewrite" turns both
-//     off;
+//     stacked operands (rewrite_dotsum.go), and a Transpose of a product's
+//     matrix (a weight gradient) becomes the product of the operands
+//     swapped (rewrite_transpose.go, the same bits); config "no_rewrite"
+//     turns them off;
 //   - contiguous reductions, broadcasting binary operations,
 //     BroadcastInDim (a value repeated along trailing axes filled eight
 //     stores at a time), unit-stride Slices and Gathers (contiguous runs at a

@@ -48,12 +48,15 @@ type pickNode struct {
 }
 
 // rewriteGraph runs the Compile-time rewrites: one-hot selections, then
-// sums of products (rewrite_dotsum.go).
+// sums of products (rewrite_dotsum.go), then transposed products
+// (rewrite_transpose.go).
 func rewriteGraph(b *Builder) {
 	uses, isOutput, seen := countUses(b)
 	rewriteOneHotSelections(b, uses, isOutput, seen)
 	uses, isOutput, seen = countUses(b)
 	rewriteDotSums(b, uses, isOutput, seen)
+	uses, isOutput, seen = countUses(b)
+	rewriteTransposedProducts(b, uses, isOutput, seen)
 }
 
 // countUses returns, for the nodes reachable from b's outputs, how many
