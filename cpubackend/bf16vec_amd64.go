@@ -101,3 +101,22 @@ func vecBinaryBF16(op backends.OpType, dst, a, b []uint16, as, bs *float32) int 
 	f(&dst[0], ap, bp, as, bs, k)
 	return k
 }
+
+// logisticForBF16AVX512 is logisticForBF16Go's loop over n elements, a
+// positive multiple of 16; c points to logisticBF16Consts.
+//
+//go:noescape
+func logisticForBF16AVX512(dst, src *float32, n int, c *float32)
+
+// vecLogisticForBF16 runs the AVX-512 loop of logisticForBF16 over the
+// multiples of 16 when GOTRAIN_CPU and the CPU allow it, and returns how
+// many elements it did.
+func vecLogisticForBF16(dst, a []float32) int {
+	k := len(dst) &^ 15
+	if !hasVecAVX512 || k == 0 {
+		return 0
+	}
+	_ = a[k-1]
+	logisticForBF16AVX512(&dst[0], &a[0], k, &logisticBF16Consts[0])
+	return k
+}

@@ -156,3 +156,69 @@ TEXT ·mulBF16AVX512(SB), NOSPLIT, $0-48
 // func divBF16AVX512(dst, a, b *uint16, as, bs *float32, n int)
 TEXT ·divBF16AVX512(SB), NOSPLIT, $0-48
 	BF16BINARY(DIVOP)
+
+// func logisticForBF16AVX512(dst, src *float32, n int, c *float32)
+//
+// logisticForBF16Go's operations, 16 lanes at a time; n is a positive
+// multiple of 16 and c points to logisticBF16Consts.
+TEXT ·logisticForBF16AVX512(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	MOVQ         c+24(FP), DX
+	SHRQ         $4, CX
+	VBROADCASTSS 0(DX), Z16  // -87
+	VBROADCASTSS 4(DX), Z17  // 88
+	VBROADCASTSS 8(DX), Z18  // log2e
+	VBROADCASTSS 12(DX), Z19 // magic 1.5·2^23
+	VBROADCASTSS 16(DX), Z20 // ln2hi
+	VBROADCASTSS 20(DX), Z21 // ln2lo
+	VBROADCASTSS 24(DX), Z22 // the polynomial, highest degree first
+	VBROADCASTSS 28(DX), Z23
+	VBROADCASTSS 32(DX), Z24
+	VBROADCASTSS 36(DX), Z25
+	VBROADCASTSS 40(DX), Z26
+	VBROADCASTSS 44(DX), Z27
+	VBROADCASTSS 48(DX), Z28 // 1
+	MOVL         $0x4b3fff81, AX // bits(magic) - 127
+	VPBROADCASTD AX, Z30
+	MOVL         $0x80000000, AX
+	VPBROADCASTD AX, Z31
+
+lgloop:
+	VPXORD  (SI), Z31, Z0 // t = -x
+	VMAXPS  Z0, Z16, Z0   // max(-87, t), NaN t passes
+	VMINPS  Z0, Z17, Z0   // min(88, t), NaN t passes
+	VMULPS  Z18, Z0, Z1   // t·log2e
+	VADDPS  Z19, Z1, Z1   // z = t·log2e + magic
+	VSUBPS  Z19, Z1, Z2   // kf = z - magic
+	VMULPS  Z20, Z2, Z3   // kf·ln2hi
+	VSUBPS  Z3, Z0, Z3    // r = t - kf·ln2hi
+	VMULPS  Z21, Z2, Z4   // kf·ln2lo
+	VSUBPS  Z4, Z3, Z3    // r = r - kf·ln2lo
+	VMULPS  Z3, Z3, Z5    // r2
+	VMULPS  Z3, Z22, Z6   // p = c0·r
+	VADDPS  Z23, Z6, Z6
+	VMULPS  Z3, Z6, Z6
+	VADDPS  Z24, Z6, Z6
+	VMULPS  Z3, Z6, Z6
+	VADDPS  Z25, Z6, Z6
+	VMULPS  Z3, Z6, Z6
+	VADDPS  Z26, Z6, Z6
+	VMULPS  Z3, Z6, Z6
+	VADDPS  Z27, Z6, Z6
+	VMULPS  Z5, Z6, Z6    // p·r2
+	VADDPS  Z3, Z6, Z6    // + r
+	VADDPS  Z28, Z6, Z6   // + 1
+	VPSUBD  Z30, Z1, Z7   // k + 127
+	VPSLLD  $23, Z7, Z7   // 2^k
+	VMULPS  Z7, Z6, Z6    // e
+	VADDPS  Z28, Z6, Z6   // 1 + e
+	VDIVPS  Z6, Z28, Z6   // 1/(1 + e)
+	VMOVUPS Z6, (DI)
+	ADDQ    $64, SI
+	ADDQ    $64, DI
+	DECQ    CX
+	JNZ     lgloop
+	VZEROUPPER
+	RET

@@ -13,3 +13,5 @@ func vecNarrowBF16(dst []uint16, src []float32) int { return 0 }
 func vecTruncBF16(x []float32) int { return 0 }
 
 func vecBinaryBF16(op backends.OpType, dst, a, b []uint16, as, bs *float32) int { return 0 }
+
+func vecLogisticForBF16(dst, a []float32) int { return 0 }

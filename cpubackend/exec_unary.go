@@ -671,7 +671,7 @@ func execLogistic(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []
 	case dtypes.Float64:
 		execLogisticGeneric[float64](input.flat.([]float64), output.flat.([]float64))
 	case dtypes.BFloat16:
-		bf16ViaFloat32(logisticFloat32, input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16)) // gotrain: the float32 kernel, truncated (fusion_bf16.go); was execLogisticBF16.
+		bf16ViaFloat32(logisticForBF16, input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16)) // gotrain: a float32 kernel, truncated (fusion_bf16.go, logistic_bf16.go); was execLogisticBF16.
 	default:
 		panicf("unsupported data type %s for %s", input.shape.DType, node.opType) // gotrain: was exceptions.Panicf (internal to GoMLX).
 	}

@@ -23,7 +23,8 @@ import (
 // fused code computes the float32 executors' bits, the results are the
 // unfused ones bit for bit. (The bfloat16 Exp, Logistic and Tanh
 // executors are gotrain's: its fast float32 functions, truncated
-// (bf16ViaFloat32), where GoMLX's went through float64 and package math.)
+// (bf16ViaFloat32), where GoMLX's went through float64 and package math;
+// Logistic's is logisticForBF16, evaluated in float32.)
 // A single bfloat16 operation is
 // fused too: the program's vector loops beat the executors' element by
 // element conversions.
@@ -203,7 +204,11 @@ func (prog *fusedProgram) chunkBF16(c int, temps []float32, flats [][]uint16, ou
 				a = dst
 				fill(a, *as)
 			}
-			unaryChunk(ins.op, dst, a)
+			if ins.op == backends.OpTypeLogistic {
+				logisticForBF16(dst, a) // the bfloat16 executor's function
+			} else {
+				unaryChunk(ins.op, dst, a)
+			}
 		} else {
 			b, bs, bScalar := slice(ins.b)
 			binaryChunk(ins.op, dst, a, as, aScalar, b, bs, bScalar)
