@@ -211,6 +211,21 @@ func (prog *fusedProgram) chunkBF16(c int, temps []float32, flats [][]uint16, ou
 			}
 		} else {
 			b, bs, bScalar := slice(ins.b)
+			if i < last && !bf16Exact[ins.op] {
+				// The operation and its truncation in one pass where
+				// there is a truncating loop; the rest as below.
+				if k := vecBinaryTrunc(ins.op, dst, a, as, aScalar, b, bs, bScalar); k > 0 {
+					if !aScalar {
+						a = a[k:]
+					}
+					if !bScalar {
+						b = b[k:]
+					}
+					binaryChunk(ins.op, dst[k:], a, as, aScalar, b, bs, bScalar)
+					truncBF16(dst[k:])
+					continue
+				}
+			}
 			binaryChunk(ins.op, dst, a, as, aScalar, b, bs, bScalar)
 		}
 		// The last result is only narrowed, which truncates as

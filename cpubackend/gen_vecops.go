@@ -27,7 +27,8 @@ func main() {
 	p("//go:build amd64 && !purego && !noasm")
 	p("")
 	p("#include \"textflag.h\"")
-	arith("Z", "")
+	arith("Z", "", false)
+	arith("Z", "T", true)
 	// Max and Min with Go's semantics (runtime fmax/fmin): y if y is NaN or
 	// y beats x; else x, except that two zeros give x&y (max: +0 unless both
 	// are −0) or x|y (min: −0 if either is).
@@ -118,7 +119,7 @@ func avx2() {
 		p("\tVZEROUPPER")
 		p("\tRET")
 	}
-	arith("Y", "AVX2")
+	arith("Y", "AVX2", false)
 	// Max and Min: r = x; two zeros: x&y (max) or x|y (min); y beats x: y;
 	// y NaN: y (as the AVX-512 loops, with VBLENDVPS for the masks).
 	for _, op := range []struct{ name, pred, bits string }{{"max", "$0x1E", "VANDPS"}, {"min", "$0x11", "VORPS"}} {
@@ -185,8 +186,11 @@ func avx2() {
 // arith writes the Add, Sub, Mul and Div loops over vector registers vec
 // ("Z": sixteen lanes, "Y": eight), named op+mode+suffix. VV: dst = a op b;
 // VS: dst = a op s; SV: dst = s op b; n is a positive multiple of the lane
-// count; s is read through its pointer.
-func arith(vec, suffix string) {
+// count; s is read through its pointer. With trunc (AVX-512 only) each
+// result is truncated to bfloat16 before it is stored (its low 16 bits
+// cleared, as truncBF16 does): a bfloat16 program's instruction and its
+// truncation in one pass.
+func arith(vec, suffix string, trunc bool) {
 	lanes, bytes := 16, 64
 	if vec == "Y" {
 		lanes, bytes = 8, 32
@@ -195,6 +199,10 @@ func arith(vec, suffix string) {
 		for _, mode := range []string{"VV", "VS", "SV"} {
 			name := op.name + mode + suffix
 			header(name, 3)
+			if trunc {
+				p("\tMOVL $0xffff0000, AX")
+				p("\tVPBROADCASTD AX, %s7", vec)
+			}
 			scalarAndLoop(name, mode, vec)
 			switch mode {
 			case "VV":
@@ -210,6 +218,9 @@ func arith(vec, suffix string) {
 				p("\tVMOVUPS (DX), %s2", vec)
 				p("\t%s %s2, %s1, %s0", op.instr, vec, vec, vec) // r0 = s op r2
 				p("\tADDQ $%d, DX", bytes)
+			}
+			if trunc {
+				p("\tVPANDD %s7, %s0, %s0", vec, vec, vec)
 			}
 			p("\tVMOVUPS %s0, (DI)", vec)
 			p("\tADDQ $%d, DI", bytes)

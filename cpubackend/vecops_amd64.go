@@ -172,6 +172,45 @@ var hasVecAVX512 = cpufeat.HasAVX512F
 // is false); tests turn it off to compare with the Go loops.
 var hasVecAVX2 = cpufeat.HasAVX2FMA
 
+// The truncating AVX-512 loops: the result's low 16 bits cleared before it
+// is stored (a bfloat16 program's instruction and truncBF16 in one pass).
+//
+//go:noescape
+func addVVT(dst, a, b *float32, n int)
+
+//go:noescape
+func addVST(dst, a, b *float32, n int)
+
+//go:noescape
+func addSVT(dst, a, b *float32, n int)
+
+//go:noescape
+func subVVT(dst, a, b *float32, n int)
+
+//go:noescape
+func subVST(dst, a, b *float32, n int)
+
+//go:noescape
+func subSVT(dst, a, b *float32, n int)
+
+//go:noescape
+func mulVVT(dst, a, b *float32, n int)
+
+//go:noescape
+func mulVST(dst, a, b *float32, n int)
+
+//go:noescape
+func mulSVT(dst, a, b *float32, n int)
+
+//go:noescape
+func divVVT(dst, a, b *float32, n int)
+
+//go:noescape
+func divVST(dst, a, b *float32, n int)
+
+//go:noescape
+func divSVT(dst, a, b *float32, n int)
+
 // vecLoops are the loops of each operation: vector-vector, vector-scalar,
 // scalar-vector; an array, not a map, since fused programs look them up for
 // every chunk of every instruction.
@@ -192,6 +231,34 @@ var vecLoopsAVX2 = [backends.OpTypeLast][3]func(dst, a, b *float32, n int){
 	backends.OpTypeDiv: {divVVAVX2, divVSAVX2, divSVAVX2},
 	backends.OpTypeMax: {maxVVAVX2, maxVSAVX2, maxSVAVX2},
 	backends.OpTypeMin: {minVVAVX2, minVSAVX2, minSVAVX2},
+}
+
+// vecLoopsTrunc are vecLoops' truncating loops (AVX-512 only).
+var vecLoopsTrunc = [backends.OpTypeLast][3]func(dst, a, b *float32, n int){
+	backends.OpTypeAdd: {addVVT, addVST, addSVT},
+	backends.OpTypeSub: {subVVT, subVST, subSVT},
+	backends.OpTypeMul: {mulVVT, mulVST, mulSVT},
+	backends.OpTypeDiv: {divVVT, divVST, divSVT},
+}
+
+// vecBinaryTrunc is vecBinary with each result truncated to bfloat16 (as
+// truncBF16 does), in the same pass: AVX-512 only, else it computes
+// nothing and returns 0.
+func vecBinaryTrunc(op backends.OpType, dst, a []float32, as *float32, aScalar bool, b []float32, bs *float32, bScalar bool) int {
+	k := len(dst) &^ 15
+	if !hasVecAVX512 || k == 0 || (aScalar && bScalar) || op >= backends.OpTypeLast || vecLoopsTrunc[op][0] == nil {
+		return 0
+	}
+	loops := &vecLoopsTrunc[op]
+	switch {
+	case bScalar:
+		loops[1](&dst[0], &a[0], bs, k)
+	case aScalar:
+		loops[2](&dst[0], as, &b[0], k)
+	default:
+		loops[0](&dst[0], &a[0], &b[0], k)
+	}
+	return k
 }
 
 // vecBinary computes the first k = len(dst) rounded down to 16 elements of

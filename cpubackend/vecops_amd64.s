@@ -220,6 +220,258 @@ divSVLoop:
 	VZEROUPPER
 	RET
 
+// func addVVT(dst, a, b *float32, n int)
+TEXT ·addVVT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+addVVTLoop:
+	VMOVUPS (SI), Z0
+	VADDPS (DX), Z0, Z0
+	ADDQ $64, SI
+	ADDQ $64, DX
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ addVVTLoop
+	VZEROUPPER
+	RET
+
+// func addVST(dst, a, b *float32, n int)
+TEXT ·addVST(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+	VBROADCASTSS (DX), Z1
+addVSTLoop:
+	VMOVUPS (SI), Z0
+	VADDPS Z1, Z0, Z0
+	ADDQ $64, SI
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ addVSTLoop
+	VZEROUPPER
+	RET
+
+// func addSVT(dst, a, b *float32, n int)
+TEXT ·addSVT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+	VBROADCASTSS (SI), Z1
+addSVTLoop:
+	VMOVUPS (DX), Z2
+	VADDPS Z2, Z1, Z0
+	ADDQ $64, DX
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ addSVTLoop
+	VZEROUPPER
+	RET
+
+// func subVVT(dst, a, b *float32, n int)
+TEXT ·subVVT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+subVVTLoop:
+	VMOVUPS (SI), Z0
+	VSUBPS (DX), Z0, Z0
+	ADDQ $64, SI
+	ADDQ $64, DX
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ subVVTLoop
+	VZEROUPPER
+	RET
+
+// func subVST(dst, a, b *float32, n int)
+TEXT ·subVST(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+	VBROADCASTSS (DX), Z1
+subVSTLoop:
+	VMOVUPS (SI), Z0
+	VSUBPS Z1, Z0, Z0
+	ADDQ $64, SI
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ subVSTLoop
+	VZEROUPPER
+	RET
+
+// func subSVT(dst, a, b *float32, n int)
+TEXT ·subSVT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+	VBROADCASTSS (SI), Z1
+subSVTLoop:
+	VMOVUPS (DX), Z2
+	VSUBPS Z2, Z1, Z0
+	ADDQ $64, DX
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ subSVTLoop
+	VZEROUPPER
+	RET
+
+// func mulVVT(dst, a, b *float32, n int)
+TEXT ·mulVVT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+mulVVTLoop:
+	VMOVUPS (SI), Z0
+	VMULPS (DX), Z0, Z0
+	ADDQ $64, SI
+	ADDQ $64, DX
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ mulVVTLoop
+	VZEROUPPER
+	RET
+
+// func mulVST(dst, a, b *float32, n int)
+TEXT ·mulVST(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+	VBROADCASTSS (DX), Z1
+mulVSTLoop:
+	VMOVUPS (SI), Z0
+	VMULPS Z1, Z0, Z0
+	ADDQ $64, SI
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ mulVSTLoop
+	VZEROUPPER
+	RET
+
+// func mulSVT(dst, a, b *float32, n int)
+TEXT ·mulSVT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+	VBROADCASTSS (SI), Z1
+mulSVTLoop:
+	VMOVUPS (DX), Z2
+	VMULPS Z2, Z1, Z0
+	ADDQ $64, DX
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ mulSVTLoop
+	VZEROUPPER
+	RET
+
+// func divVVT(dst, a, b *float32, n int)
+TEXT ·divVVT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+divVVTLoop:
+	VMOVUPS (SI), Z0
+	VDIVPS (DX), Z0, Z0
+	ADDQ $64, SI
+	ADDQ $64, DX
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ divVVTLoop
+	VZEROUPPER
+	RET
+
+// func divVST(dst, a, b *float32, n int)
+TEXT ·divVST(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+	VBROADCASTSS (DX), Z1
+divVSTLoop:
+	VMOVUPS (SI), Z0
+	VDIVPS Z1, Z0, Z0
+	ADDQ $64, SI
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ divVSTLoop
+	VZEROUPPER
+	RET
+
+// func divSVT(dst, a, b *float32, n int)
+TEXT ·divSVT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+	VBROADCASTSS (SI), Z1
+divSVTLoop:
+	VMOVUPS (DX), Z2
+	VDIVPS Z2, Z1, Z0
+	ADDQ $64, DX
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ divSVTLoop
+	VZEROUPPER
+	RET
+
 // func maxVV(dst, a, b *float32, n int)
 TEXT ·maxVV(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI

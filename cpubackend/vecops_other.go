@@ -20,3 +20,8 @@ func vecSqrt(dst, a []float32) int { return 0 }
 
 // vecSign has no vector loop here: it computes nothing and returns 0.
 func vecSign(dst, a []float32) int { return 0 }
+
+// vecBinaryTrunc has no vector loops here: it computes nothing and returns 0.
+func vecBinaryTrunc(op backends.OpType, dst, a []float32, as *float32, aScalar bool, b []float32, bs *float32, bScalar bool) int {
+	return 0
+}

@@ -336,3 +336,27 @@ func BenchmarkGemmBF16Batch(b *testing.B) {
 		}
 	}
 }
+
+// TestNarrowRow checks narrowRow against its definition, the top 16 bits of
+// each float32, for lengths on and off the 16-lane steps and any bits
+// (NaNs and infinities included).
+func TestNarrowRow(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for n := range 70 {
+		src := make([]float32, n)
+		for i := range src {
+			src[i] = math.Float32frombits(r.Uint32())
+		}
+		dst := make([]uint16, n+1)
+		dst[n] = 0xbeef
+		narrowRow(dst[:n], src)
+		for i, v := range src {
+			if want := uint16(math.Float32bits(v) >> 16); dst[i] != want {
+				t.Fatalf("n=%d: dst[%d] = %#04x, want %#04x", n, i, dst[i], want)
+			}
+		}
+		if dst[n] != 0xbeef {
+			t.Fatalf("n=%d: wrote past the row", n)
+		}
+	}
+}
