@@ -113,10 +113,19 @@ type fusedProgram struct {
 	// for a bfloat16 program), or the size rounded up to 32 when that is
 	// less.
 	chunkLen int
-	// bf16 is set for a chain of bfloat16 operations (fusion_bf16.go),
-	// and extKinds then tells how each external input is read.
+	// bf16 is set for a chain with bfloat16 operations or conversions
+	// (fusion_bf16.go): extKinds then tells how each external input is
+	// read, extBF16 which ones are bfloat16 (widened chunk by chunk),
+	// instBF16 which instructions are bfloat16 operations, trunc which
+	// instructions' results are truncated to bfloat16, and
+	// outBF16 and sideBF16 which outputs are narrowed.
 	bf16     bool
 	extKinds []operandKind
+	extBF16  []bool
+	instBF16 []bool
+	trunc    []bool
+	outBF16  bool
+	sideBF16 []bool
 }
 
 // slotted gives every instruction a temporary slot for its result, reusing
@@ -180,6 +189,9 @@ func (prog *fusedProgram) slotted() {
 
 // isFusible tells whether n can be part of a fused chain.
 func isFusible(n *Node) bool {
+	if n.opType == backends.OpTypeConvertDType {
+		return isFusibleConvert(n)
+	}
 	arity, ok := fusibleOps[n.opType]
 	if !ok || n.fusedSide != nil || !fusibleDType(n.opType, n.shape.DType) || len(n.inputs) != arity || n.multiOutputsShapes != nil || n.isNodeSelectOutput {
 		return false
@@ -221,7 +233,7 @@ func fuseElementwise(b *Builder) {
 			for k := 0; k < len(group) && len(group) < fusedMaxOps; k++ {
 				for _, in := range group[k].inputs {
 					if inGroup[in] || absorbed[in.builderIdx] || refs[in] != uses[in.builderIdx] ||
-						!isFusible(in) || !in.shape.Equal(root.shape) || len(group) >= fusedMaxOps {
+						!isFusible(in) || !sameDims(in.shape, root.shape) || len(group) >= fusedMaxOps {
 						continue
 					}
 					if isOutput[in.builderIdx] {
@@ -238,6 +250,9 @@ func fuseElementwise(b *Builder) {
 		}
 		if len(group) < 2 && root.shape.DType == dtypes.Float32 && !slices.ContainsFunc(root.inputs, func(in *Node) bool { _, ok := tiledBroadcast(in); return ok }) {
 			continue
+		}
+		if len(group) < 2 && root.opType == backends.OpTypeConvertDType {
+			continue // a conversion alone is its executor's pass already
 		}
 		slices.SortFunc(group, func(x, y *Node) int { return x.builderIdx - y.builderIdx })
 		prog, externals := newFusedProgram(root, group, sides)
@@ -287,10 +302,10 @@ func fuseSums(b *Builder) {
 		var prog *fusedProgram
 		var externals []*Node
 		switch {
-		case x.fused != nil && len(x.fused.sides) == 0 && !x.fused.sums:
+		case x.fused != nil && len(x.fused.sides) == 0 && !x.fused.sums && !x.fused.bf16:
 			prog, externals = x.fused, x.inputs
 			x.fused, x.inputs = nil, nil // unreachable now; run, it would fail
-		case x.fused == nil && isFusible(x):
+		case x.fused == nil && isFusible(x) && x.opType != backends.OpTypeConvertDType:
 			prog, externals = newFusedProgram(x, []*Node{x}, nil)
 		default:
 			continue
@@ -358,7 +373,7 @@ func newFusedProgram(root *Node, group, sides []*Node) (*fusedProgram, []*Node) 
 			extIdx[in] = j
 			externals = append(externals, in)
 		}
-		if in.shape.Equal(root.shape) {
+		if sameDims(in.shape, root.shape) {
 			return fusedOperand{kind: fromInput, idx: j}
 		}
 		if in.shape.Size() > 1 { // a bfloat16 operand broadcast implicitly (tilesOutput)
@@ -386,8 +401,8 @@ func newFusedProgram(root *Node, group, sides []*Node) (*fusedProgram, []*Node) 
 	prog.slotted()
 	prog.chunkLen = min(fusedChunk, (prog.size+31)&^31)
 	nt := prog.slots + len(prog.tiled)
-	if root.shape.DType == dtypes.BFloat16 {
-		prog.bf16Externals(len(externals))
+	if slices.ContainsFunc(group, func(n *Node) bool { return n.shape.DType == dtypes.BFloat16 }) {
+		prog.bf16Externals(root, group, sides, externals)
 		nt += len(externals)
 		// A bfloat16 program also widens each external operand into
 		// a temporary: at 2,048 elements a program of a few operations
@@ -469,15 +484,19 @@ func fusedOutputs(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []
 	bufs = make([]*Buffer, 1+len(node.fused.sides))
 	taken = make([]int, len(inputs))
 	for j := range bufs {
+		shape := node.shape
+		if j > 0 { // a side output may differ from the output in dtype (a mixed-precision chain)
+			shape = node.fused.sideNodes[j-1].shape
+		}
 		for k, in := range inputs {
-			if inputsOwned[k] && in != nil && taken[k] == 0 && in.shape.Equal(node.shape) {
+			if inputsOwned[k] && in != nil && taken[k] == 0 && in.shape.Equal(shape) {
 				bufs[j], taken[k] = in, j+1
 				inputs[k] = nil
 				break
 			}
 		}
 		if bufs[j] == nil {
-			bufs[j] = backend.getBufferForShape(node.shape)
+			bufs[j] = backend.getBufferForShape(shape)
 		}
 	}
 	return bufs, taken

@@ -1,6 +1,9 @@
 package cpubackend
 
 import (
+	"slices"
+
+	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"math"
 	"runtime"
 	"sync/atomic"
@@ -28,6 +31,34 @@ import (
 // A single bfloat16 operation is
 // fused too: the program's vector loops beat the executors' element by
 // element conversions.
+//
+// A chain may also hold conversions between float32 and bfloat16, and
+// float32 operations around them (mixed precision: a bfloat16 residual
+// sum widened for a float32 layer norm, a float32 softmax narrowed for a
+// bfloat16 product). Each instruction then truncates only when its node is
+// bfloat16 (a conversion to bfloat16 is a truncation, one to float32 a
+// copy), float32 inputs are read as they are, bfloat16 ones widened, and
+// each output is narrowed or copied as its node's dtype says: the
+// conversions' separate passes over memory are gone, and the values are
+// the unfused ones bit for bit, as before.
+
+// fusedConverts counts the conversions that joined chains (tests).
+var fusedConverts atomic.Int64
+
+// isFusibleConvert tells whether n, a ConvertDType, may join a chain: a
+// conversion between float32 and bfloat16 of one operand of its shape.
+func isFusibleConvert(n *Node) bool {
+	if n.fusedSide != nil || len(n.inputs) != 1 || n.multiOutputsShapes != nil || n.isNodeSelectOutput {
+		return false
+	}
+	in, out := n.inputs[0].shape.DType, n.shape.DType
+	return (in == dtypes.BFloat16 && out == dtypes.Float32 || in == dtypes.Float32 && out == dtypes.BFloat16) &&
+		sameDims(n.inputs[0].shape, n.shape)
+}
+
+// sameDims tells whether two shapes have the same dimensions, whatever
+// their dtypes.
+func sameDims(a, b shapes.Shape) bool { return slices.Equal(a.Dimensions, b.Dimensions) }
 
 // fusibleBF16Ops are the operations a bfloat16 chain may hold.
 var fusibleBF16Ops = map[backends.OpType]bool{
@@ -52,15 +83,21 @@ func fusibleDType(op backends.OpType, dt dtypes.DType) bool {
 	return dt == dtypes.Float32 || dt == dtypes.BFloat16 && fusibleBF16Ops[op]
 }
 
-// bf16Externals records, for a bfloat16 program, how each external input
-// is read (fromInput, fromScalar, or fromTiled when only through a tiled
-// broadcast) and reserves a temporary slot after the tiled ones for each,
-// where its chunk is widened.
-func (prog *fusedProgram) bf16Externals(n int) {
+// bf16Externals records, for a program with bfloat16 members (group, in
+// instruction order; sides its side outputs, root its output), how each
+// external input is read (fromInput, fromScalar, or fromTiled when only
+// through a tiled broadcast) and whether it is bfloat16, which
+// instructions truncate and which outputs are bfloat16; it reserves a
+// temporary slot after the tiled ones for each external, where a bfloat16
+// input's chunk is widened.
+func (prog *fusedProgram) bf16Externals(root *Node, group, sides, externals []*Node) {
 	prog.bf16 = true
+	n := len(externals)
 	prog.extKinds = make([]operandKind, n)
-	for k := range prog.extKinds {
+	prog.extBF16 = make([]bool, n)
+	for k, x := range externals {
 		prog.extKinds[k] = fromTiled
+		prog.extBF16[k] = x.shape.DType == dtypes.BFloat16
 	}
 	for _, ins := range prog.instrs {
 		ops := []fusedOperand{ins.a}
@@ -73,30 +110,45 @@ func (prog *fusedProgram) bf16Externals(n int) {
 			}
 		}
 	}
+	prog.trunc = make([]bool, len(group))
+	prog.instBF16 = make([]bool, len(group))
+	for i, x := range group {
+		if x.opType == backends.OpTypeConvertDType {
+			fusedConverts.Add(1)
+		}
+		prog.instBF16[i] = x.shape.DType == dtypes.BFloat16
+		prog.trunc[i] = prog.instBF16[i] && (x.opType == backends.OpTypeConvertDType || !bf16Exact[x.opType])
+	}
+	prog.outBF16 = root.shape.DType == dtypes.BFloat16
+	for _, x := range sides {
+		prog.sideBF16 = append(prog.sideBF16, x.shape.DType == dtypes.BFloat16)
+	}
 }
 
-// execFusedSidesBF16 is execFusedSides for a bfloat16 program.
+// execFusedSidesBF16 is execFusedSides for a program with bfloat16
+// members.
 func execFusedSidesBF16(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, []*Buffer, error) {
 	prog := node.fused
 	bufs, taken := fusedOutputs(backend, node, inputs, inputsOwned)
-	flats := make([][]uint16, len(node.inputs))
+	io := &mixedIO{
+		in16: make([][]uint16, len(node.inputs)), in32: make([][]float32, len(node.inputs)),
+		side16: make([][]uint16, len(bufs)-1), side32: make([][]float32, len(bufs)-1),
+	}
 	for k, in := range inputs {
 		if in == nil { // taken over as an output: every chunk reads it before it is written
-			flats[k] = bf16Bits(bufs[taken[k]-1].flat.([]bfloat16.BFloat16))
-			continue
+			in = bufs[taken[k]-1]
 		}
-		flats[k] = bf16Bits(in.flat.([]bfloat16.BFloat16))
+		io.in16[k], io.in32[k] = flatOf(in)
 	}
-	out := bf16Bits(bufs[0].flat.([]bfloat16.BFloat16))
-	var sides [][]uint16
-	for _, b := range bufs[1:] {
-		sides = append(sides, bf16Bits(b.flat.([]bfloat16.BFloat16)))
+	io.out16, io.out32 = flatOf(bufs[0])
+	for j, b := range bufs[1:] {
+		io.side16[j], io.side32[j] = flatOf(b)
 	}
-	if a, b, as, bs, ok := prog.oneBinaryBF16(flats); ok {
+	if a, b, as, bs, ok := prog.oneBinaryBF16(io); ok {
 		// One operation: one pass, in parts of whole 16-lane steps.
 		oneBinaryBF16Runs.Add(1)
 		convertParts(prog.size, func(lo, hi int) {
-			binaryBF16(prog.instrs[0].op, out[lo:hi], part(a, lo, hi), part(b, lo, hi), as, bs)
+			binaryBF16(prog.instrs[0].op, io.out16[lo:hi], part(a, lo, hi), part(b, lo, hi), as, bs)
 		})
 		return bufs[0], bufs[1:], nil
 	}
@@ -106,7 +158,7 @@ func execFusedSidesBF16(backend *Backend, node *Node, inputs []*Buffer, inputsOw
 		temps := prog.temps.Get().([]float32)
 		defer prog.temps.Put(temps)
 		for c := c0; c < c1; c++ {
-			prog.chunkBF16(c, temps, flats, out, sides)
+			prog.chunkBF16(c, temps, io)
 		}
 	}
 	if parts < 2 {
@@ -117,15 +169,35 @@ func execFusedSidesBF16(backend *Backend, node *Node, inputs []*Buffer, inputsOw
 	return bufs[0], bufs[1:], nil
 }
 
+// mixedIO are the flat values of a bfloat16 program's inputs and outputs:
+// for each, its bits in the 16-bit slice when it is bfloat16, else its
+// float32 values in the other.
+type mixedIO struct {
+	in16   [][]uint16
+	in32   [][]float32
+	out16  []uint16
+	out32  []float32
+	side16 [][]uint16
+	side32 [][]float32
+}
+
+// flatOf returns a buffer's values: bfloat16 bits, or float32 values.
+func flatOf(b *Buffer) ([]uint16, []float32) {
+	if f, ok := b.flat.([]float32); ok {
+		return nil, f
+	}
+	return bf16Bits(b.flat.([]bfloat16.BFloat16)), nil
+}
+
 // oneBinaryBF16Runs counts the bfloat16 programs run in one pass (tests).
 var oneBinaryBF16Runs atomic.Int64
 
-// oneBinaryBF16 tells whether prog is a single operation of oneBinaryBF16
-// on operands read whole or as scalars, with no side outputs, and returns
-// its operands for binaryBF16: a and b the inputs' values (nil for a
-// scalar), as and bs the scalars widened.
-func (prog *fusedProgram) oneBinaryBF16(flats [][]uint16) (a, b []uint16, as, bs *float32, ok bool) {
-	if len(prog.instrs) != 1 || len(prog.sides) > 0 {
+// oneBinaryBF16 tells whether prog is a single bfloat16 operation of
+// oneBinaryBF16 on bfloat16 operands read whole or as scalars, with no side
+// outputs, and returns its operands for binaryBF16: a and b the inputs'
+// values (nil for a scalar), as and bs the scalars widened.
+func (prog *fusedProgram) oneBinaryBF16(io *mixedIO) (a, b []uint16, as, bs *float32, ok bool) {
+	if len(prog.instrs) != 1 || len(prog.sides) > 0 || !prog.outBF16 {
 		return nil, nil, nil, nil, false
 	}
 	ins := prog.instrs[0]
@@ -133,11 +205,14 @@ func (prog *fusedProgram) oneBinaryBF16(flats [][]uint16) (a, b []uint16, as, bs
 		return nil, nil, nil, nil, false
 	}
 	operand := func(o fusedOperand) ([]uint16, *float32, bool) {
+		if !prog.extBF16[o.idx] {
+			return nil, nil, false
+		}
 		switch o.kind {
 		case fromInput:
-			return flats[o.idx], nil, true
+			return io.in16[o.idx], nil, true
 		case fromScalar:
-			v := math.Float32frombits(uint32(flats[o.idx][0]) << 16)
+			v := math.Float32frombits(uint32(io.in16[o.idx][0]) << 16)
 			return nil, &v, true
 		}
 		return nil, nil, false
@@ -159,33 +234,46 @@ func part(s []uint16, lo, hi int) []uint16 {
 }
 
 // chunkBF16 runs a bfloat16 program over chunk c.
-func (prog *fusedProgram) chunkBF16(c int, temps []float32, flats [][]uint16, out []uint16, sides [][]uint16) {
+func (prog *fusedProgram) chunkBF16(c int, temps []float32, io *mixedIO) {
 	cl := prog.chunkLen
 	lo := c * cl
 	hi := min(lo+cl, prog.size)
 	n := hi - lo
 	ext := prog.slots + len(prog.tiled)
-	for k, x := range flats {
-		switch prog.extKinds[k] {
-		case fromInput:
-			widenBF16(temps[(ext+k)*cl:][:n], x[lo:hi])
-		case fromScalar:
-			widenBF16(temps[(ext+k)*cl:][:1], x[:1])
+	for k, bf := range prog.extBF16 {
+		switch {
+		case prog.extKinds[k] == fromInput && bf:
+			widenBF16(temps[(ext+k)*cl:][:n], io.in16[k][lo:hi])
+		case prog.extKinds[k] == fromScalar && bf:
+			widenBF16(temps[(ext+k)*cl:][:1], io.in16[k][:1])
+		case prog.extKinds[k] == fromScalar:
+			temps[(ext+k)*cl] = io.in32[k][0]
 		}
 	}
 	for _, o := range prog.tiled {
-		x := flats[o.idx]
 		dst := temps[(prog.slots+o.slot)*cl:][:n]
+		if x := io.in16[o.idx]; x != nil {
+			pos := lo % len(x)
+			for len(dst) > 0 {
+				m := min(len(dst), len(x)-pos)
+				widenBF16(dst[:m], x[pos:pos+m])
+				dst, pos = dst[m:], 0
+			}
+			continue
+		}
+		x := io.in32[o.idx]
 		pos := lo % len(x)
 		for len(dst) > 0 {
-			m := min(len(dst), len(x)-pos)
-			widenBF16(dst[:m], x[pos:pos+m])
+			m := copy(dst, x[pos:])
 			dst, pos = dst[m:], 0
 		}
 	}
 	slice := func(o fusedOperand) ([]float32, *float32, bool) {
 		switch o.kind {
 		case fromInput:
+			if !prog.extBF16[o.idx] {
+				return io.in32[o.idx][lo:hi], nil, false // read in place
+			}
 			return temps[(ext+o.idx)*cl:][:n], nil, false
 		case fromScalar:
 			return nil, &temps[(ext+o.idx)*cl], true
@@ -199,19 +287,31 @@ func (prog *fusedProgram) chunkBF16(c int, temps []float32, flats [][]uint16, ou
 	for i, ins := range prog.instrs {
 		dst = temps[ins.dst*cl:][:n]
 		a, as, aScalar := slice(ins.a)
+		// The last result is only narrowed when the output is bfloat16,
+		// which truncates as truncBF16 does (a side output among the
+		// earlier ones is narrowed too, but later instructions read its
+		// truncation).
+		trunc := prog.trunc[i] && (i < last || !prog.outBF16)
 		if ins.unary {
 			if aScalar {
 				a = dst
 				fill(a, *as)
 			}
-			if ins.op == backends.OpTypeLogistic {
-				logisticForBF16(dst, a) // the bfloat16 executor's function
-			} else {
+			switch ins.op {
+			case backends.OpTypeConvertDType: // to float32: a copy; to bfloat16: and a truncation
+				copy(dst, a)
+			case backends.OpTypeLogistic:
+				if prog.instBF16[i] {
+					logisticForBF16(dst, a) // the bfloat16 executor's function
+				} else {
+					unaryChunk(ins.op, dst, a)
+				}
+			default:
 				unaryChunk(ins.op, dst, a)
 			}
 		} else {
 			b, bs, bScalar := slice(ins.b)
-			if i < last && !bf16Exact[ins.op] {
+			if trunc {
 				// The operation and its truncation in one pass where
 				// there is a truncating loop; the rest as below.
 				if k := vecBinaryTrunc(ins.op, dst, a, as, aScalar, b, bs, bScalar); k > 0 {
@@ -228,16 +328,21 @@ func (prog *fusedProgram) chunkBF16(c int, temps []float32, flats [][]uint16, ou
 			}
 			binaryChunk(ins.op, dst, a, as, aScalar, b, bs, bScalar)
 		}
-		// The last result is only narrowed, which truncates as
-		// truncBF16 does (a side output among the earlier ones is
-		// narrowed too, but later instructions read its truncation).
-		if i < last && !bf16Exact[ins.op] {
+		if trunc {
 			truncBF16(dst)
 		}
 	}
-	narrowBF16Bits(out[lo:hi], dst)
+	if prog.outBF16 {
+		narrowBF16Bits(io.out16[lo:hi], dst)
+	} else {
+		copy(io.out32[lo:hi], dst)
+	}
 	for j, t := range prog.sides {
-		narrowBF16Bits(sides[j][lo:hi], temps[t*cl:][:n])
+		if prog.sideBF16[j] {
+			narrowBF16Bits(io.side16[j][lo:hi], temps[t*cl:][:n])
+		} else {
+			copy(io.side32[j][lo:hi], temps[t*cl:][:n])
+		}
 	}
 }
 
