@@ -401,7 +401,9 @@ func newFusedProgram(root *Node, group, sides []*Node) (*fusedProgram, []*Node) 
 	prog.slotted()
 	prog.chunkLen = min(fusedChunk, (prog.size+31)&^31)
 	nt := prog.slots + len(prog.tiled)
-	if slices.ContainsFunc(group, func(n *Node) bool { return n.shape.DType == dtypes.BFloat16 }) {
+	if slices.ContainsFunc(group, func(n *Node) bool {
+		return n.shape.DType == dtypes.BFloat16 || n.opType == backends.OpTypeConvertDType // bfloat16 members or inputs
+	}) {
 		prog.bf16Externals(root, group, sides, externals)
 		nt += len(externals)
 		// A bfloat16 program also widens each external operand into

@@ -24,11 +24,12 @@ func mixedGraph(x, y, b, s *graph.Node) []*graph.Node {
 	d := x.Shape().Dimensions
 	xb, yb := bf(x), bf(y)
 	// Residual sum in bfloat16, layer norm in float32, narrowed.
+	// (The statistics broadcast explicitly, as the transformer's are.)
 	res := f32(graph.Add(xb, yb))
-	mean := graph.ReduceAndKeep(res, graph.ReduceMean, -1)
+	mean := graph.BroadcastToShape(graph.ReduceAndKeep(res, graph.ReduceMean, -1), x.Shape())
 	centred := graph.Sub(res, mean)
 	vari := graph.ReduceAndKeep(graph.Mul(centred, centred), graph.ReduceMean, -1)
-	normed := graph.Mul(centred, graph.Rsqrt(graph.AddScalar(vari, 1e-5)))
+	normed := graph.Mul(centred, graph.BroadcastToShape(graph.Rsqrt(graph.AddScalar(vari, 1e-5)), x.Shape()))
 	scaled := graph.Add(graph.Mul(normed, graph.BroadcastToShape(graph.Reshape(b, 1, d[1]), x.Shape())), s)
 	ln := bf(scaled)
 	// Softmax in float32, narrowed, times a bfloat16 value.
@@ -42,7 +43,10 @@ func mixedGraph(x, y, b, s *graph.Node) []*graph.Node {
 	// A float32 intermediate that is also an output.
 	side := graph.Mul(f32(yb), graph.ScalarOne(x.Graph(), dtypes.Float32))
 	both := bf(graph.Sub(side, x))
-	return []*graph.Node{ln, probs, f32(gate), biased, side, both, f32(graph.Mul(ln, probs))}
+	// A float32 chain whose only bfloat16 part is the widening of an input
+	// read elsewhere too (a program with no bfloat16 member).
+	widened := graph.Mul(f32(xb), x)
+	return []*graph.Node{ln, probs, f32(gate), biased, side, both, f32(graph.Mul(ln, probs)), widened}
 }
 
 // mixedFloats returns a graph output's values as float32 (bfloat16 ones
