@@ -37,6 +37,10 @@ import (
 // absorbed a chain (tests).
 var fusedChains, fusedSides, fusedSumCount atomic.Int64
 
+// fusedRepeats counts the repeated broadcasts programs read through their
+// operands (tests).
+var fusedRepeats atomic.Int64
+
 // fusedChunk is the number of elements a fused program processes at once
 // (at most). BenchmarkAdamUpdate: 512 -> 4,096 took an Adam update of
 // 784×512 parameters from 1.28 to 0.97-1.02 ms and BenchmarkElementwise's
@@ -76,6 +80,10 @@ type fusedOperand struct {
 	idx  int
 	// slot is the temporary a fromTiled operand is laid out in for a chunk.
 	slot int
+	// rep, when positive, makes a fromTiled operand repeated instead:
+	// element i of the output reads element i / rep of the input (a
+	// per-row statistic broadcast along the trailing axes).
+	rep int
 }
 
 type fusedInstr struct {
@@ -248,7 +256,7 @@ func fuseElementwise(b *Builder) {
 				}
 			}
 		}
-		if len(group) < 2 && root.shape.DType == dtypes.Float32 && !slices.ContainsFunc(root.inputs, func(in *Node) bool { _, ok := tiledBroadcast(in); return ok }) {
+		if len(group) < 2 && root.shape.DType == dtypes.Float32 && !slices.ContainsFunc(root.inputs, isLaidBroadcast) {
 			continue
 		}
 		if len(group) < 2 && root.opType == backends.OpTypeConvertDType {
@@ -342,12 +350,21 @@ func newFusedProgram(root *Node, group, sides []*Node) (*fusedProgram, []*Node) 
 	var externals []*Node
 	extIdx := map[*Node]int{}
 	tempIdx := map[*Node]int{}
-	tiledSlot := map[*Node]int{}
+	type laid struct {
+		x   *Node
+		rep int
+	}
+	tiledSlot := map[laid]int{}
 	operand := func(in *Node) fusedOperand {
 		if t, ok := tempIdx[in]; ok {
 			return fusedOperand{kind: fromTemp, idx: t}
 		}
-		if x, ok := tiledBroadcast(in); ok {
+		x, ok := tiledBroadcast(in)
+		rep := 0
+		if !ok {
+			x, rep, ok = repeatedBroadcast(in)
+		}
+		if ok {
 			// Read the broadcast's operand instead: the broadcast is
 			// not run unless something else uses it.
 			in = x
@@ -358,13 +375,16 @@ func newFusedProgram(root *Node, group, sides []*Node) (*fusedProgram, []*Node) 
 					extIdx[x] = j
 					externals = append(externals, x)
 				}
-				slot, ok := tiledSlot[x]
+				slot, ok := tiledSlot[laid{x, rep}]
 				if !ok {
 					slot = len(prog.tiled)
-					tiledSlot[x] = slot
-					prog.tiled = append(prog.tiled, fusedOperand{kind: fromTiled, idx: j, slot: slot})
+					tiledSlot[laid{x, rep}] = slot
+					prog.tiled = append(prog.tiled, fusedOperand{kind: fromTiled, idx: j, slot: slot, rep: rep})
+					if rep > 0 {
+						fusedRepeats.Add(1)
+					}
 				}
-				return fusedOperand{kind: fromTiled, idx: j, slot: slot}
+				return fusedOperand{kind: fromTiled, idx: j, slot: slot, rep: rep}
 			}
 		}
 		j, ok := extIdx[in]
@@ -377,10 +397,10 @@ func newFusedProgram(root *Node, group, sides []*Node) (*fusedProgram, []*Node) 
 			return fusedOperand{kind: fromInput, idx: j}
 		}
 		if in.shape.Size() > 1 { // a bfloat16 operand broadcast implicitly (tilesOutput)
-			slot, ok := tiledSlot[in]
+			slot, ok := tiledSlot[laid{in, 0}]
 			if !ok {
 				slot = len(prog.tiled)
-				tiledSlot[in] = slot
+				tiledSlot[laid{in, 0}] = slot
 				prog.tiled = append(prog.tiled, fusedOperand{kind: fromTiled, idx: j, slot: slot})
 			}
 			return fusedOperand{kind: fromTiled, idx: j, slot: slot}
@@ -415,6 +435,57 @@ func newFusedProgram(root *Node, group, sides []*Node) (*fusedProgram, []*Node) 
 	}
 	prog.temps.New = func() any { return make([]float32, nt*prog.chunkLen) }
 	return prog, externals
+}
+
+// isLaidBroadcast tells whether n is a broadcast a fused program reads
+// through its operand (tiledBroadcast, repeatedBroadcast): one operation
+// reading it is worth a program, which saves the broadcast's pass.
+func isLaidBroadcast(n *Node) bool {
+	if _, ok := tiledBroadcast(n); ok {
+		return true
+	}
+	_, _, ok := repeatedBroadcast(n)
+	return ok
+}
+
+// repeatedBroadcast reports whether n is a float32 or bfloat16
+// BroadcastInDim that repeats each element of its operand x along the
+// trailing axes of its output (a row statistic of a softmax or a layer norm,
+// [b, t, 1] to [b, t, d]), so that element i of the output is element
+// i / rep of x, and returns x and rep (more than 1).
+func repeatedBroadcast(n *Node) (*Node, int, bool) {
+	if n.opType != backends.OpTypeBroadcastInDim || (n.shape.DType != dtypes.Float32 && n.shape.DType != dtypes.BFloat16) || len(n.inputs) != 1 {
+		return nil, 0, false
+	}
+	x := n.inputs[0]
+	axes, ok := n.data.([]int)
+	if !ok || x.shape.DType != n.shape.DType || len(axes) != x.shape.Rank() || x.shape.Size() == 0 {
+		return nil, 0, false
+	}
+	out := n.shape.Dimensions
+	src := make([]int, len(out)) // x's dimension along each output axis (1 where x has none)
+	for a := range src {
+		src[a] = 1
+	}
+	for i, a := range axes {
+		if a < 0 || a >= len(out) || (i > 0 && a <= axes[i-1]) {
+			return nil, 0, false
+		}
+		src[a] = x.shape.Dimensions[i]
+	}
+	// Leading axes taken whole from x, then only axes x does not vary along.
+	a, lead := 0, 1
+	for ; a < len(out) && src[a] == out[a]; a++ {
+		lead *= out[a]
+	}
+	rep := 1
+	for ; a < len(out); a++ {
+		if src[a] != 1 {
+			return nil, 0, false
+		}
+		rep *= out[a]
+	}
+	return x, rep, rep > 1 && lead == x.shape.Size()
 }
 
 // tiledBroadcast reports whether n is a float32 BroadcastInDim that repeats
@@ -593,9 +664,13 @@ func (prog *fusedProgram) chunk(c int, temps []float32, flats [][]float32, out [
 	hi := min(lo+cl, prog.size)
 	n := hi - lo
 	for _, o := range prog.tiled {
-		// Element i of the output reads element i mod len(x) of x.
 		x := flats[o.idx]
 		dst := temps[(prog.slots+o.slot)*cl : (prog.slots+o.slot)*cl+n]
+		if o.rep > 0 {
+			fillRepeated(dst, lo, o.rep, func(i int) float32 { return x[i] })
+			continue
+		}
+		// Element i of the output reads element i mod len(x) of x.
 		pos := lo % len(x)
 		for len(dst) > 0 {
 			m := copy(dst, x[pos:])
@@ -844,7 +919,18 @@ func signFloat32(dst, a []float32) {
 // its own: inlined in broadcastFloat32's loop, the loop's counter lived on
 // the stack, about 4 ns a store.
 //
+// fillRepeated sets dst[j], element lo+j of a repeated operand, to
+// at((lo+j) / rep): runs of rep equal values.
+//
 //go:noinline
+func fillRepeated(dst []float32, lo, rep int, at func(int) float32) {
+	for j := 0; j < len(dst); {
+		run := min(len(dst)-j, rep-(lo+j)%rep)
+		fill(dst[j:j+run], at((lo+j)/rep))
+		j += run
+	}
+}
+
 func fill(dst []float32, v float32) {
 	for len(dst) >= 8 {
 		e := (*[8]float32)(dst)

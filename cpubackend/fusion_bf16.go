@@ -252,6 +252,15 @@ func (prog *fusedProgram) chunkBF16(c int, temps []float32, io *mixedIO) {
 	}
 	for _, o := range prog.tiled {
 		dst := temps[(prog.slots+o.slot)*cl:][:n]
+		if o.rep > 0 {
+			if x := io.in16[o.idx]; x != nil {
+				fillRepeated(dst, lo, o.rep, func(i int) float32 { return math.Float32frombits(uint32(x[i]) << 16) })
+			} else {
+				x := io.in32[o.idx]
+				fillRepeated(dst, lo, o.rep, func(i int) float32 { return x[i] })
+			}
+			continue
+		}
 		if x := io.in16[o.idx]; x != nil {
 			pos := lo % len(x)
 			for len(dst) > 0 {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/dtypes/bfloat16"
 	"github.com/gomlx/gomlx/pkg/core/graph"
@@ -127,5 +128,68 @@ func TestFusionMixedBitIdentical(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestFusionRepeatedBroadcast checks that row statistics broadcast along
+// the trailing axes (a softmax's maximum and sum, a layer norm's mean and
+// scale, [rows, 1] or [a, b, 1] to the full shape) are read by the chains
+// through their operands, in float32 and bfloat16, with the same bits as
+// unfused.
+func TestFusionRepeatedBroadcast(t *testing.T) {
+	fn := func(x, y *graph.Node) []*graph.Node {
+		softmax := func(v *graph.Node) *graph.Node {
+			mx := graph.BroadcastToShape(graph.ReduceAndKeep(v, graph.ReduceMax, -1), v.Shape())
+			e := graph.Exp(graph.Sub(v, mx))
+			return graph.Div(e, graph.BroadcastToShape(graph.ReduceAndKeep(e, graph.ReduceSum, -1), v.Shape()))
+		}
+		norm := func(v *graph.Node) *graph.Node {
+			mean := graph.BroadcastToShape(graph.ReduceAndKeep(v, graph.ReduceMean, -1), v.Shape())
+			c := graph.Sub(v, mean)
+			vari := graph.ReduceAndKeep(graph.Mul(c, c), graph.ReduceMean, -1)
+			return graph.Mul(c, graph.BroadcastToShape(graph.Rsqrt(graph.AddScalar(vari, 1e-5)), v.Shape()))
+		}
+		d := x.Shape().Dimensions
+		x3 := graph.Reshape(x, d[0], 1, d[1]) // a middle axis of one: [rows, 1, cols]
+		xb, yb := graph.ConvertDType(x, dtypes.BFloat16), graph.ConvertDType(y, dtypes.BFloat16)
+		// bfloat16 scale by a per-row bfloat16 statistic.
+		rowb := graph.BroadcastToShape(graph.ReduceAndKeep(yb, graph.ReduceMax, -1), yb.Shape())
+		return []*graph.Node{softmax(x), norm(y), graph.Reshape(softmax(x3), d...), graph.ConvertDType(graph.Mul(xb, rowb), dtypes.Float32)}
+	}
+	for _, dims := range [][2]int{{37, 53}, {300, 53}, {200, 96}} {
+		t.Run(fmt.Sprintf("%dx%d", dims[0], dims[1]), func(t *testing.T) {
+			rows, cols := dims[0], dims[1]
+			x, y := fusionInputs(rows * cols)
+			for i := range x { // finite: a NaN row would hide a wrong statistic
+				if math.IsNaN(float64(x[i])) || math.IsInf(float64(x[i]), 0) || math.Abs(float64(x[i])) > 1e30 {
+					x[i] = 0.5
+				}
+				if math.IsNaN(float64(y[i])) || math.IsInf(float64(y[i]), 0) || math.Abs(float64(y[i])) > 1e30 {
+					y[i] = -0.25
+				}
+			}
+			run := func(config string) ([][]float32, int64) {
+				before := fusedRepeats.Load()
+				res := runGraph(t, config, fn, func(backends.Backend) []any {
+					return []any{tensors.FromFlatDataAndDimensions(x, rows, cols), tensors.FromFlatDataAndDimensions(y, rows, cols)}
+				})
+				return res, fusedRepeats.Load() - before
+			}
+			want, nw := run("ops_sequential,no_fusion")
+			if nw != 0 {
+				t.Fatalf("no_fusion read %d broadcasts through their operands", nw)
+			}
+			got, ng := run("ops_sequential")
+			if ng < 6 {
+				t.Errorf("%d repeated broadcasts read through their operands, want at least 6", ng)
+			}
+			for k := range want {
+				for i := range want[k] {
+					if math.Float32bits(got[k][i]) != math.Float32bits(want[k][i]) {
+						t.Fatalf("output %d[%d]: fused %g, unfused %g", k, i, got[k][i], want[k][i])
+					}
+				}
+			}
+		})
 	}
 }
