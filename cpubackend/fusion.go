@@ -124,12 +124,14 @@ type fusedProgram struct {
 	// bf16 is set for a chain with bfloat16 operations or conversions
 	// (fusion_bf16.go): extKinds then tells how each external input is
 	// read, extBF16 which ones are bfloat16 (widened chunk by chunk),
-	// instBF16 which instructions are bfloat16 operations, trunc which
+	// direct which of those only Add, Sub, Mul and Div read (with AVX-512
+	// they read it where it is: vecBinaryWiden), instBF16 which instructions are bfloat16 operations, trunc which
 	// instructions' results are truncated to bfloat16, and
 	// outBF16 and sideBF16 which outputs are narrowed.
 	bf16     bool
 	extKinds []operandKind
 	extBF16  []bool
+	direct   []bool
 	instBF16 []bool
 	trunc    []bool
 	outBF16  bool

@@ -42,6 +42,10 @@ import (
 // conversions' separate passes over memory are gone, and the values are
 // the unfused ones bit for bit, as before.
 
+// fusedDirectInputs counts the bfloat16 inputs programs read where they
+// are (tests).
+var fusedDirectInputs atomic.Int64
+
 // fusedConverts counts the conversions that joined chains (tests).
 var fusedConverts atomic.Int64
 
@@ -108,6 +112,31 @@ func (prog *fusedProgram) bf16Externals(root *Node, group, sides, externals []*N
 			if o.kind == fromInput || o.kind == fromScalar {
 				prog.extKinds[o.idx] = o.kind
 			}
+		}
+	}
+	// An input read only by Add, Sub, Mul and Div (vecLoopsWiden's
+	// operations) need not be widened into a temporary.
+	prog.direct = slices.Clone(prog.extBF16)
+	for k := range prog.direct {
+		prog.direct[k] = prog.direct[k] && prog.extKinds[k] == fromInput
+	}
+	for _, ins := range prog.instrs {
+		if !ins.unary && oneBinaryBF16[ins.op] {
+			continue
+		}
+		ops := []fusedOperand{ins.a}
+		if !ins.unary {
+			ops = append(ops, ins.b)
+		}
+		for _, o := range ops {
+			if o.kind == fromInput {
+				prog.direct[o.idx] = false
+			}
+		}
+	}
+	for _, d := range prog.direct {
+		if d {
+			fusedDirectInputs.Add(1)
 		}
 	}
 	prog.trunc = make([]bool, len(group))
@@ -240,8 +269,15 @@ func (prog *fusedProgram) chunkBF16(c int, temps []float32, io *mixedIO) {
 	hi := min(lo+cl, prog.size)
 	n := hi - lo
 	ext := prog.slots + len(prog.tiled)
+	// With AVX-512 the direct inputs are read where they are by the
+	// operations' loops; only their tails, past the 16-lane steps, are
+	// widened for the Go loops.
+	useDirect := hasVecAVX512
+	k16 := n &^ 15
 	for k, bf := range prog.extBF16 {
 		switch {
+		case prog.extKinds[k] == fromInput && bf && useDirect && prog.direct[k]:
+			widenBF16(temps[(ext+k)*cl+k16:][:n-k16], io.in16[k][lo+k16:hi])
 		case prog.extKinds[k] == fromInput && bf:
 			widenBF16(temps[(ext+k)*cl:][:n], io.in16[k][lo:hi])
 		case prog.extKinds[k] == fromScalar && bf:
@@ -320,6 +356,53 @@ func (prog *fusedProgram) chunkBF16(c int, temps []float32, io *mixedIO) {
 			}
 		} else {
 			b, bs, bScalar := slice(ins.b)
+			aD := useDirect && ins.a.kind == fromInput && prog.direct[ins.a.idx]
+			bD := useDirect && ins.b.kind == fromInput && prog.direct[ins.b.idx]
+			if aD || bD {
+				// Direct inputs read where they are; the tail from the
+				// widened temporaries.
+				var a16, b16 []uint16
+				var av, bv []float32
+				var ap, bp *float32
+				switch {
+				case aD:
+					a16 = io.in16[ins.a.idx][lo:hi]
+				case aScalar:
+					ap = as
+				default:
+					av = a
+				}
+				switch {
+				case bD:
+					b16 = io.in16[ins.b.idx][lo:hi]
+				case bScalar:
+					bp = bs
+				default:
+					bv = b
+				}
+				k := vecBinaryWiden(ins.op, trunc, dst, a16, av, ap, b16, bv, bp)
+				if k == 0 && k16 > 0 { // no loop for this form: widen the heads too
+					if aD {
+						widenBF16(a[:k16], a16[:k16])
+					}
+					if bD {
+						widenBF16(b[:k16], b16[:k16])
+					}
+				}
+				if k < n {
+					if !aScalar {
+						a = a[k:]
+					}
+					if !bScalar {
+						b = b[k:]
+					}
+					binaryChunk(ins.op, dst[k:], a, as, aScalar, b, bs, bScalar)
+					if trunc {
+						truncBF16(dst[k:])
+					}
+				}
+				continue
+			}
 			if trunc {
 				// The operation and its truncation in one pass where
 				// there is a truncating loop; the rest as below.

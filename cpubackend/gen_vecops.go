@@ -29,6 +29,8 @@ func main() {
 	p("#include \"textflag.h\"")
 	arith("Z", "", false)
 	arith("Z", "T", true)
+	arithWiden(false)
+	arithWiden(true)
 	// Max and Min with Go's semantics (runtime fmax/fmin): y if y is NaN or
 	// y beats x; else x, except that two zeros give x&y (max: +0 unless both
 	// are −0) or x|y (min: −0 if either is).
@@ -225,6 +227,78 @@ func arith(vec, suffix string, trunc bool) {
 			p("\tVMOVUPS %s0, (DI)", vec)
 			p("\tADDQ $%d, DI", bytes)
 			p("\tSUBQ $%d, CX", lanes)
+			p("\tJNZ %sLoop", name)
+			p("\tVZEROUPPER")
+			p("\tRET")
+		}
+	}
+}
+
+// arithWiden writes the AVX-512 Add, Sub, Mul and Div loops of bfloat16
+// programs that read a bfloat16 operand where it is, widening it in a
+// register (VPMOVZXWD, VPSLLD: exact), instead of from a widened copy,
+// named op+mode (+"T" with trunc: the result truncated to bfloat16 before
+// it is stored). Modes: WV: a bfloat16, b float32; VW: a float32, b
+// bfloat16; WW: both bfloat16; WS: a bfloat16, b a float32 scalar; SW: a a
+// float32 scalar, b bfloat16 (the last three truncating only). dst is
+// float32; n a positive multiple of 16.
+func arithWiden(trunc bool) {
+	suffix := ""
+	if trunc {
+		suffix = "T"
+	}
+	load := func(kind, ptr, reg string) {
+		switch kind {
+		case "W":
+			p("\tVPMOVZXWD (%s), %s", ptr, reg)
+			p("\tVPSLLD $16, %s, %s", reg, reg)
+			p("\tADDQ $32, %s", ptr)
+		case "V":
+			p("\tVMOVUPS (%s), %s", ptr, reg)
+			p("\tADDQ $64, %s", ptr)
+		}
+	}
+	modes := []string{"WV", "VW", "WW", "WS", "SW"}
+	if !trunc {
+		// Only a program's last instruction is not truncated, and one
+		// whose operands are both inputs or an input and a scalar is a
+		// program of one operation, which binaryBF16 runs.
+		modes = modes[:2]
+	}
+	for _, op := range []struct{ name, instr string }{{"add", "VADDPS"}, {"sub", "VSUBPS"}, {"mul", "VMULPS"}, {"div", "VDIVPS"}} {
+		for _, mode := range modes {
+			name := op.name + mode + suffix
+			p("")
+			p("// func %s(dst *float32, a, b unsafe.Pointer, n int)", name)
+			p("TEXT ·%s(SB), NOSPLIT, $0-32", name)
+			p("\tMOVQ dst+0(FP), DI")
+			p("\tMOVQ a+8(FP), SI")
+			p("\tMOVQ b+16(FP), DX")
+			p("\tMOVQ n+24(FP), CX")
+			if trunc {
+				p("\tMOVL $0xffff0000, AX")
+				p("\tVPBROADCASTD AX, Z7")
+			}
+			x, y := "Z0", "Z2"
+			switch mode[0] {
+			case 'S':
+				p("\tVBROADCASTSS (SI), Z1")
+				x = "Z1"
+			}
+			if mode[1] == 'S' {
+				p("\tVBROADCASTSS (DX), Z1")
+				y = "Z1"
+			}
+			p("%sLoop:", name)
+			load(mode[:1], "SI", "Z0")
+			load(mode[1:], "DX", "Z2")
+			p("\t%s %s, %s, Z0", op.instr, y, x) // Z0 = x op y
+			if trunc {
+				p("\tVPANDD Z7, Z0, Z0")
+			}
+			p("\tVMOVUPS Z0, (DI)")
+			p("\tADDQ $64, DI")
+			p("\tSUBQ $16, CX")
 			p("\tJNZ %sLoop", name)
 			p("\tVZEROUPPER")
 			p("\tRET")

@@ -3,6 +3,8 @@
 package cpubackend
 
 import (
+	"unsafe"
+
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gotrain/gotrain/internal/cpufeat"
 )
@@ -231,6 +233,156 @@ var vecLoopsAVX2 = [backends.OpTypeLast][3]func(dst, a, b *float32, n int){
 	backends.OpTypeDiv: {divVVAVX2, divVSAVX2, divSVAVX2},
 	backends.OpTypeMax: {maxVVAVX2, maxVSAVX2, maxSVAVX2},
 	backends.OpTypeMin: {minVVAVX2, minVSAVX2, minSVAVX2},
+}
+
+// The loops of bfloat16 programs that read bfloat16 operands where they are
+// (gen_vecops.go's arithWiden): WV, VW, WW, WS and SW say which operand is
+// bfloat16 (W), float32 (V) or a float32 scalar (S); T, that the result is
+// truncated to bfloat16.
+//
+//go:noescape
+func addWV(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func addVW(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func subWV(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func subVW(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func mulWV(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func mulVW(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func divWV(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func divVW(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func addWVT(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func addVWT(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func addWWT(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func addWST(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func addSWT(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func subWVT(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func subVWT(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func subWWT(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func subWST(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func subSWT(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func mulWVT(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func mulVWT(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func mulWWT(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func mulWST(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func mulSWT(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func divWVT(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func divVWT(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func divWWT(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func divWST(dst *float32, a, b unsafe.Pointer, n int)
+
+//go:noescape
+func divSWT(dst *float32, a, b unsafe.Pointer, n int)
+
+// widenModes are the operand forms of vecLoopsWiden, in its order.
+const (
+	modeWV = iota
+	modeVW
+	modeWW
+	modeWS
+	modeSW
+)
+
+// vecLoopsWiden are the loops reading bfloat16 operands, by operation,
+// form and truncation (0: none, 1: truncated); WW, WS and SW only truncate
+// (a program's last, untruncated, instruction has a temporary operand).
+var vecLoopsWiden = [backends.OpTypeLast][5][2]func(dst *float32, a, b unsafe.Pointer, n int){
+	backends.OpTypeAdd: {{addWV, addWVT}, {addVW, addVWT}, {nil, addWWT}, {nil, addWST}, {nil, addSWT}},
+	backends.OpTypeSub: {{subWV, subWVT}, {subVW, subVWT}, {nil, subWWT}, {nil, subWST}, {nil, subSWT}},
+	backends.OpTypeMul: {{mulWV, mulWVT}, {mulVW, mulVWT}, {nil, mulWWT}, {nil, mulWST}, {nil, mulSWT}},
+	backends.OpTypeDiv: {{divWV, divWVT}, {divVW, divVWT}, {nil, divWWT}, {nil, divWST}, {nil, divSWT}},
+}
+
+// hasWidenLoops tells whether op has loops reading bfloat16 operands.
+func hasWidenLoops(op backends.OpType) bool {
+	return hasVecAVX512 && op < backends.OpTypeLast && vecLoopsWiden[op][0][1] != nil
+}
+
+// vecBinaryWiden computes dst[j] = a[j] op b[j] for the first k = len(dst)
+// rounded down to 16 elements, where a bfloat16 operand (a16 or b16, not
+// nil) is read where it is and widened in a register, the other is a
+// float32 vector (a or b) or scalar (as or bs); with trunc each result is
+// truncated to bfloat16. It returns k (0 without AVX-512 or without loops
+// for op: then it computes nothing).
+func vecBinaryWiden(op backends.OpType, trunc bool, dst []float32, a16 []uint16, a []float32, as *float32, b16 []uint16, b []float32, bs *float32) int {
+	k := len(dst) &^ 15
+	if !hasWidenLoops(op) || k == 0 || (a16 == nil && b16 == nil) {
+		return 0
+	}
+	t := 0
+	if trunc {
+		t = 1
+	}
+	var pa, pb unsafe.Pointer
+	mode := modeWW
+	switch {
+	case a16 != nil && b16 != nil:
+		pa, pb = unsafe.Pointer(&a16[:k][0]), unsafe.Pointer(&b16[:k][0])
+	case a16 != nil && bs != nil:
+		mode, pa, pb = modeWS, unsafe.Pointer(&a16[:k][0]), unsafe.Pointer(bs)
+	case a16 != nil:
+		mode, pa, pb = modeWV, unsafe.Pointer(&a16[:k][0]), unsafe.Pointer(&b[:k][0])
+	case as != nil:
+		mode, pa, pb = modeSW, unsafe.Pointer(as), unsafe.Pointer(&b16[:k][0])
+	default:
+		mode, pa, pb = modeVW, unsafe.Pointer(&a[:k][0]), unsafe.Pointer(&b16[:k][0])
+	}
+	f := vecLoopsWiden[op][mode][t]
+	if f == nil {
+		return 0
+	}
+	f(&dst[0], pa, pb, k)
+	return k
 }
 
 // vecLoopsTrunc are vecLoops' truncating loops (AVX-512 only).

@@ -472,6 +472,622 @@ divSVTLoop:
 	VZEROUPPER
 	RET
 
+// func addWV(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·addWV(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+addWVLoop:
+	VPMOVZXWD (SI), Z0
+	VPSLLD $16, Z0, Z0
+	ADDQ $32, SI
+	VMOVUPS (DX), Z2
+	ADDQ $64, DX
+	VADDPS Z2, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ addWVLoop
+	VZEROUPPER
+	RET
+
+// func addVW(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·addVW(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+addVWLoop:
+	VMOVUPS (SI), Z0
+	ADDQ $64, SI
+	VPMOVZXWD (DX), Z2
+	VPSLLD $16, Z2, Z2
+	ADDQ $32, DX
+	VADDPS Z2, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ addVWLoop
+	VZEROUPPER
+	RET
+
+// func subWV(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·subWV(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+subWVLoop:
+	VPMOVZXWD (SI), Z0
+	VPSLLD $16, Z0, Z0
+	ADDQ $32, SI
+	VMOVUPS (DX), Z2
+	ADDQ $64, DX
+	VSUBPS Z2, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ subWVLoop
+	VZEROUPPER
+	RET
+
+// func subVW(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·subVW(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+subVWLoop:
+	VMOVUPS (SI), Z0
+	ADDQ $64, SI
+	VPMOVZXWD (DX), Z2
+	VPSLLD $16, Z2, Z2
+	ADDQ $32, DX
+	VSUBPS Z2, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ subVWLoop
+	VZEROUPPER
+	RET
+
+// func mulWV(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·mulWV(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+mulWVLoop:
+	VPMOVZXWD (SI), Z0
+	VPSLLD $16, Z0, Z0
+	ADDQ $32, SI
+	VMOVUPS (DX), Z2
+	ADDQ $64, DX
+	VMULPS Z2, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ mulWVLoop
+	VZEROUPPER
+	RET
+
+// func mulVW(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·mulVW(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+mulVWLoop:
+	VMOVUPS (SI), Z0
+	ADDQ $64, SI
+	VPMOVZXWD (DX), Z2
+	VPSLLD $16, Z2, Z2
+	ADDQ $32, DX
+	VMULPS Z2, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ mulVWLoop
+	VZEROUPPER
+	RET
+
+// func divWV(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·divWV(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+divWVLoop:
+	VPMOVZXWD (SI), Z0
+	VPSLLD $16, Z0, Z0
+	ADDQ $32, SI
+	VMOVUPS (DX), Z2
+	ADDQ $64, DX
+	VDIVPS Z2, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ divWVLoop
+	VZEROUPPER
+	RET
+
+// func divVW(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·divVW(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+divVWLoop:
+	VMOVUPS (SI), Z0
+	ADDQ $64, SI
+	VPMOVZXWD (DX), Z2
+	VPSLLD $16, Z2, Z2
+	ADDQ $32, DX
+	VDIVPS Z2, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ divVWLoop
+	VZEROUPPER
+	RET
+
+// func addWVT(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·addWVT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+addWVTLoop:
+	VPMOVZXWD (SI), Z0
+	VPSLLD $16, Z0, Z0
+	ADDQ $32, SI
+	VMOVUPS (DX), Z2
+	ADDQ $64, DX
+	VADDPS Z2, Z0, Z0
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ addWVTLoop
+	VZEROUPPER
+	RET
+
+// func addVWT(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·addVWT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+addVWTLoop:
+	VMOVUPS (SI), Z0
+	ADDQ $64, SI
+	VPMOVZXWD (DX), Z2
+	VPSLLD $16, Z2, Z2
+	ADDQ $32, DX
+	VADDPS Z2, Z0, Z0
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ addVWTLoop
+	VZEROUPPER
+	RET
+
+// func addWWT(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·addWWT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+addWWTLoop:
+	VPMOVZXWD (SI), Z0
+	VPSLLD $16, Z0, Z0
+	ADDQ $32, SI
+	VPMOVZXWD (DX), Z2
+	VPSLLD $16, Z2, Z2
+	ADDQ $32, DX
+	VADDPS Z2, Z0, Z0
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ addWWTLoop
+	VZEROUPPER
+	RET
+
+// func addWST(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·addWST(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+	VBROADCASTSS (DX), Z1
+addWSTLoop:
+	VPMOVZXWD (SI), Z0
+	VPSLLD $16, Z0, Z0
+	ADDQ $32, SI
+	VADDPS Z1, Z0, Z0
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ addWSTLoop
+	VZEROUPPER
+	RET
+
+// func addSWT(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·addSWT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+	VBROADCASTSS (SI), Z1
+addSWTLoop:
+	VPMOVZXWD (DX), Z2
+	VPSLLD $16, Z2, Z2
+	ADDQ $32, DX
+	VADDPS Z2, Z1, Z0
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ addSWTLoop
+	VZEROUPPER
+	RET
+
+// func subWVT(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·subWVT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+subWVTLoop:
+	VPMOVZXWD (SI), Z0
+	VPSLLD $16, Z0, Z0
+	ADDQ $32, SI
+	VMOVUPS (DX), Z2
+	ADDQ $64, DX
+	VSUBPS Z2, Z0, Z0
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ subWVTLoop
+	VZEROUPPER
+	RET
+
+// func subVWT(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·subVWT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+subVWTLoop:
+	VMOVUPS (SI), Z0
+	ADDQ $64, SI
+	VPMOVZXWD (DX), Z2
+	VPSLLD $16, Z2, Z2
+	ADDQ $32, DX
+	VSUBPS Z2, Z0, Z0
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ subVWTLoop
+	VZEROUPPER
+	RET
+
+// func subWWT(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·subWWT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+subWWTLoop:
+	VPMOVZXWD (SI), Z0
+	VPSLLD $16, Z0, Z0
+	ADDQ $32, SI
+	VPMOVZXWD (DX), Z2
+	VPSLLD $16, Z2, Z2
+	ADDQ $32, DX
+	VSUBPS Z2, Z0, Z0
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ subWWTLoop
+	VZEROUPPER
+	RET
+
+// func subWST(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·subWST(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+	VBROADCASTSS (DX), Z1
+subWSTLoop:
+	VPMOVZXWD (SI), Z0
+	VPSLLD $16, Z0, Z0
+	ADDQ $32, SI
+	VSUBPS Z1, Z0, Z0
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ subWSTLoop
+	VZEROUPPER
+	RET
+
+// func subSWT(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·subSWT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+	VBROADCASTSS (SI), Z1
+subSWTLoop:
+	VPMOVZXWD (DX), Z2
+	VPSLLD $16, Z2, Z2
+	ADDQ $32, DX
+	VSUBPS Z2, Z1, Z0
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ subSWTLoop
+	VZEROUPPER
+	RET
+
+// func mulWVT(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·mulWVT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+mulWVTLoop:
+	VPMOVZXWD (SI), Z0
+	VPSLLD $16, Z0, Z0
+	ADDQ $32, SI
+	VMOVUPS (DX), Z2
+	ADDQ $64, DX
+	VMULPS Z2, Z0, Z0
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ mulWVTLoop
+	VZEROUPPER
+	RET
+
+// func mulVWT(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·mulVWT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+mulVWTLoop:
+	VMOVUPS (SI), Z0
+	ADDQ $64, SI
+	VPMOVZXWD (DX), Z2
+	VPSLLD $16, Z2, Z2
+	ADDQ $32, DX
+	VMULPS Z2, Z0, Z0
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ mulVWTLoop
+	VZEROUPPER
+	RET
+
+// func mulWWT(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·mulWWT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+mulWWTLoop:
+	VPMOVZXWD (SI), Z0
+	VPSLLD $16, Z0, Z0
+	ADDQ $32, SI
+	VPMOVZXWD (DX), Z2
+	VPSLLD $16, Z2, Z2
+	ADDQ $32, DX
+	VMULPS Z2, Z0, Z0
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ mulWWTLoop
+	VZEROUPPER
+	RET
+
+// func mulWST(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·mulWST(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+	VBROADCASTSS (DX), Z1
+mulWSTLoop:
+	VPMOVZXWD (SI), Z0
+	VPSLLD $16, Z0, Z0
+	ADDQ $32, SI
+	VMULPS Z1, Z0, Z0
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ mulWSTLoop
+	VZEROUPPER
+	RET
+
+// func mulSWT(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·mulSWT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+	VBROADCASTSS (SI), Z1
+mulSWTLoop:
+	VPMOVZXWD (DX), Z2
+	VPSLLD $16, Z2, Z2
+	ADDQ $32, DX
+	VMULPS Z2, Z1, Z0
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ mulSWTLoop
+	VZEROUPPER
+	RET
+
+// func divWVT(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·divWVT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+divWVTLoop:
+	VPMOVZXWD (SI), Z0
+	VPSLLD $16, Z0, Z0
+	ADDQ $32, SI
+	VMOVUPS (DX), Z2
+	ADDQ $64, DX
+	VDIVPS Z2, Z0, Z0
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ divWVTLoop
+	VZEROUPPER
+	RET
+
+// func divVWT(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·divVWT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+divVWTLoop:
+	VMOVUPS (SI), Z0
+	ADDQ $64, SI
+	VPMOVZXWD (DX), Z2
+	VPSLLD $16, Z2, Z2
+	ADDQ $32, DX
+	VDIVPS Z2, Z0, Z0
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ divVWTLoop
+	VZEROUPPER
+	RET
+
+// func divWWT(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·divWWT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+divWWTLoop:
+	VPMOVZXWD (SI), Z0
+	VPSLLD $16, Z0, Z0
+	ADDQ $32, SI
+	VPMOVZXWD (DX), Z2
+	VPSLLD $16, Z2, Z2
+	ADDQ $32, DX
+	VDIVPS Z2, Z0, Z0
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ divWWTLoop
+	VZEROUPPER
+	RET
+
+// func divWST(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·divWST(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+	VBROADCASTSS (DX), Z1
+divWSTLoop:
+	VPMOVZXWD (SI), Z0
+	VPSLLD $16, Z0, Z0
+	ADDQ $32, SI
+	VDIVPS Z1, Z0, Z0
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ divWSTLoop
+	VZEROUPPER
+	RET
+
+// func divSWT(dst *float32, a, b unsafe.Pointer, n int)
+TEXT ·divSWT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL $0xffff0000, AX
+	VPBROADCASTD AX, Z7
+	VBROADCASTSS (SI), Z1
+divSWTLoop:
+	VPMOVZXWD (DX), Z2
+	VPSLLD $16, Z2, Z2
+	ADDQ $32, DX
+	VDIVPS Z2, Z1, Z0
+	VPANDD Z7, Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JNZ divSWTLoop
+	VZEROUPPER
+	RET
+
 // func maxVV(dst, a, b *float32, n int)
 TEXT ·maxVV(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
