@@ -207,7 +207,8 @@ func isFusible(n *Node) bool {
 		return false
 	}
 	for _, in := range n.inputs {
-		if in.shape.DType != n.shape.DType || !(in.shape.Equal(n.shape) || in.shape.Size() == 1 ||
+		_, repeats := repeatsOutput(in.shape.Dimensions, n.shape.Dimensions)
+		if in.shape.DType != n.shape.DType || !(in.shape.Equal(n.shape) || in.shape.Size() == 1 || repeats ||
 			n.shape.DType == dtypes.BFloat16 && tilesOutput(in.shape.Dimensions, n.shape.Dimensions)) {
 			return false
 		}
@@ -258,7 +259,10 @@ func fuseElementwise(b *Builder) {
 				}
 			}
 		}
-		if len(group) < 2 && root.shape.DType == dtypes.Float32 && !slices.ContainsFunc(root.inputs, isLaidBroadcast) {
+		if len(group) < 2 && root.shape.DType == dtypes.Float32 && !slices.ContainsFunc(root.inputs, func(in *Node) bool {
+			_, repeats := repeatsOutput(in.shape.Dimensions, root.shape.Dimensions)
+			return repeats || isLaidBroadcast(in)
+		}) {
 			continue
 		}
 		if len(group) < 2 && root.opType == backends.OpTypeConvertDType {
@@ -398,14 +402,21 @@ func newFusedProgram(root *Node, group, sides []*Node) (*fusedProgram, []*Node) 
 		if sameDims(in.shape, root.shape) {
 			return fusedOperand{kind: fromInput, idx: j}
 		}
-		if in.shape.Size() > 1 { // a bfloat16 operand broadcast implicitly (tilesOutput)
-			slot, ok := tiledSlot[laid{in, 0}]
+		if in.shape.Size() > 1 {
+			// An operand broadcast implicitly: repeated along trailing
+			// axes (repeatsOutput), or a bfloat16 one tiled along
+			// leading ones (tilesOutput).
+			rep, _ := repeatsOutput(in.shape.Dimensions, root.shape.Dimensions)
+			slot, ok := tiledSlot[laid{in, rep}]
 			if !ok {
 				slot = len(prog.tiled)
-				tiledSlot[laid{in, 0}] = slot
-				prog.tiled = append(prog.tiled, fusedOperand{kind: fromTiled, idx: j, slot: slot})
+				tiledSlot[laid{in, rep}] = slot
+				prog.tiled = append(prog.tiled, fusedOperand{kind: fromTiled, idx: j, slot: slot, rep: rep})
+				if rep > 0 {
+					fusedRepeats.Add(1)
+				}
 			}
-			return fusedOperand{kind: fromTiled, idx: j, slot: slot}
+			return fusedOperand{kind: fromTiled, idx: j, slot: slot, rep: rep}
 		}
 		return fusedOperand{kind: fromScalar, idx: j}
 	}
@@ -448,6 +459,29 @@ func isLaidBroadcast(n *Node) bool {
 	}
 	_, _, ok := repeatedBroadcast(n)
 	return ok
+}
+
+// repeatsOutput tells whether an operand of dimensions in, of the output's
+// rank, is broadcast implicitly along trailing axes only (the output's
+// leading dimensions, then ones: a row statistic [b, t, 1] of [b, t, d]),
+// so that element i of the output reads element i / rep of the operand,
+// and returns rep (more than 1).
+func repeatsOutput(in, out []int) (int, bool) {
+	if len(in) != len(out) {
+		return 0, false
+	}
+	a := 0
+	for a < len(in) && in[a] == out[a] {
+		a++
+	}
+	rep := 1
+	for ; a < len(in); a++ {
+		if in[a] != 1 {
+			return 0, false
+		}
+		rep *= out[a]
+	}
+	return rep, rep > 1
 }
 
 // repeatedBroadcast reports whether n is a float32 or bfloat16
