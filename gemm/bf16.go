@@ -443,6 +443,11 @@ func (ws *bf16Workspace) block(pr *bf16Problem, oa, ob, oc, i0, i1, j0, j1 int) 
 								bf16Kern14x32To16(kp, ap, bp, &c16[off], ldc)
 								continue
 							}
+							if w == bf16NR && bf16KernRowsTo16[h] != nil {
+								// A partial tile's h rows alone, straight to bfloat16.
+								bf16KernRowsTo16[h](kp, ap, bp, &c16[off], ldc)
+								continue
+							}
 							bf16Kern14x32(kp, ap, bp, &ws.tmp[0], bf16NR, false)
 							for r := range h {
 								narrowRow(c16[off+r*ldc:][:w], ws.tmp[r*bf16NR:][:w])

@@ -24,6 +24,55 @@ func bf16Kern14x32(kp int, a, b *uint32, c *float32, ldc int, acc bool)
 //go:noescape
 func bf16Kern14x32To16(kp int, a, b *uint32, c *uint16, ldc int)
 
+// The bfloat16 micro-kernels of a partial tile's first h rows, h < 14
+// (gen_bf16.go's kernelRows), by h.
+//
+//go:noescape
+func bf16Kern1x32To16(kp int, a, b *uint32, c *uint16, ldc int)
+
+//go:noescape
+func bf16Kern2x32To16(kp int, a, b *uint32, c *uint16, ldc int)
+
+//go:noescape
+func bf16Kern3x32To16(kp int, a, b *uint32, c *uint16, ldc int)
+
+//go:noescape
+func bf16Kern4x32To16(kp int, a, b *uint32, c *uint16, ldc int)
+
+//go:noescape
+func bf16Kern5x32To16(kp int, a, b *uint32, c *uint16, ldc int)
+
+//go:noescape
+func bf16Kern6x32To16(kp int, a, b *uint32, c *uint16, ldc int)
+
+//go:noescape
+func bf16Kern7x32To16(kp int, a, b *uint32, c *uint16, ldc int)
+
+//go:noescape
+func bf16Kern8x32To16(kp int, a, b *uint32, c *uint16, ldc int)
+
+//go:noescape
+func bf16Kern9x32To16(kp int, a, b *uint32, c *uint16, ldc int)
+
+//go:noescape
+func bf16Kern10x32To16(kp int, a, b *uint32, c *uint16, ldc int)
+
+//go:noescape
+func bf16Kern11x32To16(kp int, a, b *uint32, c *uint16, ldc int)
+
+//go:noescape
+func bf16Kern12x32To16(kp int, a, b *uint32, c *uint16, ldc int)
+
+//go:noescape
+func bf16Kern13x32To16(kp int, a, b *uint32, c *uint16, ldc int)
+
+// bf16KernRowsTo16 are the partial tiles' kernels, by their rows.
+var bf16KernRowsTo16 = [bf16MR]func(kp int, a, b *uint32, c *uint16, ldc int){
+	nil, bf16Kern1x32To16, bf16Kern2x32To16, bf16Kern3x32To16, bf16Kern4x32To16, bf16Kern5x32To16, bf16Kern6x32To16,
+	bf16Kern7x32To16, bf16Kern8x32To16, bf16Kern9x32To16, bf16Kern10x32To16, bf16Kern11x32To16, bf16Kern12x32To16,
+	bf16Kern13x32To16,
+}
+
 // bf16Peak runs n rounds of 24 independent VDPBF16PS (the benchmark of the
 // machine's bfloat16 peak).
 //

@@ -20,3 +20,6 @@ func packDwordsAsm(dst []uint32, src []uint16, off, ld, kp, h, lanes int) bool {
 func bf16Kern14x32To16(kp int, a, b *uint32, c *uint16, ldc int) {
 	panic("gemm: no bfloat16 kernel in this build")
 }
+
+// bf16KernRowsTo16 has no kernels without the assembly.
+var bf16KernRowsTo16 [bf16MR]func(kp int, a, b *uint32, c *uint16, ldc int)

@@ -360,3 +360,40 @@ func TestNarrowRow(t *testing.T) {
 		}
 	}
 }
+
+// TestGemmBF16PartialRows checks the kernels of partial tiles' rows
+// (bf16Kern<h>x32To16, h = 1-13) on each path: bfloat16 C is the float32 C
+// truncated, bit for bit, and the rows past C's last (the sentinel rows of a
+// larger buffer) are not written.
+func TestGemmBF16PartialRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	for _, path := range bf16Paths() {
+		for h := 1; h < bf16MR; h++ {
+			m, n, k := bf16MR+h, 2*bf16NR, 40
+			a, b := randBF16(r, m*k), randBF16(r, k*n)
+			c := make([]float32, m*n)
+			c16 := make([]uint16, (m+bf16MR)*n)
+			for i := range c16 {
+				c16[i] = 0xdead
+			}
+			withBF16Path(t, path, func() {
+				if err := GemmBF16(false, false, m, n, k, a, k, b, n, c, n); err != nil {
+					t.Fatal(err)
+				}
+				if err := GemmBF16BatchTo16(false, false, m, n, k, a, k, b, n, c16, n, 1, 0, 0, 0); err != nil {
+					t.Fatal(err)
+				}
+			})
+			for i, v := range c {
+				if want := uint16(math.Float32bits(v) >> 16); c16[i] != want {
+					t.Fatalf("%s h=%d: C[%d][%d] = %#x, want %#x", path, h, i/n, i%n, c16[i], want)
+				}
+			}
+			for i := m * n; i < len(c16); i++ {
+				if c16[i] != 0xdead {
+					t.Fatalf("%s h=%d: wrote row %d past C's %d", path, h, i/n, m)
+				}
+			}
+		}
+	}
+}

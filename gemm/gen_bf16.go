@@ -46,12 +46,17 @@ func vdpbf16ps(src2, src1, dst int) string {
 // With out16 it writes bf16Kern14x32To16(kp int, a, b *uint32, c *uint16,
 // ldc int) instead: the tile's float32 sums truncated to bfloat16 (the top
 // half of each lane, as GoMLX's bfloat16.FromFloat32) and stored over C.
-func kernel(out16 bool) {
-	const mr = 14
+func kernel(out16 bool) { kernelRows(out16, 14) }
+
+// kernelRows writes kernel's micro-kernel for the first mr rows of a
+// tile (mr ≤ 14; the packed A panel still has 14 lanes a step): with mr <
+// 14 only its bfloat16 form, bf16Kern<mr>x32To16, for a partial tile's rows,
+// which then need neither the padding rows' products nor a float32 copy.
+func kernelRows(out16 bool, mr int) {
 	p("")
 	if out16 {
-		p("// func bf16Kern14x32To16(kp int, a, b *uint32, c *uint16, ldc int)")
-		p("TEXT ·bf16Kern14x32To16(SB), NOSPLIT, $0-40")
+		p("// func bf16Kern%dx32To16(kp int, a, b *uint32, c *uint16, ldc int)", mr)
+		p("TEXT ·bf16Kern%dx32To16(SB), NOSPLIT, $0-40", mr)
 	} else {
 		p("// func bf16Kern14x32(kp int, a, b *uint32, c *float32, ldc int, acc bool)")
 		p("TEXT ·bf16Kern14x32(SB), NOSPLIT, $0-41")
@@ -82,7 +87,7 @@ func kernel(out16 bool) {
 		p("\t%s", vdpbf16ps(bc, 28, 2*r))
 		p("\t%s", vdpbf16ps(bc, 29, 2*r+1))
 	}
-	p("\tADDQ $%d, AX", 4*mr)
+	p("\tADDQ $%d, AX", 4*14)
 	p("\tADDQ $128, BX")
 	p("\tDECQ DX")
 	p("\tJNZ loop")
@@ -215,6 +220,9 @@ func main() {
 	p("#include \"textflag.h\"")
 	kernel(false)
 	kernel(true)
+	for mr := 1; mr < 14; mr++ {
+		kernelRows(true, mr)
+	}
 	peak()
 	pairs()
 	if err := os.WriteFile("bf16_amd64.s", out.Bytes(), 0o644); err != nil {
