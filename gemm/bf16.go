@@ -25,12 +25,18 @@ import (
 // blocks from 0 upwards, so each path gives bit-identical results for any
 // number of threads.
 
+// A depth block of 512 pairs (1,024 values) holds a transformer's weight
+// gradients (k = the batch's 1,024 tokens) in one block, whose sums go
+// straight from the registers to bfloat16: 256 pairs split them in two, the
+// first block's sums went through a float32 tile of C, and the products ran
+// at 730-850 GFLOP/s against 800-890 with one block (BenchmarkGemmBF16's
+// tf-dw and the transformer's other weight-gradient shapes, alternated).
 const (
 	bf16MR = 14   // rows of a register tile
 	bf16NR = 32   // columns of a register tile
-	bf16KP = 256  // bfloat16 pairs along k in a packed block (512 values)
-	bf16MC = 504  // rows of A in a packed block (36 tiles: 504 KiB)
-	bf16NC = 2048 // columns of B in a packed block (2 MiB)
+	bf16KP = 512  // bfloat16 pairs along k in a packed block (1,024 values)
+	bf16MC = 504  // rows of A in a packed block (36 tiles: 1 MiB)
+	bf16NC = 2048 // columns of B in a packed block (4 MiB)
 )
 
 // BF16Path names the path GemmBF16Batch takes: "avx512bf16" (VDPBF16PS
