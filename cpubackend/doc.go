@@ -5,7 +5,8 @@ package cpubackend
 // The files of this package, other than doc.go, generate.go, dotgeneral_gemm.go,
 // fusion.go, fastmath*.go, reduce_fast.go, broadcast_fast.go, opstats.go,
 // rewrite*.go, vecops*.go, gen_vecops.go, dotgeneral_packed.go, transpose_*.go, sum_*.go,
-// dotgeneral_transpose.go, slice_fast.go, scatter_fast.go, panicf.go and gotrain's tests, are GoMLX v0.26.0's
+// dotgeneral_transpose.go, dotgeneral_inplace.go, slice_fast.go, scatter_fast.go, panicf.go,
+// bf16vec*.go, fusion_bf16.go, logistic_bf16.go, fill_*.go and gotrain's tests, are GoMLX v0.26.0's
 // backends/simplego (github.com/gomlx/gomlx, Apache License 2.0; the
 // license is in LICENSE beside this file), and its tests; the gen_*.go
 // files are written by forks of its generators (internal/cmd, run by
@@ -17,11 +18,13 @@ package cpubackend
 //   - float32 DotGenerals whose operands are batches of row-major matrices
 //     (batch axes leading, contracting axes one block in matching order, in
 //     either operand orientation) run as one strided-batch SGEMM of package
-//     gemm, without copies (dotgeneral_gemm.go); other float32 DotGenerals
-//     (attention heads, stacks of expert weights) after a transposing copy
-//     of the operands (dotgeneral_transpose.go); bfloat16 DotGenerals
-//     widened to float32 (exact), summed in float32 as simplego does and
-//     narrowed as simplego narrows; other dtypes, and all of them under the
+//     gemm, without copies (dotgeneral_gemm.go); those whose batch axes
+//     sit among the others (attention heads) read in place, each item at
+//     its own start (dotgeneral_inplace.go); other float32 DotGenerals
+//     (stacks of expert weights) after a transposing copy of the operands
+//     (dotgeneral_transpose.go); bfloat16 DotGenerals on gemm's bfloat16
+//     products (VDPBF16PS, or widened to float32: exact), summed in float32
+//     as simplego does and narrowed as simplego narrows; other dtypes, and all of them under the
 //     config "no_gemm", use simplego's code; float32
 //     Transpose copies output rows instead of walking elements, and where
 //     the contiguous axis moves transposes 8x8 tiles in AVX2 registers
@@ -52,7 +55,13 @@ package cpubackend
 //     in intermediates every reader of which is in the chain, write graph
 //     outputs read only there as side outputs (an Adam update in one pass),
 //     share temporary slots by liveness, and run the chain of a sum over
-//     all axes chunk by chunk in the reduction's order (fusion.go);
+//     all axes chunk by chunk in the reduction's order (fusion.go); they
+//     read a row statistic repeated along trailing axes (a BroadcastInDim
+//     or an implicit [b, t, 1] operand) through its operand; bfloat16
+//     chains, and mixed ones holding float32<->bfloat16 conversions, widen
+//     per chunk and truncate each bfloat16 result, the unfused bits
+//     (fusion_bf16.go; one-operation programs and inputs read only by
+//     Add/Sub/Mul/Div in single passes with AVX-512);
 //   - float32 sums of contiguous elements (and fused sums) take 32
 //     running sums, lane l the elements i ≡ l mod 32 in order, combined
 //     pairwise (reduce_fast.go; AVX2 in sum_amd64.s, the same additions):

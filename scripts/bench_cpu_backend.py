@@ -27,7 +27,9 @@ Each round, after waiting for an idle machine (the peer's wait_idle), times:
   - bfloat16 mixed precision: the MLP and the transformer steps again under
     PyTorch's autocast to bfloat16 (float32 weights) and with gotrain's
     --precision bf16-mixed (`MLPTrainStep/cpu-bf16-mixed`,
-    `TrainStep/softmax-swiglu-batch=16/cpu-bf16-mixed`).
+    `TrainStep/softmax-swiglu-batch=16/cpu-bf16-mixed`), then gotrain's float32
+    and bf16 steps timed back to back twice (float32, bf16, float32, bf16) for
+    the bf16 / fp32 ratio of each round.
 It prints the medians over rounds and the ratios gotrain / PyTorch (step time) and
 gotrain / PyTorch (GFLOP/s), with the CPU share other processes took, and for
 bf16-mixed the ratios to PyTorch's bf16 step and to gotrain's float32 step.
@@ -128,7 +130,8 @@ def main():
     spec.loader.exec_module(tft)
     rows = {k: [] for k in ("torch_sgemm", "go_sgemm", "torch_mlp", "go_mlp", "torch_lstm", "go_lstm",
                             "torch_moe", "go_moe", "torch_moe_dense", "go_moe_dense", "torch_tf", "go_tf",
-                            "torch_mlp_bf16", "go_mlp_bf16", "torch_tf_bf16", "go_tf_bf16")}
+                            "torch_mlp_bf16", "go_mlp_bf16", "torch_tf_bf16", "go_tf_bf16",
+                            "mlp_pair_ratio", "tf_pair_ratio")}
     shares = []
     for r in range(a.rounds):
         peer.wait_idle()
@@ -175,6 +178,18 @@ def main():
             rows["torch_tf_bf16"].append(min(tf))
             rows["go_tf_bf16"].append(go_bench("./models/transformer/",
                                                "TrainStep/softmax-swiglu-batch=16/cpu-bf16-mixed$", "10x", "ms/step"))
+            # gotrain's bf16 / fp32 ratio from steps timed back to back
+            # (float32, bf16, float32, bf16): this virtual machine's speed
+            # drifts by up to 40 % over minutes, which the separate medians
+            # above, taken half a minute apart, do not cancel.
+            for key, pkg, name, n in (("mlp_pair_ratio", "./train/", "MLPTrainStep/cpu", "80x"),
+                                      ("tf_pair_ratio", "./models/transformer/",
+                                       "TrainStep/softmax-swiglu-batch=16/cpu", "30x")):
+                pair = []
+                for _ in range(2):
+                    f32 = go_bench(pkg, name + "$", n, "ms/step")
+                    pair.append(go_bench(pkg, name + "-bf16-mixed$", n, "ms/step") / f32)
+                rows[key].append(statistics.median(pair))
         shares.append(c.foreign_share)
         print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.1f}" for k, v in rows.items())
               + f"; other processes {c.foreign_share:.1%}", flush=True)
@@ -197,12 +212,14 @@ def main():
           f"{med['go_tf'] / med['torch_tf']:.2f}x |")
     print()
     print("| bf16-mixed (autocast in PyTorch), ms/step | PyTorch bf16 | gotrain bf16 | gotrain / PyTorch bf16 | "
-          "gotrain bf16 / gotrain fp32 |")
-    print("|---|---:|---:|---:|---:|")
+          "gotrain bf16 / gotrain fp32 | same, timed back to back (median of rounds) |")
+    print("|---|---:|---:|---:|---:|---:|")
     print(f"| MLP 784-512-512-10 b256 Adam | {med['torch_mlp_bf16']:.2f} | {med['go_mlp_bf16']:.2f} | "
-          f"{med['go_mlp_bf16'] / med['torch_mlp_bf16']:.2f}x | {med['go_mlp_bf16'] / med['go_mlp']:.2f}x |")
+          f"{med['go_mlp_bf16'] / med['torch_mlp_bf16']:.2f}x | {med['go_mlp_bf16'] / med['go_mlp']:.2f}x | "
+          f"{med['mlp_pair_ratio']:.2f}x |")
     print(f"| transformer 4x4x128 ctx 64 b16 | {med['torch_tf_bf16']:.1f} | {med['go_tf_bf16']:.1f} | "
-          f"{med['go_tf_bf16'] / med['torch_tf_bf16']:.2f}x | {med['go_tf_bf16'] / med['go_tf']:.2f}x |")
+          f"{med['go_tf_bf16'] / med['torch_tf_bf16']:.2f}x | {med['go_tf_bf16'] / med['go_tf']:.2f}x | "
+          f"{med['tf_pair_ratio']:.2f}x |")
     if a.json:
         with open(a.json, "w") as fh:
             json.dump({"rounds": rows, "medians": med, "other_share": shares}, fh, indent=1)
