@@ -361,25 +361,8 @@ func (prog *fusedProgram) chunkBF16(c int, temps []float32, io *mixedIO) {
 			if aD || bD {
 				// Direct inputs read where they are; the tail from the
 				// widened temporaries.
-				var a16, b16 []uint16
-				var av, bv []float32
-				var ap, bp *float32
-				switch {
-				case aD:
-					a16 = io.in16[ins.a.idx][lo:hi]
-				case aScalar:
-					ap = as
-				default:
-					av = a
-				}
-				switch {
-				case bD:
-					b16 = io.in16[ins.b.idx][lo:hi]
-				case bScalar:
-					bp = bs
-				default:
-					bv = b
-				}
+				a16, av, ap := widenOperand(aD, io, ins.a, lo, hi, aScalar, as, a)
+				b16, bv, bp := widenOperand(bD, io, ins.b, lo, hi, bScalar, bs, b)
 				k := vecBinaryWiden(ins.op, trunc, dst, a16, av, ap, b16, bv, bp)
 				if k == 0 && k16 > 0 { // no loop for this form: widen the heads too
 					if aD {
@@ -436,6 +419,19 @@ func (prog *fusedProgram) chunkBF16(c int, temps []float32, io *mixedIO) {
 			copy(io.side32[j][lo:hi], temps[t*cl:][:n])
 		}
 	}
+}
+
+// widenOperand returns operand o as vecBinaryWiden takes it: a direct
+// input's bfloat16 chunk [lo, hi), else a scalar's pointer or a float32
+// chunk.
+func widenOperand(direct bool, io *mixedIO, o fusedOperand, lo, hi int, scalar bool, sp *float32, v []float32) ([]uint16, []float32, *float32) {
+	switch {
+	case direct:
+		return io.in16[o.idx][lo:hi], nil, nil
+	case scalar:
+		return nil, nil, sp
+	}
+	return nil, v, nil
 }
 
 // tilesOutput tells whether an operand of dimensions in, of the output's

@@ -72,6 +72,20 @@ func mixedFloats(t *testing.T, o *tensors.Tensor) []float32 {
 	return v
 }
 
+// sameBits fails t unless every fused output value has the unfused one's
+// bits (any NaN matching any NaN: payloads are left open).
+func sameBits(t *testing.T, got, want [][]float32) {
+	t.Helper()
+	for k := range want {
+		for i := range want[k] {
+			a, w := got[k][i], want[k][i]
+			if math.Float32bits(a) != math.Float32bits(w) && !(a != a && w != w) {
+				t.Fatalf("output %d[%d]: fused %g (%#x), unfused %g (%#x)", k, i, a, math.Float32bits(a), w, math.Float32bits(w))
+			}
+		}
+	}
+}
+
 // TestFusionMixedBitIdentical checks that chains holding conversions
 // between float32 and bfloat16 give exactly the unfused values, specials
 // included, with and without the AVX-512 loops and split over the CPUs, and
@@ -118,14 +132,7 @@ func TestFusionMixedBitIdentical(t *testing.T) {
 				if testing.Verbose() {
 					t.Logf("%d conversions joined chains", ng)
 				}
-				for k := range want {
-					for i := range want[k] {
-						a, w := got[k][i], want[k][i]
-						if math.Float32bits(a) != math.Float32bits(w) && !(a != a && w != w) {
-							t.Fatalf("output %d[%d]: fused %g (%#x), unfused %g (%#x)", k, i, a, math.Float32bits(a), w, math.Float32bits(w))
-						}
-					}
-				}
+				sameBits(t, got, want)
 			})
 		}
 	}
@@ -191,13 +198,7 @@ func TestFusionRepeatedBroadcast(t *testing.T) {
 			if ng < 10 {
 				t.Errorf("%d repeated broadcasts read through their operands, want at least 10", ng)
 			}
-			for k := range want {
-				for i := range want[k] {
-					if math.Float32bits(got[k][i]) != math.Float32bits(want[k][i]) {
-						t.Fatalf("output %d[%d]: fused %g, unfused %g", k, i, got[k][i], want[k][i])
-					}
-				}
-			}
+			sameBits(t, got, want)
 		})
 	}
 }
@@ -265,14 +266,7 @@ func TestFusionDirectBF16Inputs(t *testing.T) {
 				if d := fusedDirectInputs.Load() - before; d < int64(2*len(ops)) {
 					t.Errorf("%d inputs read where they are, want at least %d", d, 2*len(ops))
 				}
-				for k := range want {
-					for i := range want[k] {
-						a, w := got[k][i], want[k][i]
-						if math.Float32bits(a) != math.Float32bits(w) && !(a != a && w != w) {
-							t.Fatalf("output %d[%d]: fused %g (%#x), unfused %g (%#x)", k, i, a, math.Float32bits(a), w, math.Float32bits(w))
-						}
-					}
-				}
+				sameBits(t, got, want)
 			})
 		}
 	}

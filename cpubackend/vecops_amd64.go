@@ -401,7 +401,13 @@ func vecBinaryTrunc(op backends.OpType, dst, a []float32, as *float32, aScalar b
 	if !hasVecAVX512 || k == 0 || (aScalar && bScalar) || op >= backends.OpTypeLast || vecLoopsTrunc[op][0] == nil {
 		return 0
 	}
-	loops := &vecLoopsTrunc[op]
+	runLoops(&vecLoopsTrunc[op], k, dst, a, as, bScalar, b, bs, aScalar)
+	return k
+}
+
+// runLoops runs the first k elements of dst = a op b on the loop of loops
+// for the operands' form: vector-vector, vector-scalar or scalar-vector.
+func runLoops(loops *[3]func(dst, a, b *float32, n int), k int, dst, a []float32, as *float32, bScalar bool, b []float32, bs *float32, aScalar bool) {
 	switch {
 	case bScalar:
 		loops[1](&dst[0], &a[0], bs, k)
@@ -410,7 +416,6 @@ func vecBinaryTrunc(op backends.OpType, dst, a []float32, as *float32, aScalar b
 	default:
 		loops[0](&dst[0], &a[0], &b[0], k)
 	}
-	return k
 }
 
 // vecBinary computes the first k = len(dst) rounded down to 16 elements of
@@ -428,14 +433,6 @@ func vecBinary(op backends.OpType, dst, a []float32, as *float32, aScalar bool, 
 	if op >= backends.OpTypeLast || table[op][0] == nil {
 		return 0
 	}
-	loops := &table[op]
-	switch {
-	case bScalar:
-		loops[1](&dst[0], &a[0], bs, k)
-	case aScalar:
-		loops[2](&dst[0], as, &b[0], k)
-	default:
-		loops[0](&dst[0], &a[0], &b[0], k)
-	}
+	runLoops(&table[op], k, dst, a, as, bScalar, b, bs, aScalar)
 	return k
 }

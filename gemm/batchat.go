@@ -69,11 +69,7 @@ func GemmBF16BatchTo16At(transA, transB bool, m, n, k int, a []uint16, lda int, 
 		cf := (*cs)[:batch*m*n]
 		err := SgemmBatchAt(transA, transB, m, n, k, 1, *af, lda, offA, *bf, ldb, offB, 0, cf, n, m*n)
 		if err == nil {
-			for it := range batch {
-				for r := range m {
-					narrowRow(c[it*strideC+r*ldc:][:n], cf[it*m*n+r*n:][:n])
-				}
-			}
+			narrowItems(c, ldc, strideC, cf, batch, m, n)
 		}
 		widenPool.Put(af)
 		widenPool.Put(bf)

@@ -141,11 +141,7 @@ func GemmBF16BatchTo16(transA, transB bool, m, n, k int, a []uint16, lda int, b 
 		cf := (*cs)[:need]
 		err := GemmBF16Batch(transA, transB, m, n, k, a, lda, b, ldb, cf, n, batch, strideA, strideB, m*n)
 		if err == nil {
-			for it := range batch {
-				for r := range m {
-					narrowRow(c[it*strideC+r*ldc:][:n], cf[it*m*n+r*n:][:n])
-				}
-			}
+			narrowItems(c, ldc, strideC, cf, batch, m, n)
 		}
 		widenPool.Put(cs)
 		return err
@@ -156,6 +152,16 @@ func GemmBF16BatchTo16(transA, transB bool, m, n, k int, a []uint16, lda int, b 
 		batch: batch, strideA: strideA, strideB: strideB, strideC: strideC,
 	})
 	return nil
+}
+
+// narrowItems narrows batch dense m×n float32 items of cf into the items
+// of c (leading dimension ldc, strideC apart).
+func narrowItems(c []uint16, ldc, strideC int, cf []float32, batch, m, n int) {
+	for it := range batch {
+		for r := range m {
+			narrowRow(c[it*strideC+r*ldc:][:n], cf[it*m*n+r*n:][:n])
+		}
+	}
 }
 
 // narrowRow sets dst[j] to the top 16 bits of src[j]: 16 at a time with
