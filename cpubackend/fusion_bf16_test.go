@@ -195,29 +195,10 @@ func TestBinaryBF16OnePass(t *testing.T) {
 		}
 		return outs
 	}
-	run := func(config string, x, y []bfloat16.BFloat16, s bfloat16.BFloat16) [][]bfloat16.BFloat16 {
-		be, err := New(config)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer be.Finalize()
-		exec, err := graph.NewExec(be, fn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		outs, err := exec.Exec(tensors.FromFlatDataAndDimensions(x, len(x)), tensors.FromFlatDataAndDimensions(y, len(y)), s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var res [][]bfloat16.BFloat16
-		for _, o := range outs {
-			v, err := tensors.CopyFlatData[bfloat16.BFloat16](o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res = append(res, v)
-		}
-		return res
+	run := func(config string, x, y []bfloat16.BFloat16, s bfloat16.BFloat16) [][]float32 {
+		return runGraph(t, config, fn, func(backends.Backend) []any {
+			return []any{tensors.FromFlatDataAndDimensions(x, len(x)), tensors.FromFlatDataAndDimensions(y, len(y)), s}
+		})
 	}
 	defer func(v bool) { hasVecAVX512 = v }(hasVecAVX512)
 	for _, vec := range []bool{hasVecAVX512, false} {
@@ -235,14 +216,7 @@ func TestBinaryBF16OnePass(t *testing.T) {
 			if runs := oneBinaryBF16Runs.Load() - before; runs != int64(3*len(ops)) {
 				t.Fatalf("n=%d: %d programs ran in one pass, want %d", n, runs, 3*len(ops))
 			}
-			for k := range want {
-				for i := range want[k] {
-					a, w := got[k][i].Float32(), want[k][i].Float32()
-					if got[k][i] != want[k][i] && !(a != a && w != w) {
-						t.Fatalf("AVX-512 %v, n=%d, output %d[%d]: one pass %g (%#x), unfused %g (%#x)", vec, n, k, i, a, uint16(got[k][i]), w, uint16(want[k][i]))
-					}
-				}
-			}
+			sameBits(t, got, want)
 		}
 	}
 }

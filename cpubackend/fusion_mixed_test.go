@@ -100,25 +100,11 @@ func TestFusionMixedBitIdentical(t *testing.T) {
 				x, y := fusionInputs(rows * cols)
 				b := y[:cols]
 				run := func(config string) ([][]float32, int64) {
-					be, err := New(config)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer be.Finalize()
-					exec, err := graph.NewExec(be, mixedGraph)
-					if err != nil {
-						t.Fatal(err)
-					}
 					before := fusedConverts.Load()
-					outs, err := exec.Exec(tensors.FromFlatDataAndDimensions(x, rows, cols), tensors.FromFlatDataAndDimensions(y, rows, cols),
-						tensors.FromFlatDataAndDimensions(b, cols), float32(0.25))
-					if err != nil {
-						t.Fatal(err)
-					}
-					var res [][]float32
-					for _, o := range outs {
-						res = append(res, mixedFloats(t, o))
-					}
+					res := runGraph(t, config, mixedGraph, func(backends.Backend) []any {
+						return []any{tensors.FromFlatDataAndDimensions(x, rows, cols), tensors.FromFlatDataAndDimensions(y, rows, cols),
+							tensors.FromFlatDataAndDimensions(b, cols), float32(0.25)}
+					})
 					return res, fusedConverts.Load() - before
 				}
 				want, nw := run("ops_sequential,no_fusion")
@@ -240,25 +226,10 @@ func TestFusionDirectBF16Inputs(t *testing.T) {
 					x[i], y[i], z[i] = bfloat16.FromFloat32(xf[i]), bfloat16.FromFloat32(yf[i]), bfloat16.FromFloat32(zf[(i*7)%n])
 				}
 				run := func(config string) [][]float32 {
-					be, err := New(config)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer be.Finalize()
-					exec, err := graph.NewExec(be, fn)
-					if err != nil {
-						t.Fatal(err)
-					}
-					outs, err := exec.Exec(tensors.FromFlatDataAndDimensions(x, n), tensors.FromFlatDataAndDimensions(y, n),
-						tensors.FromFlatDataAndDimensions(z, n), bfloat16.FromFloat32(-1.375))
-					if err != nil {
-						t.Fatal(err)
-					}
-					var res [][]float32
-					for _, o := range outs {
-						res = append(res, mixedFloats(t, o))
-					}
-					return res
+					return runGraph(t, config, fn, func(backends.Backend) []any {
+						return []any{tensors.FromFlatDataAndDimensions(x, n), tensors.FromFlatDataAndDimensions(y, n),
+							tensors.FromFlatDataAndDimensions(z, n), bfloat16.FromFloat32(-1.375)}
+					})
 				}
 				want := run("ops_sequential,no_fusion")
 				before := fusedDirectInputs.Load()

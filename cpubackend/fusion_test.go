@@ -43,7 +43,8 @@ func fusionInputs(n int) (x, y []float32) {
 
 // runGraph compiles fn on a new backend with config, runs it on the
 // arguments args gives for that backend (donated buffers are the backend's)
-// and returns the outputs' values.
+// and returns the outputs' values (bfloat16 ones widened: exactly, bit for
+// bit).
 func runGraph[F graph.ExecGraphFn](t *testing.T, config string, fn F, args func(backends.Backend) []any) [][]float32 {
 	t.Helper()
 	be, err := New(config)
@@ -61,11 +62,7 @@ func runGraph[F graph.ExecGraphFn](t *testing.T, config string, fn F, args func(
 	}
 	var res [][]float32
 	for _, o := range outs {
-		v, err := tensors.CopyFlatData[float32](o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res = append(res, v)
+		res = append(res, mixedFloats(t, o))
 	}
 	return res
 }
