@@ -3,6 +3,7 @@ package gemm
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -167,5 +168,46 @@ func TestBatchAtBadArgs(t *testing.T) {
 	c := make([]float32, 2*m*n)
 	if err := SgemmBatchAt(false, false, m, n, k, 1, a, k, []int{0, 12}, b, n, []int{0, 0}, 0, c, n, m*n); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBatchAtSameForAnyThreadCount checks that SgemmBatchAt and
+// GemmBF16BatchTo16At (partial register tiles included: 64 rows are 4x14
+// + 8) give the same bits for 1, 2, 3 and 8 threads, on each path.
+func TestBatchAtSameForAnyThreadCount(t *testing.T) {
+	saved := threads
+	defer func() { threads = saved }()
+	rng := rand.New(rand.NewPCG(15, 16))
+	tc := headsCase{false, false, 4, 4, 64, 32, 64}
+	ar, ac := stored(tc.transA, tc.m, tc.k)
+	br, bc := stored(!tc.transB, tc.n, tc.k)
+	offA, lda, sizeA := tc.layout(ar, ac)
+	offB, ldb, sizeB := tc.layout(br, bc)
+	batch := len(offA)
+	a, b := randMat(rng, 1, sizeA, 0).v, randMat(rng, 1, sizeB, 0).v
+	withPath(t, func(t *testing.T) {
+		sameForAnyThreads(t, "SgemmBatchAt", []int{1, 2, 3, 8}, func() []float32 {
+			c := make([]float32, batch*tc.m*tc.n)
+			if err := SgemmBatchAt(tc.transA, tc.transB, tc.m, tc.n, tc.k, 1, a, lda, offA, b, ldb, offB, 0, c, tc.n, tc.m*tc.n); err != nil {
+				t.Fatal(err)
+			}
+			return c
+		})
+	})
+	a16, b16 := randBF16(rng, sizeA), randBF16(rng, sizeB)
+	for _, path := range bf16Paths() {
+		withBF16Path(t, path, func() {
+			sameForAnyThreads(t, "GemmBF16BatchTo16At/"+path, []int{1, 2, 3, 8}, func() []float32 {
+				c := make([]uint16, batch*tc.m*tc.n)
+				if err := GemmBF16BatchTo16At(tc.transA, tc.transB, tc.m, tc.n, tc.k, a16, lda, offA, b16, ldb, offB, c, tc.n, tc.m*tc.n); err != nil {
+					t.Fatal(err)
+				}
+				f := make([]float32, len(c))
+				for i, v := range c {
+					f[i] = math.Float32frombits(uint32(v) << 16)
+				}
+				return f
+			})
+		})
 	}
 }
