@@ -27,6 +27,9 @@ type dotGeneralNodeData struct {
 	// gotrain: packGroup, when positive, is the group whose packed rhs this product
 	// reads (dotgeneral_packed.go).
 	packGroup int
+	// gotrain: inPlace holds the operands' in-place views, found once
+	// (dotgeneral_inplace.go): the shapes are fixed when the graph is built.
+	inPlace inPlaceViews
 }
 
 // adjustAxisToRank returns a positive axis, adjusting negative numbers to the correct rank.

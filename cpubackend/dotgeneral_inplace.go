@@ -1,6 +1,7 @@
 package cpubackend
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/gomlx/gomlx/pkg/core/shapes"
@@ -100,13 +101,23 @@ func inPlaceView(s shapes.Shape, batch, contracting []int) (op inPlaceOperand, o
 	return op, true
 }
 
+// inPlaceViews caches a DotGeneral's in-place views (dotGeneralInPlace).
+type inPlaceViews struct {
+	once sync.Once
+	a, b inPlaceOperand
+	ok   bool
+}
+
 // dotGeneralInPlace returns the in-place views of both operands of a
-// DotGeneral, ok false when either is not one.
+// DotGeneral of operand shapes lhs and rhs (its node's, always the same),
+// ok false when either is not one. They are found on the first call and
+// kept in p: every execution of the product reads the same offsets.
 func dotGeneralInPlace(p *dotGeneralNodeData, lhs, rhs shapes.Shape) (a, b inPlaceOperand, ok bool) {
-	a, ok = inPlaceView(lhs, p.lhsBatchAxes, p.lhsContractingAxes)
-	if !ok {
-		return a, b, false
-	}
-	b, ok = inPlaceView(rhs, p.rhsBatchAxes, p.rhsContractingAxes)
-	return a, b, ok
+	v := &p.inPlace
+	v.once.Do(func() {
+		if v.a, v.ok = inPlaceView(lhs, p.lhsBatchAxes, p.lhsContractingAxes); v.ok {
+			v.b, v.ok = inPlaceView(rhs, p.rhsBatchAxes, p.rhsContractingAxes)
+		}
+	})
+	return v.a, v.b, v.ok
 }
