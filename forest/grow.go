@@ -195,9 +195,7 @@ func newWorker(b *builder) *builder {
 		w.wy = make([]int64, b.n)
 	}
 	w.rows = make([]int32, 0, b.n)
-	if b.xc != nil {
-		w.rtmp = make([]int32, b.n)
-	}
+	w.rtmp = make([]int32, b.n)
 	if m := min(b.localAt, b.n); m > 0 {
 		w.loc = make([]uint8, m*b.p)
 		w.lrows = make([]int32, m)
@@ -210,7 +208,7 @@ func newWorker(b *builder) *builder {
 	}
 	w.lw = make([]int64, w.scap)
 	w.lwy = make([]int64, w.scap)
-	w.mark = make([]uint8, w.scap)
+	w.mark = make([]uint8, w.scap+3) // partitionEnts reads 3 bytes past a row's mark
 	w.bucket = make([]int32, 257)
 	w.prio = make([]uint64, b.p)
 	w.pool, w.nodes, w.values = nil, nil, nil
@@ -1772,17 +1770,20 @@ func (b *builder) partition(lo, hi, buf, j int, set *CategorySet) int {
 		return w
 	}
 	if buf < 0 {
-		rows, p, xb := b.rows, b.p, b.xb
-		i, k := lo, hi-1
-		for i <= k {
-			if set.Has(xb[int(rows[i])*p+j]) {
-				i++
-			} else {
-				rows[i], rows[k] = rows[k], rows[i]
-				k--
-			}
+		// Stable and without branches on the codes: each row is written
+		// to both sides' next places and only the side it goes to moves.
+		rows, p, xb, right := b.rows[lo:hi], b.p, b.xb[j:], b.rtmp[:hi-lo]
+		w, k := 0, 0
+		for _, r := range rows {
+			c := xb[int(r)*p]
+			l := int(set[c>>6] >> (c & 63) & 1)
+			rows[w] = r
+			right[k] = r
+			w += l
+			k += 1 - l
 		}
-		return i
+		copy(rows[w:], right[:k])
+		return lo + w
 	}
 	n := hi - lo
 	mark := b.mark
@@ -1797,6 +1798,10 @@ func (b *builder) partition(lo, hi, buf, j int, set *CategorySet) int {
 	for f := 0; f < b.p; f++ {
 		o := f*b.scap + lo - b.sbase
 		src, dst := b.sent[buf][o:o+n], b.sent[1-buf][o:o+n]
+		if useAVX512 {
+			partitionEnts(&dst[0], &src[0], n, &mark[0], nl)
+			continue
+		}
 		w, t := 0, nl
 		for _, v := range src {
 			l := int(mark[v&entRowMask])

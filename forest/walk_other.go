@@ -17,3 +17,7 @@ func walk16(nodes *cnode, codes *uint8, offs *[16]int32, depth int, out *[16]int
 func walk48(nodes *cnode, codes *uint8, offs *[16]int32, step int, depth int, out *[48]int32, perm *[32]int32) {
 	panic("forest: walk48 without AVX-512")
 }
+
+func partitionEnts(dst, src *uint32, n int, mark *uint8, nl int) {
+	panic("forest: partitionEnts without AVX-512")
+}
