@@ -1166,13 +1166,13 @@ func (b *builder) scanSortedRegression(j int, ents []uint32, m, tot []int64, bes
 			// Every weight of the node has its reciprocal in the table
 			// (recip without its fallback): fewer live values in the loop.
 			rec := rec[:tw+1]
-			for i, v := range ents[:last] {
-				e := v & entRowMask
-				wl += lw[e]
-				sl += lwy[e]
-				fl, fr := float64(sl), float64(ts-sl)
-				score := float64(float64(fl*fl)*rec[wl]) + float64(float64(fr*fr)*rec[tw-wl])
-				if score >= bestScore && (ents[i+1]^v)>>entRowBits != 0 && better(best, score, j, int(entCode(v)), false) {
+			for i := 0; i < last; i++ {
+				var score float64
+				i, wl, sl, score = scanRegFast(ents, i, last, lw, lwy, rec, ts, tw, wl, sl, bestScore)
+				if i == last {
+					return
+				}
+				if v := ents[i]; better(best, score, j, int(entCode(v)), false) {
 					best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, int(entCode(v)), false
 					best.left[0], best.left[1], best.left[2] = int64(i+1), wl, sl
 					bestScore = score
@@ -1225,6 +1225,26 @@ func (b *builder) scanSortedRegression(j int, ents []uint32, m, tot []int64, bes
 		wl += lw[e]
 		sl += lwy[e]
 	}
+}
+
+// scanRegRun is scanSortedRegression's loop over ents[i:last] until an
+// entry's score reaches bestScore at a boundary (the next entry's code
+// differs): it returns that entry's index, the sums
+// through it and its score, or last when none does. It calls nothing, so
+// that its values stay in registers. Every weight of the node has its
+// reciprocal in rec.
+func scanRegRun(ents []uint32, i, last int, lw, lwy []int64, rec []float64, ts, tw, wl, sl int64, bestScore float64) (int, int64, int64, float64) {
+	for ; i < last; i++ {
+		e := ents[i] & entRowMask
+		wl += lw[e]
+		sl += lwy[e]
+		fl, fr := float64(sl), float64(ts-sl)
+		score := float64(float64(fl*fl)*rec[wl]) + float64(float64(fr*fr)*rec[tw-wl])
+		if score >= bestScore && (ents[i+1]^ents[i])>>entRowBits != 0 {
+			return i, wl, sl, score
+		}
+	}
+	return last, wl, sl, 0
 }
 
 // scanRandom is the random splitter's search of feature j at the node

@@ -1,0 +1,8 @@
+//go:build !amd64 || purego
+
+package forest
+
+// scanRegFast is scanRegRun where no assembly exists.
+func scanRegFast(ents []uint32, i, last int, lw, lwy []int64, rec []float64, ts, tw, wl, sl int64, bestScore float64) (int, int64, int64, float64) {
+	return scanRegRun(ents, i, last, lw, lwy, rec, ts, tw, wl, sl, bestScore)
+}
