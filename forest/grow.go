@@ -762,6 +762,16 @@ func (b *builder) scanPackedGini(j int, h []int64, present *[4]uint64, best *spl
 	if m[0] > 0 {
 		unpackEntry(m)
 	}
+	if m[0] == 0 && b.minLeaf == 1 && b.minW == 0 {
+		switch cs {
+		case 4:
+			b.scanPacked2(j, h, &real, last, best)
+			return true
+		case 5:
+			b.scanPacked3(j, h, &real, last, best)
+			return true
+		}
+	}
 	tc, tt, left, lc := b.giniStart(tot, cs)
 	var s1, s2 int64 // Σ L², Σ T·L
 	minLeaf, tn, tw := int64(b.minLeaf), tot[0], tot[1]
@@ -797,6 +807,89 @@ func (b *builder) scanPackedGini(j int, h []int64, present *[4]uint64, best *spl
 		}
 	}
 	return true
+}
+
+// scanPacked2 is scanPackedGini's loop for a node of two classes (cstride
+// 4) without missing values, every boundary valid: the left side's class
+// weights and sums in registers instead of slices. The integer sums are
+// the same (exact), and so are the scores.
+func (b *builder) scanPacked2(j int, h []int64, real *[4]uint64, last int, best *split) {
+	tot := b.ctot[:4:4]
+	t0, t1, tw := tot[2], tot[3], tot[1]
+	tt := t0*t0 + t1*t1
+	bestScore := math.Inf(-1)
+	if best.ok {
+		bestScore = best.score
+	}
+	var nl, l0, l1, s1, s2 int64
+	for k, word := range real {
+		for word != 0 {
+			c := k<<6 | bits.TrailingZeros64(word)
+			word &= word - 1
+			if c == last {
+				return
+			}
+			st := h[c*4 : c*4+4 : c*4+4]
+			v0, v1 := st[2], st[3]
+			nl += v0>>32 + v1>>32
+			v0 &= 1<<32 - 1
+			v1 &= 1<<32 - 1
+			s1 += v0*(2*l0+v0) + v1*(2*l1+v1)
+			s2 += t0*v0 + t1*v1
+			l0 += v0
+			l1 += v1
+			wl := l0 + l1
+			score := float64(s1)/float64(wl) + float64(tt-2*s2+s1)/float64(tw-wl)
+			if score >= bestScore && better(best, score, j, c, false) {
+				best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, c, false
+				left := b.scr.left[:4:4]
+				left[0], left[1], left[2], left[3] = nl, wl, l0, l1
+				b.expandLeft(best.left, left, nil)
+				bestScore = score
+			}
+		}
+	}
+}
+
+// scanPacked3 is scanPacked2 for a node of three classes (cstride 5).
+func (b *builder) scanPacked3(j int, h []int64, real *[4]uint64, last int, best *split) {
+	tot := b.ctot[:5:5]
+	t0, t1, t2, tw := tot[2], tot[3], tot[4], tot[1]
+	tt := t0*t0 + t1*t1 + t2*t2
+	bestScore := math.Inf(-1)
+	if best.ok {
+		bestScore = best.score
+	}
+	var nl, l0, l1, l2, s1, s2 int64
+	for k, word := range real {
+		for word != 0 {
+			c := k<<6 | bits.TrailingZeros64(word)
+			word &= word - 1
+			if c == last {
+				return
+			}
+			st := h[c*5 : c*5+5 : c*5+5]
+			v0, v1, v2 := st[2], st[3], st[4]
+			nl += v0>>32 + v1>>32 + v2>>32
+			v0 &= 1<<32 - 1
+			v1 &= 1<<32 - 1
+			v2 &= 1<<32 - 1
+			s1 += v0*(2*l0+v0) + v1*(2*l1+v1) + v2*(2*l2+v2)
+			s2 += t0*v0 + t1*v1 + t2*v2
+			l0 += v0
+			l1 += v1
+			l2 += v2
+			wl := l0 + l1 + l2
+			score := float64(s1)/float64(wl) + float64(tt-2*s2+s1)/float64(tw-wl)
+			if score >= bestScore && better(best, score, j, c, false) {
+				best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, c, false
+				left := b.scr.left[:5:5]
+				left[0], left[1], left[2], left[3], left[4] = nl, wl, l0, l1, l2
+				b.expandLeft(best.left, left, nil)
+				bestScore = score
+			}
+		}
+	}
 }
 
 // giniProxy is proxy for Gini on statistics st of any number of classes.
