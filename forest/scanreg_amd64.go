@@ -17,3 +17,17 @@ func scanRegFast(ents []uint32, i, last int, lw, lwy []int64, rec []float64, ts,
 	}
 	return scanRegRunAsm(&ents[0], i, last, &lw[0], &lwy[0], &rec[0], ts, tw, wl, sl, bestScore)
 }
+
+// histPackedAsm is histPacked in assembly; the caller guarantees what
+// histPacked's bounds checks would (every row within col and lv, every
+// code's entries within h, every class within cm).
+//
+//go:noescape
+func histPackedAsm(h *int64, col *uint8, rows *int32, n int, lv *int64, cm *int, cs int)
+
+// histPackedFast is histPacked, in assembly on amd64.
+func histPackedFast(h []int64, col []uint8, rows []int32, lv []int64, cm *[maxPacked]int, cs int) {
+	if len(rows) > 0 {
+		histPackedAsm(&h[0], &col[0], &rows[0], len(rows), &lv[0], &cm[0], cs)
+	}
+}

@@ -61,3 +61,39 @@ done:
 	XORPS X1, X1
 	MOVSD X1, ret3+112(FP)
 	RET
+
+// func histPackedAsm(h *int64, col *uint8, rows *int32, n int, lv *int64, cm *int, cs int)
+//
+// histPacked in registers: for each of the n rows i, h[col[i]·cs] = 1 and
+// h[col[i]·cs + cm[lv[i]>>56]] += lv[i] with the class byte cleared.
+TEXT ·histPackedAsm(SB), NOSPLIT, $0-56
+	MOVQ h+0(FP), AX
+	MOVQ col+8(FP), DI
+	MOVQ rows+16(FP), R9
+	MOVQ n+24(FP), R10
+	MOVQ lv+32(FP), R11
+	MOVQ cm+40(FP), CX
+	MOVQ cs+48(FP), DX
+	XORQ R12, R12
+	TESTQ R10, R10
+	JLE hdone
+
+hloop:
+	MOVLQSX (R9)(R12*4), R13
+	MOVQ (R11)(R13*8), BX
+	MOVBQZX (DI)(R13*1), R13
+	IMULQ DX, R13
+	MOVQ $1, (AX)(R13*8)
+	MOVQ BX, SI
+	SHRQ $56, SI
+	ANDQ $127, SI
+	ADDQ (CX)(SI*8), R13
+	SHLQ $8, BX
+	SHRQ $8, BX
+	ADDQ BX, (AX)(R13*8)
+	INCQ R12
+	CMPQ R12, R10
+	JLT hloop
+
+hdone:
+	RET
