@@ -120,7 +120,11 @@ type builder struct {
 	loc          []uint8
 	lrows        []int32
 	locW, locY   []int64
-	fh           []int64 // one feature's histogram (rows path), zero between uses
+	// twin is the right child's block when enterPair filled both
+	// children's (the left one's in loc..locY, rows[pairLo:pairHi]).
+	twin           localBlock
+	pairLo, pairHi int
+	fh             []int64 // one feature's histogram (rows path), zero between uses
 	// Gini scans of local blocks (scanLocalGini) count a node's present
 	// classes only: packed says they may (classification by Gini, every
 	// class weight below 2^32); for the node being searched, cstride is
@@ -1742,28 +1746,88 @@ func (b *builder) sortSegment(lo, hi int) {
 func (b *builder) enterLocal(lo, hi int) {
 	m, p, xb := hi-lo, b.p, b.xb
 	b.local, b.lbase, b.lsize = true, lo, m
+	if b.twin.hi > 0 {
+		// enterPair filled this block and its sibling's.
+		if b.twin.lo == lo && b.twin.hi == hi {
+			b.twin.hi = 0
+			b.loc, b.twin.loc = b.twin.loc, b.loc
+			b.lrows, b.twin.lrows = b.twin.lrows, b.lrows
+			b.locW, b.twin.locW = b.twin.locW, b.locW
+			b.locY, b.twin.locY = b.twin.locY, b.locY
+			return
+		}
+		if b.pairLo == lo && b.pairHi == hi {
+			return
+		}
+	}
 	rows := b.rows[lo:hi]
-	for i, r := range rows {
-		b.lrows[i] = int32(i)
-		b.locW[i] = b.rw[r]
-		if b.packed { // see builder.locW
-			b.locW[i] |= int64(b.cls[r])<<56 | 1<<32
-		}
-		if b.cls != nil {
-			b.locY[i] = int64(b.cls[r])
-		} else {
-			b.locY[i] = b.wy[r]
-		}
-	}
-	var konst []uint64
-	if n := len(b.konst); n > 0 {
-		konst = b.konst[n-b.cwords:]
-	}
+	b.localRows(rows, b.lrows, b.locW, b.locY)
+	konst := b.parentKonst()
 	if xb == nil { // only the column-major copy (newBuilder)
 		gatherFromColumns(b.loc[:m*p], b.xc, b.n, rows, p, konst)
 		return
 	}
 	b.sink |= gatherColumns(b.loc[:m*p], xb, rows, p, konst)
+}
+
+// localBlock is a local block's buffers (builder.loc, lrows, locW, locY)
+// and, for one filled ahead by enterPair, the rows it holds (hi 0: none).
+type localBlock struct {
+	loc        []uint8
+	lrows      []int32
+	locW, locY []int64
+	lo, hi     int
+}
+
+// localRows numbers rows 0..m-1 into lrows and copies their weights and
+// classes or weighted targets into locW and locY (see builder.locW).
+func (b *builder) localRows(rows, lrows []int32, locW, locY []int64) {
+	for i, r := range rows {
+		lrows[i] = int32(i)
+		locW[i] = b.rw[r]
+		if b.packed { // see builder.locW
+			locW[i] |= int64(b.cls[r])<<56 | 1<<32
+		}
+		if b.cls != nil {
+			locY[i] = int64(b.cls[r])
+		} else {
+			locY[i] = b.wy[r]
+		}
+	}
+}
+
+// parentKonst is the bitset of the features known to be constant in the
+// node whose child is being entered (nil at the root).
+func (b *builder) parentKonst() []uint64 {
+	if n := len(b.konst); n > 0 {
+		return b.konst[n-b.cwords:]
+	}
+	return nil
+}
+
+// pairs tells whether enterPair may fill both children's local blocks at
+// once: the rows path reading the column-major copy only, where each
+// block's gather reads every column whole.
+func (b *builder) pairs() bool {
+	return b.xb == nil && b.xc != nil && b.localAt > 0 && !b.dense && !b.random
+}
+
+// enterPair fills the local blocks of both children of a node, rows[lo:mid]
+// and rows[mid:hi], in one pass over the columns (each read once rather
+// than once a child), for enterLocal to take when it grows them: the left
+// child's in the builder's block, the right child's in twin.
+func (b *builder) enterPair(lo, mid, hi int) {
+	p := b.p
+	if b.twin.loc == nil {
+		m := len(b.lrows)
+		b.twin = localBlock{loc: make([]uint8, m*p), lrows: make([]int32, m), locW: make([]int64, m), locY: make([]int64, m)}
+	}
+	left, right := b.rows[lo:mid], b.rows[mid:hi]
+	b.localRows(left, b.lrows, b.locW, b.locY)
+	b.localRows(right, b.twin.lrows, b.twin.locW, b.twin.locY)
+	gatherPair(b.loc[:len(left)*p], b.twin.loc[:len(right)*p], b.xc, b.n, left, right, p, b.parentKonst())
+	b.pairLo, b.pairHi = lo, mid
+	b.twin.lo, b.twin.hi = mid, hi
 }
 
 // isLeaf tells whether a node at depth with n rows is a leaf without a split search.
@@ -1854,6 +1918,10 @@ func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, buf int, tot
 		cbuf = 1 - buf
 	}
 	nl, nr := mid-lo, hi-mid
+	if !leaves && !b.local && hist == nil && buf < 0 && b.pairs() && max(nl, nr) <= b.localAt && min(nl, nr) > b.sortAt &&
+		!b.leafNode(depth+1, ltot) && !b.leafNode(depth+1, rtot) {
+		b.enterPair(lo, mid, hi) // both children enter local blocks
+	}
 	var lh, rh []int64
 	if hist != nil && !leaves && max(nl, nr) > b.small {
 		small := b.getHist()

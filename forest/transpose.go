@@ -132,6 +132,27 @@ func gatherFromColumns(dst, xc []uint8, n int, rows []int32, p int, skip []uint6
 	}
 }
 
+// gatherPair is gatherFromColumns for two sets of rows at once (a node's
+// children), into dstA and dstB: each column is read from memory once and
+// its second reader finds it in cache.
+func gatherPair(dstA, dstB, xc []uint8, n int, rowsA, rowsB []int32, p int, skip []uint64) {
+	ma, mb := len(rowsA), len(rowsB)
+	for j := 0; j < p; j++ {
+		if skip != nil && skip[j>>6]&(1<<(j&63)) != 0 {
+			continue
+		}
+		col := xc[j*n : (j+1)*n]
+		d := dstA[j*ma : (j+1)*ma]
+		for i, r := range rowsA {
+			d[i] = col[r]
+		}
+		d = dstB[j*mb : (j+1)*mb]
+		for i, r := range rowsB {
+			d[i] = col[r]
+		}
+	}
+}
+
 // rowCodes gives blocks of rows' codes row-major, from the row-major codes
 // xb or, when the learner kept only those, the column-major copy xc (n
 // rows a feature, p features).
