@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/gotrain/gotrain/data"
 )
 
 // TestBinnerDistinctPathMatchesSort checks the binner's path for features of
@@ -82,5 +84,54 @@ func TestBinnerDistinctPathMatchesSort(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBinColumnSmallIntegers checks the codes binColumn writes, through its
+// table of the integers 0..255, against a count of the edges below each
+// value: integers inside and outside the table, −0, fractions, NaN, with
+// few and many bins.
+func TestBinColumnSmallIntegers(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, bins := range []int{8, 64, 256} {
+		vals := make([]float64, 5000)
+		for i := range vals {
+			switch i % 11 {
+			case 0:
+				vals[i] = math.Copysign(0, -1)
+			case 1:
+				vals[i] = float64(r.IntN(260)) + 0.5
+			case 2:
+				vals[i] = -float64(r.IntN(3))
+			case 3:
+				vals[i] = math.NaN()
+			case 4:
+				vals[i] = float64(256 + r.IntN(40))
+			default:
+				vals[i] = float64(r.IntN(256))
+			}
+		}
+		bn := &Binner{Edges: make([][]float64, 1), keys: make([][]uint64, 1)}
+		var cb columnBinner
+		dst := make([]uint8, len(vals))
+		d := &data.Dataset{Name: "t", Rows: len(vals), Cols: 1}
+		if err := binColumn(d, bn, nil, &cb, 0, vals, nil, bins, dst); err != nil {
+			t.Fatal(err)
+		}
+		e := bn.Edges[0]
+		for i, v := range vals {
+			want := len(e) + 1
+			if !math.IsNaN(v) {
+				want = 0
+				for _, x := range e {
+					if x < v {
+						want++
+					}
+				}
+			}
+			if int(dst[i]) != want {
+				t.Fatalf("%d bins: value %v (row %d): code %d, want %d", bins, v, i, dst[i], want)
+			}
+		}
 	}
 }

@@ -228,10 +228,19 @@ func binColumn(d *data.Dataset, bn *Binner, dict []string, cb *columnBinner, j i
 	bn.Edges[j], bn.keys[j] = e, keys
 	var last float64 = math.NaN()
 	var code uint8
+	// The codes of the integers 0..255 (plus one; 0: not yet searched),
+	// which byte-valued data (images) holds only: a table lookup instead of
+	// a search per value.
+	var small [256]uint16
 	for i, v := range vals {
 		if v != last { // also true for NaN
 			last = v
-			if math.IsNaN(v) {
+			if k := int64(v); float64(k) == v && uint64(k) < uint64(len(small)) { // false for NaN; −0 is 0
+				if small[k] == 0 {
+					small[k] = uint16(numericCode(e, keys, v)) + 1
+				}
+				code = uint8(small[k] - 1)
+			} else if math.IsNaN(v) {
 				code = uint8(len(e) + 1)
 			} else {
 				code = numericCode(e, keys, v)
