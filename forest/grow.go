@@ -781,6 +781,9 @@ func (b *builder) scanPackedGini(j int, h []int64, present *[4]uint64, best *spl
 		case 5:
 			b.scanPacked3(j, h, &real, last, best)
 			return true
+		default:
+			b.scanPackedN(j, h, &real, last, best)
+			return true
 		}
 	}
 	tc, tt, left, lc := b.giniStart(tot, cs)
@@ -855,6 +858,48 @@ func (b *builder) scanPacked2(j int, h []int64, real *[4]uint64, last int, best 
 				best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, c, false
 				left := b.scr.left[:4:4]
 				left[0], left[1], left[2], left[3] = nl, wl, l0, l1
+				b.expandLeft(best.left, left, nil)
+				bestScore = score
+			}
+		}
+	}
+}
+
+// scanPackedN is scanPacked2 for a node of any number of classes: the
+// left side's class weights in a slice, its rows, weight and sums in
+// registers.
+func (b *builder) scanPackedN(j int, h []int64, real *[4]uint64, last int, best *split) {
+	cs := b.cstride
+	tot := b.ctot[:cs:cs]
+	tc, tt, left, lc := b.giniStart(tot, cs)
+	tw := tot[1]
+	bestScore := math.Inf(-1)
+	if best.ok {
+		bestScore = best.score
+	}
+	var nl, wl, s1, s2 int64
+	for k, word := range real {
+		for word != 0 {
+			c := k<<6 | bits.TrailingZeros64(word)
+			word &= word - 1
+			if c == last {
+				return
+			}
+			st := h[c*cs+2 : (c+1)*cs : (c+1)*cs]
+			st = st[:len(lc)]
+			for q, v := range st {
+				nl += v >> 32
+				v &= 1<<32 - 1
+				l := lc[q]
+				s1 += v * (2*l + v)
+				s2 += tc[q] * v
+				lc[q] = l + v
+				wl += v
+			}
+			score := float64(s1)/float64(wl) + float64(tt-2*s2+s1)/float64(tw-wl)
+			if score >= bestScore && better(best, score, j, c, false) {
+				best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, c, false
+				left[0], left[1] = nl, wl
 				b.expandLeft(best.left, left, nil)
 				bestScore = score
 			}
