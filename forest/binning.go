@@ -148,6 +148,22 @@ type columnBinner struct {
 	vals []float64
 	wts  []int64
 	set  distinctSet
+	// codes caches the codes of a column of few distinct values
+	// (binColumn), direct-mapped by the value's bits; an entry is the
+	// current column's when its tag is gen.
+	codes *[1 << codeCacheBits]cachedCode
+	gen   uint32
+}
+
+// codeCacheBits sets the size of columnBinner's code cache: 1,024
+// entries, for columns of at most maxDistinct distinct values.
+const codeCacheBits = 10
+
+// cachedCode is an entry of columnBinner's code cache.
+type cachedCode struct {
+	bits uint64
+	tag  uint32
+	code uint8
 }
 
 // edges returns the bin edges of feature j, whose value in row i is

@@ -87,36 +87,47 @@ func TestBinnerDistinctPathMatchesSort(t *testing.T) {
 	}
 }
 
-// TestBinColumnSmallIntegers checks the codes binColumn writes, through its
-// table of the integers 0..255, against a count of the edges below each
-// value: integers inside and outside the table, −0, fractions, NaN, with
-// few and many bins.
-func TestBinColumnSmallIntegers(t *testing.T) {
+// TestBinColumnCodeCache checks the codes binColumn writes, through its
+// cache of the codes of a column of few distinct values, against a count of
+// the edges below each value: integers, −0, fractions and NaN, with few and
+// many bins, columns one after another through one columnBinner (each
+// column's entries must not serve the next), and a column of too many
+// distinct values for the cache.
+func TestBinColumnCodeCache(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for _, bins := range []int{8, 64, 256} {
-		vals := make([]float64, 5000)
+	var cb columnBinner
+	for _, tc := range []struct {
+		bins  int
+		scale float64
+		many  bool
+	}{{8, 1, false}, {64, 1, false}, {64, 1.0 / 255, false}, {256, 1.0 / 255, false}, {256, 1, true}} {
+		vals := make([]float64, 6000)
 		for i := range vals {
-			switch i % 11 {
-			case 0:
+			switch {
+			case tc.many && i%11 != 3:
+				vals[i] = r.NormFloat64()
+			case i%11 == 0:
 				vals[i] = math.Copysign(0, -1)
-			case 1:
-				vals[i] = float64(r.IntN(260)) + 0.5
-			case 2:
-				vals[i] = -float64(r.IntN(3))
-			case 3:
+			case i%11 == 1:
+				vals[i] = (float64(r.IntN(260)) + 0.5) * tc.scale
+			case i%11 == 2:
+				vals[i] = -float64(r.IntN(3)) * tc.scale
+			case i%11 == 3:
 				vals[i] = math.NaN()
-			case 4:
-				vals[i] = float64(256 + r.IntN(40))
+			case i%11 == 4:
+				vals[i] = float64(256+r.IntN(40)) * tc.scale
 			default:
-				vals[i] = float64(r.IntN(256))
+				vals[i] = float64(r.IntN(256)) * tc.scale
 			}
 		}
 		bn := &Binner{Edges: make([][]float64, 1), keys: make([][]uint64, 1)}
-		var cb columnBinner
 		dst := make([]uint8, len(vals))
 		d := &data.Dataset{Name: "t", Rows: len(vals), Cols: 1}
-		if err := binColumn(d, bn, nil, &cb, 0, vals, nil, bins, dst); err != nil {
+		if err := binColumn(d, bn, nil, &cb, 0, vals, nil, tc.bins, dst); err != nil {
 			t.Fatal(err)
+		}
+		if cb.set.few() == tc.many {
+			t.Fatalf("%+v: few distinct values %v", tc, cb.set.few())
 		}
 		e := bn.Edges[0]
 		for i, v := range vals {
@@ -130,7 +141,7 @@ func TestBinColumnSmallIntegers(t *testing.T) {
 				}
 			}
 			if int(dst[i]) != want {
-				t.Fatalf("%d bins: value %v (row %d): code %d, want %d", bins, v, i, dst[i], want)
+				t.Fatalf("%+v: value %v (row %d): code %d, want %d", tc, v, i, dst[i], want)
 			}
 		}
 	}

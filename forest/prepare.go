@@ -228,21 +228,29 @@ func binColumn(d *data.Dataset, bn *Binner, dict []string, cb *columnBinner, j i
 	bn.Edges[j], bn.keys[j] = e, keys
 	var last float64 = math.NaN()
 	var code uint8
-	// The codes of the integers 0..255 (plus one; 0: not yet searched),
-	// which byte-valued data (images) holds only: a table lookup instead of
-	// a search per value.
-	var small [256]uint16
+	// A column of few distinct values (most rows repeat one: images,
+	// levels) looks its values' codes up in a cache instead of searching
+	// the edges for every row.
+	cache := cb.set.few()
+	if cache && cb.codes == nil {
+		cb.codes = new([1 << codeCacheBits]cachedCode)
+	}
+	cb.gen++
+	tag := cb.gen
 	for i, v := range vals {
 		if v != last { // also true for NaN
 			last = v
-			if k := int64(v); float64(k) == v && uint64(k) < uint64(len(small)) { // false for NaN; −0 is 0
-				if small[k] == 0 {
-					small[k] = uint16(numericCode(e, keys, v)) + 1
-				}
-				code = uint8(small[k] - 1)
-			} else if math.IsNaN(v) {
+			switch {
+			case math.IsNaN(v):
 				code = uint8(len(e) + 1)
-			} else {
+			case cache:
+				bits := math.Float64bits(v)
+				s := &cb.codes[(bits*0x9E3779B97F4A7C15)>>(64-codeCacheBits)]
+				if s.tag != tag || s.bits != bits {
+					s.bits, s.tag, s.code = bits, tag, numericCode(e, keys, v)
+				}
+				code = s.code
+			default:
 				code = numericCode(e, keys, v)
 			}
 		}
