@@ -761,7 +761,9 @@ func unpackEntry(st []int64) {
 }
 
 // scanPackedGini is scanPresentGini on the packed histogram of
-// scanLocalGini, unpacking each code as it goes.
+// scanLocalGini, unpacking each code as it goes. It may clear entries of
+// h as it reads them; present is left holding the codes whose entries the
+// caller must still clear.
 func (b *builder) scanPackedGini(j int, h []int64, present *[4]uint64, best *split) bool {
 	cs, nbj := b.cstride, b.nb[j]
 	real, last, count := lastPresent(present, nbj)
@@ -777,14 +779,18 @@ func (b *builder) scanPackedGini(j int, h []int64, present *[4]uint64, best *spl
 		switch cs {
 		case 4:
 			b.scanPacked2(j, h, &real, last, best)
-			return true
 		case 5:
 			b.scanPacked3(j, h, &real, last, best)
-			return true
 		default:
 			b.scanPackedN(j, h, &real, last, best)
-			return true
 		}
+		// They cleared the entries of every code they read, all but the
+		// highest real one and the missing one.
+		missing := present[nbj>>6] & (1 << (nbj & 63))
+		*present = [4]uint64{}
+		present[last>>6] |= 1 << (last & 63)
+		present[nbj>>6] |= missing
+		return true
 	}
 	tc, tt, left, lc := b.giniStart(tot, cs)
 	var s1, s2 int64 // Σ L², Σ T·L
@@ -826,7 +832,8 @@ func (b *builder) scanPackedGini(j int, h []int64, present *[4]uint64, best *spl
 // scanPacked2 is scanPackedGini's loop for a node of two classes (cstride
 // 4) without missing values, every boundary valid: the left side's class
 // weights and sums in registers instead of slices. The integer sums are
-// the same (exact), and so are the scores.
+// the same (exact), and so are the scores. It clears the entries of each
+// code it reads (the caller clears the rest: scanPackedGini).
 func (b *builder) scanPacked2(j int, h []int64, real *[4]uint64, last int, best *split) {
 	tot := b.ctot[:4:4]
 	t0, t1, tw := tot[2], tot[3], tot[1]
@@ -845,6 +852,7 @@ func (b *builder) scanPacked2(j int, h []int64, real *[4]uint64, last int, best 
 			}
 			st := h[c*4 : c*4+4 : c*4+4]
 			v0, v1 := st[2], st[3]
+			st[0], st[2], st[3] = 0, 0, 0 // the histogram is zero between scans
 			nl += v0>>32 + v1>>32
 			v0 &= 1<<32 - 1
 			v1 &= 1<<32 - 1
@@ -885,9 +893,11 @@ func (b *builder) scanPackedN(j int, h []int64, real *[4]uint64, last int, best 
 			if c == last {
 				return
 			}
+			h[c*cs] = 0 // the histogram is zero between scans
 			st := h[c*cs+2 : (c+1)*cs : (c+1)*cs]
 			st = st[:len(lc)]
 			for q, v := range st {
+				st[q] = 0
 				nl += v >> 32
 				v &= 1<<32 - 1
 				l := lc[q]
@@ -926,6 +936,7 @@ func (b *builder) scanPacked3(j int, h []int64, real *[4]uint64, last int, best 
 			}
 			st := h[c*5 : c*5+5 : c*5+5]
 			v0, v1, v2 := st[2], st[3], st[4]
+			st[0], st[2], st[3], st[4] = 0, 0, 0, 0 // the histogram is zero between scans
 			nl += v0>>32 + v1>>32 + v2>>32
 			v0 &= 1<<32 - 1
 			v1 &= 1<<32 - 1
