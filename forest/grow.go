@@ -371,6 +371,11 @@ func (b *builder) featureOrder(key uint64, konst []uint64) (order []uint64, sort
 	keys = keys[:cand]
 	lo, hi := 0, cand
 	nk := core.NodeFeatureKey(b.seed, b.tree, key)
+	if useAVX512 && cand > 0 {
+		lo = featureKeys(&keys[0], &konst[0], b.p, nk, limit, cand)
+		sortKeys(keys[:lo])
+		return keys, lo, limit
+	}
 	for w, word := range konst {
 		free := ^word
 		if rest := b.p - w<<6; rest < 64 {
@@ -405,9 +410,19 @@ const rankSortMax = 48
 // twenty candidate keys is random, so a comparison sort mispredicts a branch
 // at about every other comparison (the sort was 10 % of a digits fit): up to
 // rankSortMax keys each go straight to their rank, the number of smaller
-// keys, counted without a branch.
+// keys, counted without a branch (with AVX-512, up to 64 keys, eight
+// comparisons an instruction: rankSortKeys).
 func sortKeys(keys []uint64) {
 	n := len(keys)
+	if useAVX512 && n > 0 && n <= 64 {
+		var tmp [64]uint64
+		copy(tmp[:], keys)
+		for i := n; i < (n+7)&^7; i++ {
+			tmp[i] = ^uint64(0)
+		}
+		rankSortKeys(&keys[0], &tmp[0], n)
+		return
+	}
 	if n > rankSortMax {
 		slices.Sort(keys)
 		return

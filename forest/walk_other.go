@@ -21,3 +21,11 @@ func walk48(nodes *cnode, codes *uint8, offs *[16]int32, step int, depth int, ou
 func partitionEnts(dst, src *uint32, n int, mark *uint8, nl int) {
 	panic("forest: partitionEnts without AVX-512")
 }
+
+func rankSortKeys(keys, tmp *uint64, n int) {
+	panic("forest: rankSortKeys without AVX-512")
+}
+
+func featureKeys(keys, konst *uint64, p int, nk, limit uint64, cand int) int {
+	panic("forest: featureKeys without AVX-512")
+}

@@ -1,0 +1,17 @@
+//go:build amd64 && !purego
+
+package forest
+
+// rankSortKeys sorts n distinct keys (0 < n <= 64) into keys, from their
+// copy in tmp padded with ^0 to a multiple of 8 (useAVX512).
+//
+//go:noescape
+func rankSortKeys(keys, tmp *uint64, n int)
+
+// featureKeys computes featureOrder's keys of the features j < p not set
+// in konst (cand of them) at the node whose feature key is nk: those below
+// limit into keys[:lo], the others into keys[lo:cand], in no particular
+// order; it returns lo (useAVX512).
+//
+//go:noescape
+func featureKeys(keys, konst *uint64, p int, nk, limit uint64, cand int) int
