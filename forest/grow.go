@@ -120,6 +120,8 @@ type builder struct {
 	loc          []uint8
 	lrows        []int32
 	locW, locY   []int64
+	codeBuf      []uint8    // scanPackedVector's codes
+	pscan        packedScan // scanPackedVector's state
 	// twin is the right child's block when enterPair filled both
 	// children's (the left one's in loc..locY, rows[pairLo:pairHi]).
 	twin           localBlock
@@ -221,6 +223,7 @@ func newWorker(b *builder) *builder {
 		w.cclass, w.ctot = make([]int, b.d), make([]int64, b.stride)
 	}
 	w.konst = make([]uint64, 0, 64*b.cwords)
+	w.codeBuf = make([]uint8, 0, 256)
 	if b.cat != nil {
 		w.catCodes, w.catStats = make([]uint8, 0, 256), make([]int64, 0, 256*b.stride)
 		w.catPerm, w.catNum, w.catDen, w.sets = make([]uint8, 256), make([]int64, 256), make([]int64, 256), nil
@@ -893,6 +896,10 @@ func (b *builder) scanPacked2(j int, h []int64, real *[4]uint64, last int, best 
 // registers.
 func (b *builder) scanPackedN(j int, h []int64, real *[4]uint64, last int, best *split) {
 	cs := b.cstride
+	if useAVX512 && cs-2 <= 16 {
+		b.scanPackedVector(j, h, real, last, best)
+		return
+	}
 	tot := b.ctot[:cs:cs]
 	tc, tt, left, lc := b.giniStart(tot, cs)
 	tw := tot[1]
@@ -929,6 +936,66 @@ func (b *builder) scanPackedN(j int, h []int64, real *[4]uint64, last int, best 
 				bestScore = score
 			}
 		}
+	}
+}
+
+// packedScan is scanPackedAsm's state (its offsets are the assembly's):
+// the left side's class weights, the node's, the left side's rows, weight,
+// Σ L² and Σ T·L, the node's Σ T² and weight, the best score so far and
+// the score of the code it stopped at.
+type packedScan struct {
+	lc, tc                 [16]int64
+	nl, wl, s1, s2, tt, tw int64
+	best, score            float64
+}
+
+// scanPackedVector is scanPackedN for nodes of at most 16 classes with
+// AVX-512 (scanPackedAsm): the codes present below last are listed, and
+// the assembly runs over them until a score reaches the best, which is
+// settled here as scanPackedN settles it.
+func (b *builder) scanPackedVector(j int, h []int64, real *[4]uint64, last int, best *split) {
+	cs := b.cstride
+	codes := b.codeBuf[:0]
+	for k, word := range real {
+		for word != 0 {
+			c := k<<6 | bits.TrailingZeros64(word)
+			word &= word - 1
+			if c == last {
+				break
+			}
+			codes = append(codes, uint8(c))
+		}
+	}
+	if len(codes) == 0 {
+		return
+	}
+	_ = h[(int(codes[len(codes)-1])+1)*cs-1] // every code's entries are within h
+	s := &b.pscan
+	tot := b.ctot[:cs:cs]
+	*s = packedScan{tw: tot[1]}
+	for q, v := range tot[2:] {
+		s.tc[q] = v
+		s.tt += v * v
+	}
+	bestScore := math.Inf(-1)
+	if best.ok {
+		bestScore = best.score
+	}
+	for i := 0; i < len(codes); {
+		s.best = bestScore
+		k := scanPackedAsm(&h[0], cs, &codes[i], len(codes)-i, s)
+		if i += k; i == len(codes) {
+			return
+		}
+		if c, score := int(codes[i]), s.score; better(best, score, j, c, false) {
+			best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, c, false
+			left := b.scr.left[:cs:cs]
+			left[0], left[1] = s.nl, s.wl
+			copy(left[2:], s.lc[:cs-2])
+			b.expandLeft(best.left, left, nil)
+			bestScore = score
+		}
+		i++
 	}
 }
 

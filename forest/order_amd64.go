@@ -15,3 +15,9 @@ func rankSortKeys(keys, tmp *uint64, n int)
 //
 //go:noescape
 func featureKeys(keys, konst *uint64, p int, nk, limit uint64, cand int) int
+
+// scanPackedAsm is scanPackedN's loop over the codes in assembly (see it);
+// the node has at most 16 classes.
+//
+//go:noescape
+func scanPackedAsm(h *int64, cs int, codes *uint8, n int, s *packedScan) int

@@ -148,3 +148,148 @@ DATA lanes<>+40(SB)/8, $5
 DATA lanes<>+48(SB)/8, $6
 DATA lanes<>+56(SB)/8, $7
 GLOBL lanes<>(SB), RODATA|NOPTR, $64
+
+// func scanPackedAsm(h *int64, cs int, codes *uint8, n int, s *packedScan) int
+//
+// scanPackedN's loop over the codes codes[:n] of a packed histogram (the
+// node's classes, cs-2 <= 16 of them, in two vectors of eight int64): for
+// each code, its entries are read and cleared, its row counts, weights,
+// Σ v·(2L+v) and Σ T·v summed across the classes and added to the left
+// side's totals (all integer, wrapping as Go's int64 does, so the same
+// sums), and the score s1/wl + (tt−2·s2+s1)/(tw−wl) computed by the same
+// float64 operations as the Go loop. It stops after the first code whose
+// score reaches s.best, returning its index with s updated through it
+// (s.score its score), or returns n.
+//
+// packedScan: lc [16]int64 at 0, tc [16]int64 at 128, nl 256, wl 264,
+// s1 272, s2 280, tt 288, tw 296, best 304, score 312.
+TEXT ·scanPackedAsm(SB), NOSPLIT, $0-48
+	MOVQ h+0(FP), DI
+	MOVQ cs+8(FP), CX
+	MOVQ codes+16(FP), SI
+	MOVQ n+24(FP), DX
+	MOVQ s+32(FP), BX
+	// lane masks of the cs-2 classes: K1 lanes 0-7, K2 lanes 8-15
+	MOVQ CX, R12
+	SUBQ $2, CX
+	MOVL $1, AX
+	SHLL CX, AX
+	DECL AX
+	MOVQ R12, CX
+	KMOVW AX, K1
+	SHRL $8, AX
+	KMOVW AX, K2
+	VMOVDQU64 0(BX), Z0
+	VMOVDQU64 64(BX), Z1
+	VMOVDQU64 128(BX), Z2
+	VMOVDQU64 192(BX), Z3
+	MOVQ $0xFFFFFFFF, AX
+	VPBROADCASTQ AX, Z4
+	VPXORQ Z5, Z5, Z5
+	MOVQ 256(BX), R8
+	MOVQ 264(BX), R9
+	MOVQ 272(BX), R10
+	MOVQ 280(BX), R11
+	MOVSD 304(BX), X14
+	XORQ R13, R13
+	SHLQ $3, CX // cs in bytes
+
+ploop:
+	CMPQ R13, DX
+	JGE pdone
+	MOVBQZX (SI)(R13*1), AX
+	IMULQ CX, AX
+	LEAQ (DI)(AX*1), AX
+	MOVQ $0, (AX)
+	VMOVDQU64.Z 16(AX), K1, Z6
+	VMOVDQU64.Z 80(AX), K2, Z7
+	VMOVDQU64 Z5, K1, 16(AX)
+	VMOVDQU64 Z5, K2, 80(AX)
+	VPSRLQ $32, Z6, Z8
+	VPSRLQ $32, Z7, Z9
+	VPADDQ Z9, Z8, Z8
+	VPANDQ Z4, Z6, Z6
+	VPANDQ Z4, Z7, Z7
+	VPADDQ Z0, Z0, Z10
+	VPADDQ Z6, Z10, Z10
+	VPMULLQ Z6, Z10, Z10
+	VPADDQ Z1, Z1, Z11
+	VPADDQ Z7, Z11, Z11
+	VPMULLQ Z7, Z11, Z11
+	VPADDQ Z11, Z10, Z10
+	VPMULLQ Z2, Z6, Z12
+	VPMULLQ Z3, Z7, Z13
+	VPADDQ Z13, Z12, Z12
+	VPADDQ Z6, Z0, Z0
+	VPADDQ Z7, Z1, Z1
+	VPADDQ Z7, Z6, Z6
+	// reduce Z8 (rows), Z6 (weights), Z10 (Σ v(2L+v)), Z12 (Σ T·v)
+	VEXTRACTI64X4 $1, Z8, Y16
+	VPADDQ Y16, Y8, Y8
+	VEXTRACTI64X4 $1, Z6, Y17
+	VPADDQ Y17, Y6, Y6
+	VEXTRACTI64X4 $1, Z10, Y18
+	VPADDQ Y18, Y10, Y10
+	VEXTRACTI64X4 $1, Z12, Y19
+	VPADDQ Y19, Y12, Y12
+	VEXTRACTI32X4 $1, Y8, X16
+	VPADDQ X16, X8, X8
+	VEXTRACTI32X4 $1, Y6, X17
+	VPADDQ X17, X6, X6
+	VEXTRACTI32X4 $1, Y10, X18
+	VPADDQ X18, X10, X10
+	VEXTRACTI32X4 $1, Y12, X19
+	VPADDQ X19, X12, X12
+	VPUNPCKLQDQ X6, X8, X16
+	VPUNPCKHQDQ X6, X8, X17
+	VPADDQ X17, X16, X16
+	VPUNPCKLQDQ X12, X10, X18
+	VPUNPCKHQDQ X12, X10, X19
+	VPADDQ X19, X18, X18
+	VMOVQ X16, AX
+	ADDQ AX, R8
+	VPEXTRQ $1, X16, AX
+	ADDQ AX, R9
+	VMOVQ X18, AX
+	ADDQ AX, R10
+	VPEXTRQ $1, X18, AX
+	ADDQ AX, R11
+	// score = s1/wl + (tt - 2*s2 + s1)/(tw - wl), in X24-X26 (X1-X3
+	// would clobber the vectors Z1-Z3)
+	VXORPD X24, X24, X24
+	VCVTSI2SDQ R10, X24, X24
+	VXORPD X25, X25, X25
+	VCVTSI2SDQ R9, X25, X25
+	VDIVSD X25, X24, X24
+	MOVQ R11, AX
+	ADDQ AX, AX
+	MOVQ 288(BX), R12
+	SUBQ AX, R12
+	ADDQ R10, R12
+	VXORPD X26, X26, X26
+	VCVTSI2SDQ R12, X26, X26
+	MOVQ 296(BX), R12
+	SUBQ R9, R12
+	VXORPD X25, X25, X25
+	VCVTSI2SDQ R12, X25, X25
+	VDIVSD X25, X26, X26
+	VADDSD X26, X24, X24
+	INCQ R13
+	VUCOMISD X14, X24
+	JCS ploop
+	DECQ R13
+	VMOVSD X24, 312(BX)
+	JMP pstore
+
+pdone:
+
+pstore:
+	VMOVDQU64 Z0, 0(BX)
+	VMOVDQU64 Z1, 64(BX)
+	MOVQ R8, 256(BX)
+	MOVQ R9, 264(BX)
+	MOVQ R10, 272(BX)
+	MOVQ R11, 280(BX)
+	MOVQ R13, ret+40(FP)
+	VZEROUPPER
+	RET

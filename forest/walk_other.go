@@ -29,3 +29,7 @@ func rankSortKeys(keys, tmp *uint64, n int) {
 func featureKeys(keys, konst *uint64, p int, nk, limit uint64, cand int) int {
 	panic("forest: featureKeys without AVX-512")
 }
+
+func scanPackedAsm(h *int64, cs int, codes *uint8, n int, s *packedScan) int {
+	panic("forest: scanPackedAsm without AVX-512")
+}

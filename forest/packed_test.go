@@ -1,0 +1,101 @@
+package forest
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestScanPackedAsm checks scanPackedAsm's sums, scores, clearing and stop
+// against a plain loop over the same packed histogram, for every class
+// count up to 16, and that it writes nothing outside the codes it reads.
+func TestScanPackedAsm(t *testing.T) {
+	if !useAVX512 {
+		t.Skip("no AVX-512 kernel on this CPU or build")
+	}
+	r := rand.New(rand.NewPCG(9, 10))
+	for nc := 1; nc <= 16; nc++ {
+		cs := nc + 2
+		const ncode = 40
+		orig := make([]int64, (ncode+2)*cs)
+		for i := range orig {
+			orig[i] = -7 // guard values where no code is
+		}
+		var codes []uint8
+		var tc [16]int64
+		for c := 1; c <= ncode; c++ {
+			if r.IntN(3) == 0 {
+				continue
+			}
+			codes = append(codes, uint8(c))
+			orig[c*cs], orig[c*cs+1] = 1, 0
+			for q := 0; q < nc; q++ {
+				var v int64
+				if r.IntN(2) == 0 || q == int(c)%nc { // every code holds rows
+					rows := int64(1 + r.IntN(50))
+					v = rows<<32 | (rows + int64(r.IntN(20)))
+				}
+				orig[c*cs+2+q] = v
+				tc[q] += v & (1<<32 - 1)
+			}
+		}
+		var tw, tt int64
+		for _, v := range tc {
+			tw += v
+			tt += v * v
+		}
+		tw++ // one more unit of weight on the right: every score finite
+
+		// The reference: sums, scores and the cleared histogram.
+		want := append([]int64(nil), orig...)
+		var lc [16]int64
+		var nl, wl, s1, s2 int64
+		var scores []float64
+		type sums struct{ nl, wl, s1, s2 int64 }
+		var after []sums
+		for _, c := range codes {
+			for q := 0; q < nc; q++ {
+				v := want[int(c)*cs+2+q]
+				nl += v >> 32
+				v &= 1<<32 - 1
+				s1 += v * (2*lc[q] + v)
+				s2 += tc[q] * v
+				lc[q] += v
+				wl += v
+				want[int(c)*cs+2+q] = 0
+			}
+			want[int(c)*cs] = 0
+			scores = append(scores, float64(s1)/float64(wl)+float64(tt-2*s2+s1)/float64(tw-wl))
+			after = append(after, sums{nl, wl, s1, s2})
+		}
+
+		h := append([]int64(nil), orig...)
+		s := packedScan{tc: tc, tw: tw, tt: tt, best: math.Inf(1)}
+		if got := scanPackedAsm(&h[0], cs, &codes[0], len(codes), &s); got != len(codes) {
+			t.Fatalf("nc=%d: stopped at %d of %d codes with best +Inf", nc, got, len(codes))
+		}
+		if s.nl != nl || s.wl != wl || s.s1 != s1 || s.s2 != s2 || s.lc != lc {
+			t.Fatalf("nc=%d: sums %d %d %d %d %v, want %d %d %d %d %v", nc, s.nl, s.wl, s.s1, s.s2, s.lc, nl, wl, s1, s2, lc)
+		}
+		for i := range h {
+			if h[i] != want[i] {
+				t.Fatalf("nc=%d: h[%d] = %d, want %d", nc, i, h[i], want[i])
+			}
+		}
+
+		// With the best at a middle code's score, the scan stops at the
+		// first code whose score reaches it, with that score's bits.
+		m := len(scores) / 2
+		first := 0
+		for scores[first] < scores[m] {
+			first++
+		}
+		h = append(h[:0], orig...)
+		s = packedScan{tc: tc, tw: tw, tt: tt, best: scores[m]}
+		got := scanPackedAsm(&h[0], cs, &codes[0], len(codes), &s)
+		a := after[first]
+		if got != first || math.Float64bits(s.score) != math.Float64bits(scores[first]) || s.nl != a.nl || s.wl != a.wl || s.s1 != a.s1 || s.s2 != a.s2 {
+			t.Fatalf("nc=%d: stopped at %d with score %v, want %d with %v", nc, got, s.score, first, scores[first])
+		}
+	}
+}
