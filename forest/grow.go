@@ -2101,17 +2101,21 @@ func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, buf int, tot
 // (rows itself is no longer used there).
 func (b *builder) partition(lo, hi, buf, j int, set *CategorySet) int {
 	if buf < 0 && b.local {
+		// Stable, so that a node's rows stay in increasing order and its
+		// scans read each column of the block forwards.
 		col, rows := b.loc[j*b.lsize:(j+1)*b.lsize], b.lrows[lo-b.lbase:hi-b.lbase]
-		i, k := 0, len(rows)-1
-		for i <= k {
-			if set.Has(col[rows[i]]) {
-				i++
-			} else {
-				rows[i], rows[k] = rows[k], rows[i]
-				k--
-			}
+		right := b.rtmp[:len(rows)]
+		w, k := 0, 0
+		for _, r := range rows {
+			c := col[r]
+			l := int(set[c>>6] >> (c & 63) & 1)
+			rows[w] = r
+			right[k] = r
+			w += l
+			k += 1 - l
 		}
-		return lo + i
+		copy(rows[w:], right[:k])
+		return lo + w
 	}
 	if buf < 0 && b.xc != nil && (hi-lo > b.localAt || b.xb == nil) {
 		// Stable, so that the children's rows stay in increasing order.
