@@ -1,6 +1,7 @@
 package forest
 
 import (
+	"bytes"
 	"math"
 	"math/bits"
 	"slices"
@@ -120,6 +121,7 @@ type builder struct {
 	loc          []uint8
 	lrows        []int32
 	locW, locY   []int64
+	lkonst       []uint64   // blockConstants of the local block
 	codeBuf      []uint8    // scanPackedVector's codes
 	pscan        packedScan // scanPackedVector's state
 	// twin is the right child's block when enterPair filled both
@@ -207,6 +209,7 @@ func newWorker(b *builder) *builder {
 		w.lrows = make([]int32, m)
 		w.locW = make([]int64, m)
 		w.locY = make([]int64, m)
+		w.lkonst = make([]uint64, b.cwords)
 	}
 	w.scap = min(b.n, max(b.sortAt, 1))
 	for k := range w.sent {
@@ -1892,6 +1895,7 @@ func (b *builder) enterLocal(lo, hi int) {
 			b.lrows, b.twin.lrows = b.twin.lrows, b.lrows
 			b.locW, b.twin.locW = b.twin.locW, b.locW
 			b.locY, b.twin.locY = b.twin.locY, b.locY
+			b.lkonst, b.twin.konst = b.twin.konst, b.lkonst
 			return
 		}
 		if b.pairLo == lo && b.pairHi == hi {
@@ -1903,9 +1907,29 @@ func (b *builder) enterLocal(lo, hi int) {
 	konst := b.parentKonst()
 	if xb == nil { // only the column-major copy (newBuilder)
 		gatherFromColumns(b.loc[:m*p], b.xc, b.n, rows, p, konst)
+	} else {
+		b.sink |= gatherColumns(b.loc[:m*p], xb, rows, p, konst)
+	}
+	blockConstants(b.lkonst, b.loc[:m*p], m, p, konst)
+}
+
+// blockConstants sets in dst the features whose column of the local block
+// loc (m rows a feature) holds one code, skipping those set in skip (not
+// copied into the block).
+func blockConstants(dst []uint64, loc []uint8, m, p int, skip []uint64) {
+	clear(dst)
+	if m < 2 {
 		return
 	}
-	b.sink |= gatherColumns(b.loc[:m*p], xb, rows, p, konst)
+	for j := 0; j < p; j++ {
+		if skip != nil && skip[j>>6]&(1<<(j&63)) != 0 {
+			continue
+		}
+		col := loc[j*m : (j+1)*m]
+		if bytes.Equal(col[1:], col[:m-1]) { // every code equals the next
+			dst[j>>6] |= 1 << (j & 63)
+		}
+	}
 }
 
 // localBlock is a local block's buffers (builder.loc, lrows, locW, locY)
@@ -1914,6 +1938,7 @@ type localBlock struct {
 	loc        []uint8
 	lrows      []int32
 	locW, locY []int64
+	konst      []uint64 // blockConstants of the block
 	lo, hi     int
 }
 
@@ -1958,12 +1983,15 @@ func (b *builder) enterPair(lo, mid, hi int) {
 	p := b.p
 	if b.twin.loc == nil {
 		m := len(b.lrows)
-		b.twin = localBlock{loc: make([]uint8, m*p), lrows: make([]int32, m), locW: make([]int64, m), locY: make([]int64, m)}
+		b.twin = localBlock{loc: make([]uint8, m*p), lrows: make([]int32, m), locW: make([]int64, m), locY: make([]int64, m), konst: make([]uint64, b.cwords)}
 	}
 	left, right := b.rows[lo:mid], b.rows[mid:hi]
 	b.localRows(left, b.lrows, b.locW, b.locY)
 	b.localRows(right, b.twin.lrows, b.twin.locW, b.twin.locY)
-	gatherPair(b.loc[:len(left)*p], b.twin.loc[:len(right)*p], b.xc, b.n, left, right, p, b.parentKonst())
+	konst := b.parentKonst()
+	gatherPair(b.loc[:len(left)*p], b.twin.loc[:len(right)*p], b.xc, b.n, left, right, p, konst)
+	blockConstants(b.lkonst, b.loc[:len(left)*p], len(left), p, konst)
+	blockConstants(b.twin.konst, b.twin.loc[:len(right)*p], len(right), p, konst)
 	b.pairLo, b.pairHi = lo, mid
 	b.twin.lo, b.twin.hi = mid, hi
 }
@@ -2008,8 +2036,10 @@ func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, buf int, tot
 		b.sortSegment(lo, hi)
 		buf = 0
 	}
+	entered := false
 	if hist == nil && buf < 0 && !b.local && hi-lo <= b.localAt {
 		b.enterLocal(lo, hi)
+		entered = true
 		defer func() { b.local = false }()
 	}
 	// This node's known constants start as its parent's (the frame below
@@ -2021,6 +2051,13 @@ func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, buf int, tot
 		b.konst = append(b.konst, b.konst[kmark-b.cwords:kmark]...)
 	}
 	konst := b.konst[kmark : kmark+b.cwords : kmark+b.cwords]
+	if entered {
+		// Features of one code in the whole block: every scan of the
+		// subtree would find them constant.
+		for w, v := range b.lkonst {
+			konst[w] |= v
+		}
+	}
 	sp := b.findSplit(lo, hi, buf, key, hist, tot, konst)
 	if !sp.ok {
 		b.konst = b.konst[:kmark]

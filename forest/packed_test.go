@@ -99,3 +99,40 @@ func TestScanPackedAsm(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockConstants checks blockConstants against a plain comparison of
+// every code with the column's first: columns of one code, and columns
+// differing only at their first or their last row, features skipped.
+func TestBlockConstants(t *testing.T) {
+	const p = 70
+	for _, m := range []int{1, 2, 3, 17, 64, 65} {
+		loc := make([]uint8, m*p)
+		skip := make([]uint64, 2)
+		for j := 0; j < p; j++ {
+			col := loc[j*m : (j+1)*m]
+			for i := range col {
+				col[i] = uint8(j)
+			}
+			switch j % 4 {
+			case 1:
+				col[0]++
+			case 2:
+				col[m-1]++
+			}
+			if j%9 == 0 {
+				skip[j>>6] |= 1 << (j & 63)
+			}
+		}
+		dst := []uint64{^uint64(0), ^uint64(0)}
+		blockConstants(dst, loc, m, p, skip)
+		for j := 0; j < p; j++ {
+			want := skip[j>>6]&(1<<(j&63)) == 0 && m >= 2
+			for _, c := range loc[j*m : (j+1)*m] {
+				want = want && c == loc[j*m]
+			}
+			if got := dst[j>>6]&(1<<(j&63)) != 0; got != want {
+				t.Fatalf("m=%d feature %d: constant %v, want %v", m, j, got, want)
+			}
+		}
+	}
+}
