@@ -195,6 +195,15 @@ type split struct {
 	set         CategorySet // the codes that go left, when feature is categorical
 }
 
+// floor is the score a candidate must reach to be considered against the
+// best so far: its score, or -Inf when there is none yet.
+func (s *split) floor() float64 {
+	if s.ok {
+		return s.score
+	}
+	return math.Inf(-1)
+}
+
 func newWorker(b *builder) *builder {
 	w := *b
 	w.counts = make([]int32, b.n)
@@ -859,10 +868,7 @@ func (b *builder) scanPacked2(j int, h []int64, real *[4]uint64, last int, best 
 	tot := b.ctot[:4:4]
 	t0, t1, tw := tot[2], tot[3], tot[1]
 	tt := t0*t0 + t1*t1
-	bestScore := math.Inf(-1)
-	if best.ok {
-		bestScore = best.score
-	}
+	bestScore := best.floor()
 	var nl, l0, l1, s1, s2 int64
 	for k, word := range real {
 		for word != 0 {
@@ -906,10 +912,7 @@ func (b *builder) scanPackedN(j int, h []int64, real *[4]uint64, last int, best 
 	tot := b.ctot[:cs:cs]
 	tc, tt, left, lc := b.giniStart(tot, cs)
 	tw := tot[1]
-	bestScore := math.Inf(-1)
-	if best.ok {
-		bestScore = best.score
-	}
+	bestScore := best.floor()
 	var nl, wl, s1, s2 int64
 	for k, word := range real {
 		for word != 0 {
@@ -980,10 +983,7 @@ func (b *builder) scanPackedVector(j int, h []int64, real *[4]uint64, last int, 
 		s.tc[q] = v
 		s.tt += v * v
 	}
-	bestScore := math.Inf(-1)
-	if best.ok {
-		bestScore = best.score
-	}
+	bestScore := best.floor()
 	for i := 0; i < len(codes); {
 		s.best = bestScore
 		k := scanPackedAsm(&h[0], cs, &codes[i], len(codes)-i, s)
@@ -1007,10 +1007,7 @@ func (b *builder) scanPacked3(j int, h []int64, real *[4]uint64, last int, best 
 	tot := b.ctot[:5:5]
 	t0, t1, t2, tw := tot[2], tot[3], tot[4], tot[1]
 	tt := t0*t0 + t1*t1 + t2*t2
-	bestScore := math.Inf(-1)
-	if best.ok {
-		bestScore = best.score
-	}
+	bestScore := best.floor()
 	var nl, l0, l1, l2, s1, s2 int64
 	for k, word := range real {
 		for word != 0 {
@@ -1321,10 +1318,7 @@ func (b *builder) scanHist(j int, h, tot []int64, best *split) bool {
 func (b *builder) scanHistRegression(j int, h []int64, first, last int, tot []int64, best *split) {
 	tw, ts := tot[1], tot[2]
 	rec := b.rec[:tw+1]
-	bestScore := math.Inf(-1)
-	if best.ok {
-		bestScore = best.score
-	}
+	bestScore := best.floor()
 	h = h[:last*3]
 	var nl, wl, sl int64
 	for c := first; c < last; c++ {
@@ -1430,10 +1424,7 @@ func (b *builder) scanSortedRegression(j int, ents []uint32, m, tot []int64, bes
 	if m[0] == 0 && b.minLeaf == 1 && b.minW == 0 {
 		// The common case: no missing value and every boundary valid. The
 		// best score stays in a register; better() settles ties.
-		bestScore := math.Inf(-1)
-		if best.ok {
-			bestScore = best.score
-		}
+		bestScore := best.floor()
 		// Each row's score is computed, boundary or not, and the rare
 		// score that reaches the best so far checks whether the next
 		// row's code differs: no branch on the codes themselves, which

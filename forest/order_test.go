@@ -12,9 +12,7 @@ import (
 // TestRankSortKeys checks the AVX-512 rank sort against slices.Sort for
 // every length up to 64, with keys near 0 and near ^0.
 func TestRankSortKeys(t *testing.T) {
-	if !useAVX512 {
-		t.Skip("no AVX-512 kernel on this CPU or build")
-	}
+	needAVX512(t)
 	r := rand.New(rand.NewPCG(5, 6))
 	for n := 1; n <= 64; n++ {
 		for trial := range 20 {
@@ -53,9 +51,7 @@ func TestRankSortKeys(t *testing.T) {
 // limit, for feature counts around the block and word sizes and random
 // known constants.
 func TestFeatureKeys(t *testing.T) {
-	if !useAVX512 {
-		t.Skip("no AVX-512 kernel on this CPU or build")
-	}
+	needAVX512(t)
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, p := range []int{1, 5, 8, 9, 63, 64, 65, 127, 200, 784} {
 		for trial := range 10 {

@@ -10,9 +10,7 @@ import (
 // against a plain loop over the same packed histogram, for every class
 // count up to 16, and that it writes nothing outside the codes it reads.
 func TestScanPackedAsm(t *testing.T) {
-	if !useAVX512 {
-		t.Skip("no AVX-512 kernel on this CPU or build")
-	}
+	needAVX512(t)
 	r := rand.New(rand.NewPCG(9, 10))
 	for nc := 1; nc <= 16; nc++ {
 		cs := nc + 2

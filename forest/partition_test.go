@@ -9,9 +9,7 @@ import (
 // plain stable partition, for every length up to 80 and random marks,
 // and that it writes nothing outside its list.
 func TestPartitionEnts(t *testing.T) {
-	if !useAVX512 {
-		t.Skip("no AVX-512 kernel on this CPU or build")
-	}
+	needAVX512(t)
 	rnd := rand.New(rand.NewPCG(1, 2))
 	for n := 1; n <= 80; n++ {
 		for trial := range 20 {
@@ -66,5 +64,13 @@ func TestPartitionEnts(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// needAVX512 skips a test of an AVX-512 kernel where it does not run.
+func needAVX512(t *testing.T) {
+	t.Helper()
+	if !useAVX512 {
+		t.Skip("no AVX-512 kernel on this CPU or build")
 	}
 }
