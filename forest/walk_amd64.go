@@ -7,9 +7,11 @@ import "github.com/gotrain/gotrain/internal/cpufeat"
 // kernelsBuilt tells whether this build has the assembly kernels.
 const kernelsBuilt = true
 
-// useAVX512 selects the AVX-512 tree walk where the CPU and GOTRAIN_CPU
-// (package internal/cpufeat) allow it: it needs AVX-512 F and DQ
-// (VEXTRACTI32X8). Tests turn it off to compare.
+// useAVX512 selects the AVX-512 kernels where the CPU and GOTRAIN_CPU
+// (package internal/cpufeat) allow them: the tree walk and the learner's
+// partitionEnts, featureKeys, rankSortKeys and scanPackedAsm. They need
+// AVX-512 F and DQ (VEXTRACTI32X8, VPMULLQ). Tests turn it off to
+// compare.
 var useAVX512 = cpufeat.HasAVX512F && cpufeat.HasAVX512DQ
 
 // walk16 walks 16 rows through a compiled tree for at most depth steps with
