@@ -2128,53 +2128,19 @@ func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, buf int, tot
 // moves every feature's list from buffer buf to the other buffer, stably
 // (rows itself is no longer used there).
 func (b *builder) partition(lo, hi, buf, j int, set *CategorySet) int {
-	if buf < 0 && b.local {
-		// Stable, so that a node's rows stay in increasing order and its
-		// scans read each column of the block forwards.
-		col, rows := b.loc[j*b.lsize:(j+1)*b.lsize], b.lrows[lo-b.lbase:hi-b.lbase]
-		right := b.rtmp[:len(rows)]
-		w, k := 0, 0
-		for _, r := range rows {
-			c := col[r]
-			l := int(set[c>>6] >> (c & 63) & 1)
-			rows[w] = r
-			right[k] = r
-			w += l
-			k += 1 - l
-		}
-		copy(rows[w:], right[:k])
-		return lo + w
-	}
-	if buf < 0 && b.xc != nil && (hi-lo > b.localAt || b.xb == nil) {
-		// Stable, so that the children's rows stay in increasing order.
-		col, rows, right := b.xc[j*b.n:(j+1)*b.n], b.rows, b.rtmp[:0]
-		w := lo
-		for _, r := range rows[lo:hi] {
-			if set.Has(col[r]) {
-				rows[w] = r
-				w++
-			} else {
-				right = append(right, r)
-			}
-		}
-		copy(rows[w:hi], right)
-		return w
-	}
 	if buf < 0 {
-		// Stable and without branches on the codes: each row is written
-		// to both sides' next places and only the side it goes to moves.
-		rows, p, xb, right := b.rows[lo:hi], b.p, b.xb[j:], b.rtmp[:hi-lo]
-		w, k := 0, 0
-		for _, r := range rows {
-			c := xb[int(r)*p]
-			l := int(set[c>>6] >> (c & 63) & 1)
-			rows[w] = r
-			right[k] = r
-			w += l
-			k += 1 - l
+		// Stable, so that a node's rows stay in increasing order and its
+		// scans read each column forwards (a local block's, or the
+		// column-major copy's).
+		rows := b.rows[lo:hi]
+		var codes []uint8
+		stride := 1
+		if b.local {
+			codes, rows = b.loc[j*b.lsize:(j+1)*b.lsize], b.lrows[lo-b.lbase:hi-b.lbase]
+		} else {
+			codes, stride = b.feature(j, hi-lo)
 		}
-		copy(rows[w:], right[:k])
-		return lo + w
+		return lo + stablePartition(rows, b.rtmp[:len(rows)], codes, stride, set)
 	}
 	n := hi - lo
 	mark := b.mark
@@ -2203,6 +2169,25 @@ func (b *builder) partition(lo, hi, buf, j int, set *CategorySet) int {
 		}
 	}
 	return lo + nl
+}
+
+// stablePartition moves the rows whose code (codes[r*stride]) is in set
+// first, keeping the order of each side, and returns how many there are;
+// right is scratch of len(rows). Without branches on the codes: each row
+// is written to both sides' next places and only the side it goes to
+// moves.
+func stablePartition(rows, right []int32, codes []uint8, stride int, set *CategorySet) int {
+	w, k := 0, 0
+	for _, r := range rows {
+		c := codes[int(r)*stride]
+		l := int(set[c>>6] >> (c & 63) & 1)
+		rows[w] = r
+		right[k] = r
+		w += l
+		k += 1 - l
+	}
+	copy(rows[w:], right[:k])
+	return w
 }
 
 // subtract sets h -= s.
