@@ -125,10 +125,10 @@ type builder struct {
 	codeBuf      []uint8    // scanPackedVector's codes
 	pscan        packedScan // scanPackedVector's state
 	// twin is the right child's block when enterPair filled both
-	// children's (the left one's in loc..locY, rows[pairLo:pairHi]).
-	twin           localBlock
-	pairLo, pairHi int
-	fh             []int64 // one feature's histogram (rows path), zero between uses
+	// children's (the left one's in loc..locY, rows[pairLo:twin.lo]).
+	twin   localBlock
+	pairLo int
+	fh     []int64 // one feature's histogram (rows path), zero between uses
 	// Gini scans of local blocks (scanLocalGini) count a node's present
 	// classes only: packed says they may (classification by Gini, every
 	// class weight below 2^32); for the node being searched, cstride is
@@ -1889,7 +1889,7 @@ func (b *builder) enterLocal(lo, hi int) {
 			b.lkonst, b.twin.konst = b.twin.konst, b.lkonst
 			return
 		}
-		if b.pairLo == lo && b.pairHi == hi {
+		if b.pairLo == lo && b.twin.lo == hi {
 			return
 		}
 	}
@@ -1983,7 +1983,7 @@ func (b *builder) enterPair(lo, mid, hi int) {
 	gatherPair(b.loc[:len(left)*p], b.twin.loc[:len(right)*p], b.xc, b.n, left, right, p, konst)
 	blockConstants(b.lkonst, b.loc[:len(left)*p], len(left), p, konst)
 	blockConstants(b.twin.konst, b.twin.loc[:len(right)*p], len(right), p, konst)
-	b.pairLo, b.pairHi = lo, mid
+	b.pairLo = lo
 	b.twin.lo, b.twin.hi = mid, hi
 }
 

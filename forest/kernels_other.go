@@ -10,6 +10,10 @@ var useAVX512 = false
 
 var walkPerm [32]int32
 
+// The AVX-512 kernels' stubs below are never called: every call is behind
+// useAVX512, false here. The loops with a plain assembly version on amd64
+// run their Go versions (scanRegFast, histPackedFast).
+
 func walk16(nodes *cnode, codes *uint8, offs *[16]int32, depth int, out *[16]int32, perm *[32]int32) {
 	panic("forest: walk16 without AVX-512")
 }
@@ -32,4 +36,14 @@ func featureKeys(keys, konst *uint64, p int, nk, limit uint64, cand int) int {
 
 func scanPackedAsm(h *int64, cs int, codes *uint8, n int, s *packedScan) int {
 	panic("forest: scanPackedAsm without AVX-512")
+}
+
+// scanRegFast is scanRegRun where no assembly exists.
+func scanRegFast(ents []uint32, i, last int, lw, lwy []int64, rec []float64, ts, tw, wl, sl int64, bestScore float64) (int, int64, int64, float64) {
+	return scanRegRun(ents, i, last, lw, lwy, rec, ts, tw, wl, sl, bestScore)
+}
+
+// histPackedFast is histPacked where no assembly exists.
+func histPackedFast(h []int64, col []uint8, rows []int32, lv []int64, cm *[maxPacked]int, cs int) {
+	histPacked(h, col, rows, lv, cm, cs)
 }
