@@ -120,21 +120,12 @@ func gatherColumns(dst, xb []uint8, rows []int32, p int, skip []uint64) (sink ui
 // skip, its codes of rows (in increasing order, as the stable partition of
 // large nodes leaves them, so each column is read front to back).
 func gatherFromColumns(dst, xc []uint8, n int, rows []int32, p int, skip []uint64) {
-	m := len(rows)
-	for j := 0; j < p; j++ {
-		if skip != nil && skip[j>>6]&(1<<(j&63)) != 0 {
-			continue
-		}
-		col, d := xc[j*n:(j+1)*n], dst[j*m:(j+1)*m]
-		for i, r := range rows {
-			d[i] = col[r]
-		}
-	}
+	gatherPair(dst, nil, xc, n, rows, nil, p, skip)
 }
 
 // gatherPair is gatherFromColumns for two sets of rows at once (a node's
-// children), into dstA and dstB: each column is read from memory once and
-// its second reader finds it in cache.
+// children; rowsB may be empty), into dstA and dstB: each column is read
+// from memory once and its second reader finds it in cache.
 func gatherPair(dstA, dstB, xc []uint8, n int, rowsA, rowsB []int32, p int, skip []uint64) {
 	ma, mb := len(rowsA), len(rowsB)
 	for j := 0; j < p; j++ {
@@ -142,14 +133,16 @@ func gatherPair(dstA, dstB, xc []uint8, n int, rowsA, rowsB []int32, p int, skip
 			continue
 		}
 		col := xc[j*n : (j+1)*n]
-		d := dstA[j*ma : (j+1)*ma]
-		for i, r := range rowsA {
-			d[i] = col[r]
-		}
-		d = dstB[j*mb : (j+1)*mb]
-		for i, r := range rowsB {
-			d[i] = col[r]
-		}
+		gatherRows(dstA[j*ma:(j+1)*ma], col, rowsA)
+		gatherRows(dstB[j*mb:(j+1)*mb], col, rowsB)
+	}
+}
+
+// gatherRows sets d[i] = col[rows[i]].
+func gatherRows(d, col []uint8, rows []int32) {
+	d = d[:len(rows)]
+	for i, r := range rows {
+		d[i] = col[r]
 	}
 }
 
