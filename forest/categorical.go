@@ -74,7 +74,8 @@ func (t *Tree) goesLeft(i int32, c, mc uint8) bool {
 			return t.Sets[k].Has(c)
 		}
 	}
-	return c <= t.Bin[i] || (c == mc && t.MissingLeft[i])
+	k := (t.Left[i] - 1) >> 1
+	return c <= t.bin[k] || (c == mc && t.missingLeft[k])
 }
 
 // isCat reports whether feature j is categorical.

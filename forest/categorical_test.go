@@ -304,7 +304,7 @@ func TestCategoricalUnseenAndMissing(t *testing.T) {
 	// The unseen category follows the heavier side of each split: the
 	// seven categories with target 0 (and their children) outweigh the rest.
 	heavy := 0
-	if 2*tr.Weight[tr.Left[0]] < tr.Weight[0] {
+	if 2*tr.Weight(int(tr.Left[0])) < tr.Weight(0) {
 		heavy = 1
 	}
 	want := v[1]
@@ -434,8 +434,12 @@ func TestCategoricalModelErrors(t *testing.T) {
 		{"unsorted dictionary", func(f *Forest) { f.Binner.Categories[0][0], f.Binner.Categories[0][1] = "c01", "c00" }, "not in increasing order"},
 		{"edges", func(f *Forest) { f.Binner.Edges[0] = f.Binner.Edges[0][1:] }, "bin edges"},
 		{"set missing", func(f *Forest) { f.Trees[0].Sets = nil }, "category sets"},
-		{"threshold", func(f *Forest) { f.Trees[0].Threshold[0] = 1 }, "want 0"},
-		{"missing left", func(f *Forest) { f.Trees[0].MissingLeft[0] = !f.Trees[0].MissingLeft[0] }, "missing_left"},
+		{"missing left", func(f *Forest) {
+			tr := &f.Trees[0]
+			if err := tr.SetSplit(0, int(tr.Feature[0]), tr.Bin(0), !tr.MissingLeft(0), int(tr.Left[0]), tr.Gain(0)); err != nil {
+				t.Fatal(err)
+			}
+		}, "missing_left"},
 		{"index", func(f *Forest) {
 			// Two nodes keep their sets but swap their indices: out of node order.
 			tr := &f.Trees[0]
@@ -448,16 +452,39 @@ func TestCategoricalModelErrors(t *testing.T) {
 			g := *f
 			g.Binner = &Binner{Edges: slices.Clone(f.Binner.Edges), Categories: [][]string{slices.Clone(f.Binner.Categories[0]), nil}}
 			g.Trees = slices.Clone(f.Trees)
-			tr := g.Trees[0]
-			tr.Sets, tr.Category = slices.Clone(tr.Sets), slices.Clone(tr.Category)
-			tr.Threshold, tr.MissingLeft = slices.Clone(tr.Threshold), slices.Clone(tr.MissingLeft)
-			g.Trees[0] = tr
+			g.Trees[0] = wideClone(f.Trees[0]).narrow(g.Binner.Edges)
 			c.mutate(&g)
 			err := g.Save(&bytes.Buffer{})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("Save = %v, want an error with %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestCategoricalThreshold: a categorical split's threshold in a model
+// file must be 0 (a Tree reads none: its set decides).
+func TestCategoricalThreshold(t *testing.T) {
+	f := fitOrFail(t, catData(500, 12, 0, false), Options{Trees: 2, Seed: 1})
+	w := wideClone(f.Trees[0])
+	if w.Category == nil || w.Category[0] < 0 {
+		t.Fatal("the root does not split the categorical feature")
+	}
+	if err := f.checkWide(0, w, maxTreeDepth); err != nil {
+		t.Fatal(err)
+	}
+	w.Threshold[0] = 1
+	var buf bytes.Buffer
+	if err := f.encodeTrees(&buf, func(k int) (*wideTree, error) {
+		if k == 0 {
+			return w, nil
+		}
+		return f.Trees[k].widen()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(&buf); err == nil || !strings.Contains(err.Error(), "tree 0 node 0: categorical split with threshold 1, want 0") {
+		t.Errorf("Load = %v, want an error about the threshold", err)
 	}
 }
 
@@ -583,7 +610,7 @@ func TestCategoricalAbsentCodesFollowHeavierSide(t *testing.T) {
 						continue
 					}
 					set := tr.Sets[tr.Category[i]]
-					heavyLeft := 2*tr.Weight[tr.Left[i]] >= tr.Weight[i]
+					heavyLeft := 2*tr.Weight(int(tr.Left[i])) >= tr.Weight(i)
 					for code := 0; code < 256; code++ {
 						if present[i].Has(uint8(code)) {
 							continue

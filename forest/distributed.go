@@ -78,7 +78,7 @@ func myTrees(trees, rank, size int) []int {
 // indices of its trees and the trees, or the error it met.
 type treeBatch struct {
 	Index []int
-	Trees []Tree
+	Trees []wideTree // as the model file keeps them: gob sends exported fields
 	Err   string
 }
 
@@ -112,7 +112,12 @@ func FitTrees(d *data.Dataset, opt Options, c Comm) (*Forest, *DistStats, error)
 	} else {
 		batch.Index = myTrees(len(f.Trees), rank, size)
 		for _, t := range batch.Index {
-			batch.Trees = append(batch.Trees, f.Trees[t])
+			w, werr := f.Trees[t].widen()
+			if werr != nil {
+				batch.Err = fmt.Sprintf("tree %d: %v", t, werr)
+				break
+			}
+			batch.Trees = append(batch.Trees, *w)
 		}
 		ds.Trees = len(batch.Index)
 	}
@@ -215,7 +220,9 @@ func assembleTrees(f *Forest, pr *prepared, inbag [][]uint64, opt Options, parts
 				return nil, fmt.Errorf("rank %d sent tree %d, want tree %d", r, t, want[i])
 			}
 			if r != 0 {
-				f.Trees[t] = b.Trees[i]
+				if err := f.keepTree(t, &b.Trees[i]); err != nil {
+					return nil, fmt.Errorf("rank %d: %w", r, err)
+				}
 			}
 		}
 	}

@@ -172,13 +172,13 @@ func expected(t *Tree, d int) []float64 {
 		if f >= 0 {
 			continue
 		}
-		w := float64(t.Weight[node])
+		w := float64(t.Weight(node))
 		for q := range e {
 			e[q] += w * t.Value[node*d+q]
 		}
 	}
 	for q := range e {
-		e[q] /= float64(t.Weight[0])
+		e[q] /= float64(t.Weight(0))
 	}
 	return e
 }
@@ -215,8 +215,8 @@ func (f *Forest) SHAP(x []float64, rows int) (*Explanation, error) {
 			e.Expected[q] += v
 		}
 		w := make([]float64, t.NumNodes())
-		for i, v := range t.Weight {
-			w[i] = float64(v)
+		for i := range w {
+			w[i] = float64(t.Weight(i))
 		}
 		weights[k] = w
 		maxDepth = max(maxDepth, t.Depth())

@@ -25,7 +25,7 @@ func bruteCondExp(t *Tree, node int, codes, miss []uint8, set uint, d int) []flo
 	l := int(t.Left[node])
 	if set&(1<<f) != 0 {
 		c := codes[f]
-		left := c <= t.Bin[node] || (c == miss[f] && t.MissingLeft[node])
+		left := c <= t.Bin(node) || (c == miss[f] && t.MissingLeft(node))
 		if t.Category != nil && t.Category[node] >= 0 {
 			left = t.Sets[t.Category[node]][c/64]>>(c%64)&1 == 1
 		}
@@ -35,7 +35,7 @@ func bruteCondExp(t *Tree, node int, codes, miss []uint8, set uint, d int) []flo
 		return bruteCondExp(t, l+1, codes, miss, set, d)
 	}
 	a, b := bruteCondExp(t, l, codes, miss, set, d), bruteCondExp(t, l+1, codes, miss, set, d)
-	wl, wr, w := float64(t.Weight[l]), float64(t.Weight[l+1]), float64(t.Weight[node])
+	wl, wr, w := float64(t.Weight(l)), float64(t.Weight(l+1)), float64(t.Weight(node))
 	out := make([]float64, d)
 	for q := range out {
 		out[q] = (wl*a[q] + wr*b[q]) / w
@@ -332,19 +332,19 @@ func TestSHAPRefusesVeryDeepTrees(t *testing.T) {
 	d := maxSHAPDepth + 1
 	ds := &data.Dataset{Rows: 2, Cols: 1, X: []float64{0, 1}, Y: []float64{0, 1}}
 	f := fitOrFail(t, ds, Options{Trees: 1, NoBootstrap: true})
-	tr := Tree{}
+	n := 2*d + 1
+	tr, err := NewTree(n, 1, f.Binner.Edges)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i < d; i++ {
 		// node 2i splits: left 2i+1 (a leaf), right 2i+2
-		tr.Feature = append(tr.Feature, 0, -1)
-		tr.Left = append(tr.Left, int32(2*i+1), -1)
+		if err := tr.SetSplit(2*i, 0, 0, false, 2*i+1, 0); err != nil {
+			t.Fatal(err)
+		}
 	}
-	tr.Feature, tr.Left = append(tr.Feature, -1), append(tr.Left, -1)
-	n := len(tr.Feature)
-	tr.Bin, tr.MissingLeft = make([]uint8, n), make([]bool, n)
-	tr.Value, tr.Samples, tr.Weight = make([]float64, n), make([]int32, n), make([]int64, n)
-	tr.Threshold, tr.Gain = make([]float64, n), make([]float64, n)
-	for i := range tr.Weight {
-		tr.Weight[i], tr.Samples[i] = 1, 1
+	for i := range n {
+		tr.SetCounts(i, 1, 1)
 	}
 	f.Trees = []Tree{tr}
 	if got := tr.Depth(); got != d {

@@ -87,8 +87,8 @@ func TestExactSplits(t *testing.T) {
 			if tr.NumNodes() != 3 {
 				t.Fatalf("want a stump of 3 nodes, got %d: %+v", tr.NumNodes(), tr)
 			}
-			if tr.Feature[0] != tt.feature || tr.Threshold[0] != tt.threshold || tr.MissingLeft[0] != tt.missingLeft {
-				t.Errorf("split feature %d threshold %v missingLeft %v, want %d %v %v", tr.Feature[0], tr.Threshold[0], tr.MissingLeft[0], tt.feature, tt.threshold, tt.missingLeft)
+			if tr.Feature[0] != tt.feature || tr.Threshold(0) != tt.threshold || tr.MissingLeft(0) != tt.missingLeft {
+				t.Errorf("split feature %d threshold %v missingLeft %v, want %d %v %v", tr.Feature[0], tr.Threshold(0), tr.MissingLeft(0), tt.feature, tt.threshold, tt.missingLeft)
 			}
 			d := len(tt.left)
 			l, r := tr.Left[0], tr.Left[0]+1

@@ -72,6 +72,7 @@ type builder struct {
 	sortAt       int  // nodes with at most this many rows (and no histogram) use the sorted path
 	seed         uint64
 	edges        [][]float64
+	queue        []int32   // emit's breadth-first queue, kept between trees
 	prep         *prepared // node values (LeafValue), shared with the graph learner
 	maxDepth     int
 	minLeaf      int
@@ -2202,32 +2203,17 @@ func subtract(h, s []int64) {
 func (b *builder) emit(tr *Tree) {
 	nn := len(b.nodes)
 	d := b.stride - 2
-	*tr = Tree{
-		Feature:     make([]int32, nn),
-		Bin:         make([]uint8, nn),
-		Threshold:   make([]float64, nn),
-		MissingLeft: make([]bool, nn),
-		Left:        make([]int32, nn),
-		Value:       make([]float64, nn*d),
-		Samples:     make([]int32, nn),
-		Weight:      make([]int64, nn),
-		Gain:        make([]float64, nn),
-	}
-	queue := make([]int32, 1, nn)
+	*tr = newTree(nn, d, b.edges)
+	queue := append(b.queue[:0], 0)
+	defer func() { b.queue = queue[:0] }()
 	for out := 0; out < len(queue); out++ {
 		src := b.nodes[queue[out]]
-		tr.Feature[out] = src.feature
-		tr.Samples[out] = src.n
-		tr.Weight[out] = src.w
+		tr.SetCounts(out, src.n, src.w)
 		copy(tr.Value[out*d:(out+1)*d], b.values[int(queue[out])*d:int(queue[out]+1)*d])
 		if src.feature < 0 {
-			tr.Left[out] = -1
 			continue
 		}
-		tr.Bin[out] = src.bin
-		if src.set < 0 {
-			tr.Threshold[out] = b.edges[src.feature][src.bin]
-		} else {
+		if src.set >= 0 {
 			if tr.Category == nil {
 				tr.Category = make([]int32, nn)
 				for i := range tr.Category {
@@ -2244,9 +2230,7 @@ func (b *builder) emit(tr *Tree) {
 			tr.Category[out] = int32(len(tr.Sets))
 			tr.Sets = append(tr.Sets, b.sets[src.set])
 		}
-		tr.MissingLeft[out] = src.missingLeft
-		tr.Gain[out] = src.gain
-		tr.Left[out] = int32(len(queue))
+		tr.setSplit(out, src.feature, src.bin, src.missingLeft, int32(len(queue)), src.gain)
 		queue = append(queue, src.left, src.right)
 	}
 }

@@ -21,8 +21,8 @@ func (f *Forest) ImpurityImportance() []float64 {
 		var total float64
 		for i, j := range tr.Feature {
 			if j >= 0 {
-				per[j] += tr.Gain[i]
-				total += tr.Gain[i]
+				per[j] += tr.Gain(i)
+				total += tr.Gain(i)
 			}
 		}
 		if total <= 0 {

@@ -190,9 +190,6 @@ func (f *Forest) checkSave() error {
 	if err := f.validateMeta(len(f.Trees)); err != nil {
 		return fmt.Errorf("forest: cannot save model: %w", err)
 	}
-	if err := f.validateLeafSamples(); err != nil {
-		return fmt.Errorf("forest: cannot save model: %w", err)
-	}
 	var total int64
 	for t := range f.Trees {
 		if err := f.validateTree(t); err != nil {
@@ -202,6 +199,9 @@ func (f *Forest) checkSave() error {
 		if total > maxTreeBytes {
 			return fmt.Errorf("forest: cannot save model: %w", invalid("the trees exceed %d bytes", int64(maxTreeBytes)))
 		}
+	}
+	if err := f.validateLeafSamples(); err != nil {
+		return fmt.Errorf("forest: cannot save model: %w", err)
 	}
 	if math.IsNaN(f.Options.MaxSamples) || math.IsInf(f.Options.MaxSamples, 0) {
 		return fmt.Errorf("forest: cannot save model: %w", invalid("max samples %v is not finite", f.Options.MaxSamples))
@@ -342,6 +342,17 @@ func putBool(b []byte, x bool) {
 
 // encode writes f to w without checking it.
 func (f *Forest) encode(w io.Writer) error {
+	return f.encodeTrees(w, func(t int) (*wideTree, error) {
+		tr, err := f.Trees[t].widen()
+		if err != nil {
+			return nil, invalid("tree %d: %v", t, err)
+		}
+		return tr, nil
+	})
+}
+
+// encodeTrees writes f to w with tree t as tree(t) gives it.
+func (f *Forest) encodeTrees(w io.Writer, tree func(t int) (*wideTree, error)) error {
 	h := f.header()
 	hdr, err := json.Marshal(h)
 	if err != nil {
@@ -358,7 +369,10 @@ func (f *Forest) encode(w io.Writer) error {
 	e.write(prefix)
 	e.write(hdr)
 	for t := range f.Trees {
-		tr := &f.Trees[t]
+		tr, err := tree(t)
+		if err != nil {
+			return err
+		}
 		writeArray(e, tr.Feature, 4, putInt32)
 		writeArray(e, tr.Left, 4, putInt32)
 		writeArray(e, tr.Bin, 1, putUint8)
@@ -631,11 +645,17 @@ func decode(r io.Reader, size int64) (*Forest, error) {
 	} else {
 		f.Trees = make([]Tree, 0, min(len(h.NodeCounts), 1024))
 	}
-	var missing [][]uint8 // missing_left bytes, checked after the checksum
+	// Each tree is read as the file keeps it, checked and kept as a Tree;
+	// the first fault is reported after the checksum (a damaged file is
+	// reported as damaged). The trees of a forest with categorical features
+	// are checked once their category sets, which follow the trees, are read.
+	var fault error
+	var wides []*wideTree
+	cat := h.CategorySets != nil || f.Binner.HasCategorical()
 	for t, n64 := range h.NodeCounts {
 		n := int(n64)
 		d.tree = t
-		var tr Tree
+		tr := new(wideTree)
 		if tr.Feature, err = readArray(d, n, 4, getInt32, "feature"); err != nil {
 			return nil, err
 		}
@@ -649,7 +669,14 @@ func decode(r io.Reader, size int64) (*Forest, error) {
 		if err != nil {
 			return nil, err
 		}
-		missing = append(missing, ml)
+		tr.MissingLeft = make([]bool, n)
+		for i, b := range ml {
+			if b > 1 && fault == nil {
+				fault = invalid("tree %d node %d: missing_left byte is %d, want 0 or 1", t, i, b)
+			}
+			tr.MissingLeft[i] = b == 1
+		}
+		ml = nil
 		if tr.Threshold, err = readArray(d, n, 8, getFloat64, "threshold"); err != nil {
 			return nil, err
 		}
@@ -665,7 +692,13 @@ func decode(r io.Reader, size int64) (*Forest, error) {
 		if tr.Gain, err = readArray(d, n, 8, getFloat64, "gain"); err != nil {
 			return nil, err
 		}
-		f.Trees = append(f.Trees, tr)
+		f.Trees = append(f.Trees, Tree{})
+		switch {
+		case cat:
+			wides = append(wides, tr)
+		case fault == nil:
+			fault = f.keepTree(t, tr)
+		}
 	}
 	for t, k := range h.CategorySets {
 		d.tree = t
@@ -673,14 +706,14 @@ func decode(r io.Reader, size int64) (*Forest, error) {
 		if err != nil {
 			return nil, err
 		}
-		tr := &f.Trees[t]
+		tr := wides[t]
 		if k > 0 {
 			tr.Sets = make([]CategorySet, k)
 			for i := range tr.Sets {
 				copy(tr.Sets[i][:], words[4*i:])
 			}
 		}
-		tr.Category = f.categoryIndex(tr)
+		tr.Category = f.categoryIndex(tr.Feature)
 	}
 	if ls := h.LeafSamples; ls != nil {
 		d.tree = -1
@@ -709,21 +742,14 @@ func decode(r io.Reader, size int64) (*Forest, error) {
 	if got := binary.LittleEndian.Uint32(tail[:]); got != sum {
 		return nil, invalid("checksum mismatch: the file says %08x, its content gives %08x (the file is damaged)", got, sum)
 	}
-	for t, ml := range missing {
-		tr := &f.Trees[t]
-		tr.MissingLeft = make([]bool, len(ml))
-		for i, b := range ml {
-			if b > 1 {
-				return nil, invalid("tree %d node %d: missing_left byte is %d, want 0 or 1", t, i, b)
-			}
-			tr.MissingLeft[i] = b == 1
-		}
-		missing[t] = nil
+	if fault != nil {
+		return nil, fault
 	}
-	for t := range f.Trees {
-		if err := f.validateTree(t); err != nil {
+	for t, tr := range wides {
+		if err := f.keepTree(t, tr); err != nil {
 			return nil, err
 		}
+		wides[t] = nil
 	}
 	if err := f.validateLeafSamples(); err != nil {
 		return nil, err
@@ -884,13 +910,92 @@ func (f *Forest) validateMeta(nt int) error {
 	return nil
 }
 
+// wideTree is a tree as the model file keeps it: every field an array of
+// one entry a node (Tree keeps a split's fields per split and reads the
+// thresholds from the edges). LoadModel reads and checks this form before
+// it keeps a tree; Save writes it.
+type wideTree struct {
+	Feature     []int32
+	Bin         []uint8
+	Threshold   []float64
+	MissingLeft []bool
+	Left        []int32
+	Value       []float64
+	Samples     []int32
+	Weight      []int64
+	Gain        []float64
+	Category    []int32
+	Sets        []CategorySet
+}
+
+// widen returns t as the model file keeps it. It fails only when t's
+// arrays do not fit together (a Tree not made by NewTree); what checkWide
+// checks it leaves to checkWide (a split's threshold is Tree.Threshold).
+func (t *Tree) widen() (*wideTree, error) {
+	if err := t.Check(); err != nil {
+		return nil, err
+	}
+	n := len(t.Feature)
+	w := &wideTree{Feature: t.Feature, Left: t.Left, Value: t.Value, Samples: t.samples, Category: t.Category, Sets: t.Sets,
+		Bin: make([]uint8, n), Threshold: make([]float64, n), MissingLeft: make([]bool, n), Weight: make([]int64, n), Gain: make([]float64, n)}
+	for i := range n {
+		w.Weight[i] = t.Weight(i)
+		l := t.Left[i]
+		if l < 0 {
+			continue
+		}
+		k := int(l-1) >> 1
+		w.Bin[i], w.MissingLeft[i], w.Gain[i] = t.bin[k], t.missingLeft[k], t.gain[k]
+		if t.Feature[i] >= 0 {
+			w.Threshold[i] = t.Threshold(i)
+		}
+	}
+	return w, nil
+}
+
+// narrow returns w, which checkWide accepted, as a Tree whose thresholds
+// are read from edges. It keeps w's per-node arrays.
+func (w *wideTree) narrow(edges [][]float64) Tree {
+	n := len(w.Feature)
+	s := (n - 1) / 2
+	t := Tree{Feature: w.Feature, Left: w.Left, Value: w.Value, Category: w.Category, Sets: w.Sets,
+		bin: make([]uint8, s), missingLeft: make([]bool, s), gain: make([]float64, s),
+		samples: w.Samples, weight: make([]uint32, n), edges: edges}
+	for i, l := range w.Left {
+		t.SetCounts(i, w.Samples[i], w.Weight[i])
+		if l >= 0 {
+			k := (l - 1) >> 1
+			t.bin[k], t.missingLeft[k], t.gain[k] = w.Bin[i], w.MissingLeft[i], w.Gain[i]
+		}
+	}
+	return t
+}
+
 // validateTree checks tree t's structure against the rest of the forest,
 // which validateMeta accepted.
 func (f *Forest) validateTree(t int) error { return f.checkTree(t, maxTreeDepth) }
 
 // checkTree is validateTree with a given depth limit.
 func (f *Forest) checkTree(t, maxDepth int) error {
-	tr := &f.Trees[t]
+	tr, err := f.Trees[t].widen()
+	if err != nil {
+		return invalid("tree %d: %v", t, err)
+	}
+	return f.checkWide(t, tr, maxDepth)
+}
+
+// keepTree checks tree t as the file keeps it and keeps it in f.Trees[t].
+func (f *Forest) keepTree(t int, tr *wideTree) error {
+	if err := f.checkWide(t, tr, maxTreeDepth); err != nil {
+		return err
+	}
+	f.Trees[t] = tr.narrow(f.Binner.Edges)
+	return nil
+}
+
+// checkWide checks tree t, as the model file keeps it, against the rest of
+// the forest.
+func (f *Forest) checkWide(t int, tr *wideTree, maxDepth int) error {
 	n, d := len(tr.Feature), f.Outputs()
 	if n < 1 || n > maxTreeNodes {
 		return invalid("tree %d: %d nodes, want 1..%d", t, n, maxTreeNodes)
@@ -928,11 +1033,15 @@ func (f *Forest) checkTree(t, maxDepth int) error {
 		feat, l := tr.Feature[i], tr.Left[i]
 		switch {
 		case feat == -1:
-			if l != -1 {
+			switch {
+			case l != -1:
 				return invalid("tree %d node %d: leaf with left child %d, want -1", t, i, l)
-			}
-			if !finite(tr.Threshold[i]) {
-				return invalid("tree %d node %d: threshold %v is not finite", t, i, tr.Threshold[i])
+			case math.Float64bits(tr.Threshold[i]) != 0:
+				return invalid("tree %d node %d: leaf with threshold %v, want 0", t, i, tr.Threshold[i])
+			case tr.Bin[i] != 0 || tr.MissingLeft[i]:
+				return invalid("tree %d node %d: leaf with bin %d and missing_left %v, want 0 and false", t, i, tr.Bin[i], tr.MissingLeft[i])
+			case math.Float64bits(tr.Gain[i]) != 0:
+				return invalid("tree %d node %d: leaf with gain %v, want 0", t, i, tr.Gain[i])
 			}
 		case feat < -1 || int(feat) >= f.NumFeatures:
 			return invalid("tree %d node %d: feature %d out of range [0,%d)", t, i, feat, f.NumFeatures)
@@ -947,7 +1056,7 @@ func (f *Forest) checkTree(t, maxDepth int) error {
 			}
 			next += 2
 			if f.Binner.IsCategorical(int(feat)) {
-				if err := f.checkCategorySplit(t, i); err != nil {
+				if err := f.checkCategorySplit(t, i, tr); err != nil {
 					return err
 				}
 				break
@@ -978,7 +1087,7 @@ func (f *Forest) checkTree(t, maxDepth int) error {
 	if next != n {
 		return invalid("tree %d: %d nodes but the splits have children 1..%d", t, n, next-1)
 	}
-	want := f.categoryIndex(tr)
+	want := f.categoryIndex(tr.Feature)
 	switch {
 	case want == nil && (tr.Category != nil || len(tr.Sets) > 0):
 		return invalid("tree %d: %d category sets but no categorical split", t, len(tr.Sets))
@@ -993,15 +1102,15 @@ func (f *Forest) checkTree(t, maxDepth int) error {
 // categoryIndex returns what tr.Category must be: the number, in node
 // order, of each node that splits a categorical feature, -1 for the other
 // nodes; nil when there is no such node.
-func (f *Forest) categoryIndex(tr *Tree) []int32 {
+func (f *Forest) categoryIndex(feature []int32) []int32 {
 	var idx []int32
 	k := int32(0)
-	for i, feat := range tr.Feature {
+	for i, feat := range feature {
 		if feat < 0 || !f.Binner.IsCategorical(int(feat)) {
 			continue
 		}
 		if idx == nil {
-			idx = make([]int32, len(tr.Feature))
+			idx = make([]int32, len(feature))
 			for q := range idx {
 				idx[q] = -1
 			}
@@ -1015,8 +1124,7 @@ func (f *Forest) categoryIndex(tr *Tree) []int32 {
 // checkCategorySplit checks node i of tree t, a split of a categorical
 // feature: Bin 0, Threshold 0, and MissingLeft telling whether its set
 // (when it has one) holds the missing code.
-func (f *Forest) checkCategorySplit(t, i int) error {
-	tr := &f.Trees[t]
+func (f *Forest) checkCategorySplit(t, i int, tr *wideTree) error {
 	switch {
 	case tr.Bin[i] != 0:
 		return invalid("tree %d node %d: categorical split with bin %d, want 0", t, i, tr.Bin[i])
@@ -1062,7 +1170,7 @@ func (f *Forest) validateLeafSamples() error {
 			if feat >= 0 {
 				continue
 			}
-			m := int(tr.Samples[i])
+			m := int(tr.Samples(i))
 			if m > len(rows)-k {
 				return invalid("tree %d leaf %d: %d samples, but %d leaf sample rows are left", t, i, m, len(rows)-k)
 			}
@@ -1076,13 +1184,13 @@ func (f *Forest) validateLeafSamples() error {
 				case counts[q] < 1:
 					return invalid("tree %d leaf %d: leaf sample weight %d, want >= 1", t, i, counts[q])
 				}
-				if counts[q] > tr.Weight[i]-w { // no overflow: 0 <= w <= Weight
-					return invalid("tree %d leaf %d: leaf sample weights exceed the leaf's weight %d", t, i, tr.Weight[i])
+				if counts[q] > tr.Weight(i)-w { // no overflow: 0 <= w <= Weight
+					return invalid("tree %d leaf %d: leaf sample weights exceed the leaf's weight %d", t, i, tr.Weight(i))
 				}
 				w += counts[q]
 			}
-			if w != tr.Weight[i] {
-				return invalid("tree %d leaf %d: leaf sample weights sum to %d, the leaf's weight is %d", t, i, w, tr.Weight[i])
+			if w != tr.Weight(i) {
+				return invalid("tree %d leaf %d: leaf sample weights sum to %d, the leaf's weight is %d", t, i, w, tr.Weight(i))
 			}
 			k += m
 		}

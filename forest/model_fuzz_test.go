@@ -126,13 +126,13 @@ func FuzzModelTrees(f *testing.F) {
 		var counts []int64
 		for i, feat := range tr.Feature {
 			if feat < 0 {
-				for k := int32(0); k < tr.Samples[i]; k++ {
+				for k := int32(0); k < tr.Samples(i); k++ {
 					rows, counts = append(rows, k), append(counts, 1)
 					if int(k) >= len(ls.Y) {
 						ls.Y = append(ls.Y, float64(k))
 					}
 				}
-				counts[len(counts)-1] += tr.Weight[i] - int64(tr.Samples[i])
+				counts[len(counts)-1] += tr.Weight(i) - int64(tr.Samples(i))
 			}
 		}
 		ls.Rows, ls.Weights = append(ls.Rows, rows), append(ls.Weights, counts)

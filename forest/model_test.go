@@ -658,18 +658,29 @@ func cloneForest(f *Forest) *Forest {
 		g.Binner.Edges[j] = slices.Clone(e)
 	}
 	g.Trees = make([]Tree, len(f.Trees))
-	for t, tr := range f.Trees {
-		g.Trees[t] = Tree{
-			Feature: slices.Clone(tr.Feature), Bin: slices.Clone(tr.Bin), Threshold: slices.Clone(tr.Threshold),
-			MissingLeft: slices.Clone(tr.MissingLeft), Left: slices.Clone(tr.Left), Value: slices.Clone(tr.Value),
-			Samples: slices.Clone(tr.Samples), Weight: slices.Clone(tr.Weight), Gain: slices.Clone(tr.Gain),
-		}
+	for t := range f.Trees {
+		w := wideClone(f.Trees[t])
+		g.Trees[t] = w.narrow(g.Binner.Edges)
 	}
 	return &g
 }
 
+// wideClone returns tr as the model file keeps it, sharing nothing with tr.
+func wideClone(tr Tree) *wideTree {
+	w, err := tr.widen()
+	if err != nil {
+		panic(err)
+	}
+	return &wideTree{
+		Feature: slices.Clone(w.Feature), Bin: slices.Clone(w.Bin), Threshold: slices.Clone(w.Threshold),
+		MissingLeft: slices.Clone(w.MissingLeft), Left: slices.Clone(w.Left), Value: slices.Clone(w.Value),
+		Samples: slices.Clone(w.Samples), Weight: slices.Clone(w.Weight), Gain: slices.Clone(w.Gain),
+		Category: slices.Clone(w.Category), Sets: slices.Clone(w.Sets),
+	}
+}
+
 // firstNode returns the first node of tr that is a leaf (leaf true) or a split.
-func firstNode(tb testing.TB, tr *Tree, leaf bool, after int) int {
+func firstNode(tb testing.TB, tr *wideTree, leaf bool, after int) int {
 	for i := after; i < len(tr.Feature); i++ {
 		if (tr.Feature[i] < 0) == leaf {
 			return i
@@ -685,7 +696,7 @@ func TestLoadInvalidTree(t *testing.T) {
 	if base.Trees[1].NumNodes() < 7 {
 		t.Fatalf("tree 1 has %d nodes, want at least 7", base.Trees[1].NumNodes())
 	}
-	appendNode := func(tr *Tree, d int) {
+	appendNode := func(tr *wideTree, d int) {
 		tr.Feature = append(tr.Feature, -1)
 		tr.Bin = append(tr.Bin, 0)
 		tr.Threshold = append(tr.Threshold, 0)
@@ -698,59 +709,67 @@ func TestLoadInvalidTree(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		edit func(f *Forest, tr *Tree)
+		edit func(f *Forest, tr *wideTree)
 		want string
 	}{
-		{"child out of range", func(f *Forest, tr *Tree) { tr.Left[0] = int32(tr.NumNodes() - 1) }, "tree 1 node 0: children"},
-		{"child far out of range", func(f *Forest, tr *Tree) { tr.Left[0] = math.MaxInt32 }, "tree 1 node 0: children"},
-		{"self loop", func(f *Forest, tr *Tree) {
+		{"child out of range", func(f *Forest, tr *wideTree) { tr.Left[0] = int32(len(tr.Feature) - 1) }, "tree 1 node 0: children"},
+		{"child far out of range", func(f *Forest, tr *wideTree) { tr.Left[0] = math.MaxInt32 }, "tree 1 node 0: children"},
+		{"self loop", func(f *Forest, tr *wideTree) {
 			i := firstNode(t, tr, false, 1)
 			tr.Left[i] = int32(i)
 		}, "does not come after its parent"},
-		{"cycle to root", func(f *Forest, tr *Tree) {
+		{"cycle to root", func(f *Forest, tr *wideTree) {
 			i := firstNode(t, tr, false, 1)
 			tr.Left[i] = 0
 		}, "does not come after its parent"},
-		{"negative child", func(f *Forest, tr *Tree) { tr.Left[0] = -1 }, "tree 1 node 0: left child -1 does not come after"},
-		{"out of order", func(f *Forest, tr *Tree) { tr.Left[0] = 3 }, "tree 1 node 0: left child is 3, want 1"},
-		{"shared child", func(f *Forest, tr *Tree) {
+		{"negative child", func(f *Forest, tr *wideTree) { tr.Left[0] = -1 }, "tree 1 node 0: left child -1 does not come after"},
+		{"out of order", func(f *Forest, tr *wideTree) { tr.Left[0] = 3 }, "tree 1 node 0: left child is 3, want 1"},
+		{"shared child", func(f *Forest, tr *wideTree) {
 			i := firstNode(t, tr, false, 1)
 			tr.Left[i] = tr.Left[0]
 		}, "tree 1 node"},
-		{"leaf with child", func(f *Forest, tr *Tree) {
+		{"leaf with child", func(f *Forest, tr *wideTree) {
 			i := firstNode(t, tr, true, 0)
-			tr.Left[i] = int32(tr.NumNodes() - 2)
+			tr.Left[i] = int32(len(tr.Feature) - 2)
 		}, "leaf with left child"},
-		{"orphan node", func(f *Forest, tr *Tree) { appendNode(tr, f.Outputs()) }, "tree 1: "},
-		{"missing children", func(f *Forest, tr *Tree) {
-			n := tr.NumNodes() - 1
+		{"orphan node", func(f *Forest, tr *wideTree) { appendNode(tr, f.Outputs()) }, "tree 1: "},
+		{"missing children", func(f *Forest, tr *wideTree) {
+			n := len(tr.Feature) - 1
 			tr.Feature, tr.Bin, tr.Threshold, tr.MissingLeft = tr.Feature[:n], tr.Bin[:n], tr.Threshold[:n], tr.MissingLeft[:n]
 			tr.Left, tr.Samples, tr.Weight, tr.Gain = tr.Left[:n], tr.Samples[:n], tr.Weight[:n], tr.Gain[:n]
 			tr.Value = tr.Value[:n*f.Outputs()]
 		}, "out of range"},
-		{"feature too big", func(f *Forest, tr *Tree) { tr.Feature[0] = int32(f.NumFeatures) }, "tree 1 node 0: feature 4 out of range"},
-		{"feature -2", func(f *Forest, tr *Tree) { tr.Feature[0] = -2 }, "tree 1 node 0: feature -2 out of range"},
-		{"split becomes leaf", func(f *Forest, tr *Tree) { tr.Feature[0] = -1 }, "tree 1 node 0: leaf with left child 1"},
-		{"bin out of range", func(f *Forest, tr *Tree) {
+		{"feature too big", func(f *Forest, tr *wideTree) { tr.Feature[0] = int32(f.NumFeatures) }, "tree 1 node 0: feature 4 out of range"},
+		{"feature -2", func(f *Forest, tr *wideTree) { tr.Feature[0] = -2 }, "tree 1 node 0: feature -2 out of range"},
+		{"split becomes leaf", func(f *Forest, tr *wideTree) { tr.Feature[0] = -1 }, "tree 1 node 0: leaf with left child 1"},
+		{"bin out of range", func(f *Forest, tr *wideTree) {
 			tr.Bin[0] = uint8(len(f.Binner.Edges[tr.Feature[0]]))
 		}, "tree 1 node 0: split bin"},
-		{"bin 255", func(f *Forest, tr *Tree) { tr.Bin[0] = 255 }, "tree 1 node 0: split bin 255"},
-		{"split on edgeless feature", func(f *Forest, tr *Tree) { tr.Feature[0], tr.Bin[0] = 2, 0 }, "feature 2 has 0 bin edges"},
-		{"split on all-missing feature", func(f *Forest, tr *Tree) { tr.Feature[0], tr.Bin[0] = 3, 0 }, "feature 3 has 0 bin edges"},
-		{"threshold", func(f *Forest, tr *Tree) { tr.Threshold[0] = math.Nextafter(tr.Threshold[0], 1e9) }, "tree 1 node 0: threshold"},
-		{"NaN threshold", func(f *Forest, tr *Tree) { tr.Threshold[0] = math.NaN() }, "tree 1 node 0: threshold NaN"},
-		{"leaf NaN threshold", func(f *Forest, tr *Tree) { tr.Threshold[tr.NumNodes()-1] = math.NaN() }, "threshold NaN is not finite"},
-		{"NaN value", func(f *Forest, tr *Tree) { tr.Value[len(tr.Value)-1] = math.NaN() }, "value 2 is NaN"},
-		{"Inf value", func(f *Forest, tr *Tree) { tr.Value[0] = math.Inf(1) }, "tree 1 node 0: value 0 is +Inf"},
-		{"NaN gain", func(f *Forest, tr *Tree) { tr.Gain[0] = math.NaN() }, "tree 1 node 0: gain NaN"},
-		{"negative samples", func(f *Forest, tr *Tree) { tr.Samples[2] = -1 }, "tree 1 node 2: samples -1"},
-		{"negative weight", func(f *Forest, tr *Tree) { tr.Weight[2] = -1 }, "tree 1 node 2: weight -1"},
+		{"bin 255", func(f *Forest, tr *wideTree) { tr.Bin[0] = 255 }, "tree 1 node 0: split bin 255"},
+		{"split on edgeless feature", func(f *Forest, tr *wideTree) { tr.Feature[0], tr.Bin[0] = 2, 0 }, "feature 2 has 0 bin edges"},
+		{"split on all-missing feature", func(f *Forest, tr *wideTree) { tr.Feature[0], tr.Bin[0] = 3, 0 }, "feature 3 has 0 bin edges"},
+		{"threshold", func(f *Forest, tr *wideTree) { tr.Threshold[0] = math.Nextafter(tr.Threshold[0], 1e9) }, "tree 1 node 0: threshold"},
+		{"NaN threshold", func(f *Forest, tr *wideTree) { tr.Threshold[0] = math.NaN() }, "tree 1 node 0: threshold NaN"},
+		{"leaf NaN threshold", func(f *Forest, tr *wideTree) { tr.Threshold[len(tr.Feature)-1] = math.NaN() }, "leaf with threshold NaN, want 0"},
+		{"leaf bin", func(f *Forest, tr *wideTree) { tr.Bin[firstNode(t, tr, true, 0)] = 1 }, "leaf with bin 1 and missing_left false, want 0 and false"},
+		{"leaf missing side", func(f *Forest, tr *wideTree) { tr.MissingLeft[firstNode(t, tr, true, 0)] = true }, "leaf with bin 0 and missing_left true"},
+		{"leaf gain", func(f *Forest, tr *wideTree) { tr.Gain[firstNode(t, tr, true, 0)] = 0.5 }, "leaf with gain 0.5, want 0"},
+		{"NaN value", func(f *Forest, tr *wideTree) { tr.Value[len(tr.Value)-1] = math.NaN() }, "value 2 is NaN"},
+		{"Inf value", func(f *Forest, tr *wideTree) { tr.Value[0] = math.Inf(1) }, "tree 1 node 0: value 0 is +Inf"},
+		{"NaN gain", func(f *Forest, tr *wideTree) { tr.Gain[0] = math.NaN() }, "tree 1 node 0: gain NaN"},
+		{"negative samples", func(f *Forest, tr *wideTree) { tr.Samples[2] = -1 }, "tree 1 node 2: samples -1"},
+		{"negative weight", func(f *Forest, tr *wideTree) { tr.Weight[2] = -1 }, "tree 1 node 2: weight -1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := cloneForest(base)
-			c.edit(f, &f.Trees[1])
+			wides := make([]*wideTree, len(f.Trees))
+			for k := range wides {
+				wides[k] = wideClone(f.Trees[k])
+			}
+			c.edit(f, wides[1])
+			f.Trees[1].Feature = wides[1].Feature // the header's node count
 			var buf bytes.Buffer
-			if err := f.encode(&buf); err != nil {
+			if err := f.encodeTrees(&buf, func(t int) (*wideTree, error) { return wides[t], nil }); err != nil {
 				t.Fatal(err)
 			}
 			for _, r := range []io.Reader{bytes.NewReader(buf.Bytes()), unsized{bytes.NewReader(buf.Bytes())}} {
@@ -762,13 +781,10 @@ func TestLoadInvalidTree(t *testing.T) {
 					t.Errorf("Load: got %q, want an invalid-model error about tree 1 containing %q", err, c.want)
 				}
 			}
-			var out bytes.Buffer
-			err := f.Save(&out)
-			if err == nil || !errors.Is(err, ErrInvalidModel) || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("Save: got %v, want an error containing %q", err, c.want)
-			}
-			if out.Len() != 0 {
-				t.Errorf("Save wrote %d bytes of an invalid forest", out.Len())
+			// Save checks a tree by the same rules (a Tree's own fields can
+			// hold only some of these faults; checkWide is what it runs).
+			if err := f.checkWide(1, wides[1], maxTreeDepth); err == nil || !errors.Is(err, ErrInvalidModel) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("checkWide: got %v, want an error containing %q", err, c.want)
 			}
 		})
 	}
@@ -797,9 +813,13 @@ func TestSaveInvalidForest(t *testing.T) {
 	}{
 		{"no trees", func(f *Forest) { f.Trees = nil }, "0 trees"},
 		{"no binner", func(f *Forest) { f.Binner = nil }, "no bin edges"},
-		{"short array", func(f *Forest) { f.Trees[0].Gain = f.Trees[0].Gain[1:] }, "tree 0: "},
+		{"short array", func(f *Forest) { f.Trees[0].Left = f.Trees[0].Left[1:] }, "tree 0: "},
+		{"even left child", func(f *Forest) { f.Trees[0].Left[0] = 2 }, "tree 0: node 0: left child 2"},
+		{"split out of range", func(f *Forest) { f.Trees[0].Left[0] = int32(f.Trees[0].NumNodes()) }, "tree 0: node 0: left child"},
+		{"feature out of range", func(f *Forest) { f.Trees[0].Feature[0] = int32(f.NumFeatures) }, "tree 0 node 0: feature 4 out of range"},
+		{"tree literal", func(f *Forest) { f.Trees[1] = Tree{Feature: []int32{-1}, Left: []int32{-1}, Value: []float64{1}} }, "tree 1: 1 nodes but"},
 		{"short values", func(f *Forest) { f.Trees[1].Value = nil }, "tree 1: 0 values"},
-		{"empty tree", func(f *Forest) { f.Trees[1] = Tree{} }, "tree 1: 0 nodes"},
+		{"empty tree", func(f *Forest) { f.Trees[1] = Tree{} }, "tree 1: no nodes"},
 		{"bad feature name", func(f *Forest) { f.Features = []string{"a", "b", "\xff", "d"} }, "feature name 2"},
 		{"bad target", func(f *Forest) { f.Target = "\xc3" }, "target name"},
 		{"NaN max samples", func(f *Forest) { f.Options.MaxSamples = math.NaN() }, "MaxSamples NaN"},
@@ -1034,24 +1054,24 @@ func TestLoadFile(t *testing.T) {
 // sends codes <= 0 of feature 0 to a leaf and the rest on down the chain.
 func chainForest(depth int) *Forest {
 	n := 2*depth + 1
-	tr := Tree{
-		Feature: make([]int32, n), Bin: make([]uint8, n), Threshold: make([]float64, n), MissingLeft: make([]bool, n),
-		Left: make([]int32, n), Value: make([]float64, n), Samples: make([]int32, n), Weight: make([]int64, n), Gain: make([]float64, n),
+	edges := [][]float64{{0.5}}
+	tr, err := NewTree(n, 1, edges)
+	if err != nil {
+		panic(err)
 	}
 	for i := 0; i < n; i++ {
 		tr.Value[i] = float64(i)
 		if i%2 == 1 || i == n-1 {
-			tr.Feature[i], tr.Left[i] = -1, -1
 			continue
 		}
-		tr.Left[i] = int32(i + 1)
-		tr.MissingLeft[i] = i%4 == 0
-		tr.Threshold[i] = 0.5
+		if err := tr.SetSplit(i, 0, 0, i%4 == 0, i+1, 0); err != nil {
+			panic(err)
+		}
 	}
 	return &Forest{
 		Options:     Options{Task: Regression, Criterion: SquaredError, Trees: 1, MinSamplesSplit: 2, MinSamplesLeaf: 1, MaxFeatures: "all", Bins: 256, Threads: 1},
 		NumFeatures: 1,
-		Binner:      &Binner{Edges: [][]float64{{0.5}}},
+		Binner:      &Binner{Edges: edges},
 		Trees:       []Tree{tr},
 		OOBScore:    math.NaN(),
 	}

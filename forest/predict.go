@@ -124,8 +124,8 @@ func compile(f *Forest) (*compiled, error) {
 				continue
 			}
 			j := tr.Feature[i]
-			nd := cnode{right: -1, feature: uint16(j), bin: tr.Bin[i], missing: tr.Bin[i]}
-			if tr.MissingLeft[i] {
+			nd := cnode{right: -1, feature: uint16(j), bin: tr.Bin(int(i)), missing: tr.Bin(int(i))}
+			if tr.MissingLeft(int(i)) {
 				nd.missing = f.Binner.MissingCode(int(j))
 			}
 			ct.nodes = append(ct.nodes, nd)

@@ -21,8 +21,8 @@ type LeafSamples struct {
 	// grouped by leaf, the leaves in node order, each group in increasing
 	// row order; Weights[t] holds each row's weight in the tree: its
 	// bootstrap count (1 without bootstrap) times its fixed-point sample
-	// weight (1 without weights). Leaf i's group has Tree.Samples[i] rows
-	// whose weights sum to Tree.Weight[i].
+	// weight (1 without weights). Leaf i's group has Tree.Samples(i) rows
+	// whose weights sum to Tree.Weight(i).
 	Rows    [][]int32
 	Weights [][]int64
 }
@@ -95,7 +95,7 @@ func (f *Forest) leafStarts(t int) []int32 {
 	for i, feat := range tr.Feature {
 		start[i] = s
 		if feat < 0 {
-			s += tr.Samples[i]
+			s += tr.Samples(i)
 		}
 	}
 	return start
@@ -146,8 +146,8 @@ func (f *Forest) PredictQuantiles(x []float64, rows int, qs []float64) ([]float6
 				tr := &f.Trees[t]
 				leaf := tr.leafCodes(codes, miss)
 				s := starts[t][leaf]
-				w := float64(tr.Weight[leaf])
-				for k := s; k < s+tr.Samples[leaf]; k++ {
+				w := float64(tr.Weight(leaf))
+				for k := s; k < s+tr.Samples(leaf); k++ {
 					buf = append(buf, sample{ls.Y[ls.Rows[t][k]], float64(ls.Weights[t][k]) / w})
 				}
 			}

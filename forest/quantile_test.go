@@ -20,7 +20,7 @@ func rawLeaf(t *Tree, row []float64) int {
 	i := 0
 	for t.Feature[i] >= 0 {
 		v := row[t.Feature[i]]
-		left := (math.IsNaN(v) && t.MissingLeft[i]) || (!math.IsNaN(v) && v <= t.Threshold[i])
+		left := (math.IsNaN(v) && t.MissingLeft(i)) || (!math.IsNaN(v) && v <= t.Threshold(i))
 		i = int(t.Left[i])
 		if !left {
 			i++
@@ -53,7 +53,7 @@ func refQuantile(f *Forest, train *data.Dataset, x []float64, draws int, qs []fl
 				c *= train.Weights[i] // integers: the fixed point keeps them
 			}
 			if c > 0 && rawLeaf(tr, train.Row(i)) == leaf {
-				w[i] += c / float64(tr.Weight[leaf]) / float64(len(f.Trees))
+				w[i] += c / float64(tr.Weight(leaf)) / float64(len(f.Trees))
 			}
 		}
 	}
@@ -227,10 +227,10 @@ func TestLeafSamplesFile(t *testing.T) {
 				if feat >= 0 {
 					continue
 				}
-				if f.Trees[1].Samples[i] >= 2 {
+				if f.Trees[1].Samples(i) >= 2 {
 					break
 				}
-				k += int(f.Trees[1].Samples[i])
+				k += int(f.Trees[1].Samples(i))
 			}
 			ls.Rows[1][k], ls.Rows[1][k+1] = ls.Rows[1][k+1], ls.Rows[1][k]
 		}, "increasing order"},

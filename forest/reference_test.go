@@ -11,7 +11,7 @@ func (t *Tree) leafRaw(row []float64) int {
 			return int(i)
 		}
 		v := row[f]
-		if v <= t.Threshold[i] || (v != v && t.MissingLeft[i]) {
+		if v <= t.Threshold(int(i)) || (v != v && t.MissingLeft(int(i))) {
 			i = t.Left[i]
 		} else {
 			i = t.Left[i] + 1

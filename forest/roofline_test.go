@@ -20,8 +20,8 @@ func searchedReads(t *Tree, p, maxDepth, minSplit int) int64 {
 	var reads int64
 	var walk func(node, depth int)
 	walk = func(node, depth int) {
-		if int(t.Samples[node]) >= minSplit && (maxDepth == 0 || depth < maxDepth) {
-			reads += int64(t.Samples[node]) * int64(p)
+		if int(t.Samples(node)) >= minSplit && (maxDepth == 0 || depth < maxDepth) {
+			reads += int64(t.Samples(node)) * int64(p)
 		}
 		if l := t.Left[node]; l >= 0 {
 			walk(int(l), depth+1)

@@ -113,7 +113,9 @@ func TestClassWeights(t *testing.T) {
 	}
 	opt.ClassWeight = ""
 	bySample := fitOrFail(t, &w, opt)
-	if !slices.EqualFunc(byClass.Trees, bySample.Trees, func(a, b Tree) bool { return slices.Equal(a.Value, b.Value) && slices.Equal(a.Bin, b.Bin) }) {
+	if !slices.EqualFunc(byClass.Trees, bySample.Trees, func(a, b Tree) bool {
+		return slices.Equal(a.Value, b.Value) && slices.Equal(a.Feature, b.Feature) && slices.Equal(a.bin, b.bin)
+	}) {
 		t.Fatal("class weights differ from the sample weights they stand for")
 	}
 	cw, err := classWeights("balanced", []int32{0, 0, 0, 1}, []string{"a", "b", "c"})
@@ -220,13 +222,13 @@ func TestMinWeightFractionLeaf(t *testing.T) {
 	for _, frac := range []float64{0.01, 0.05, 0.2} {
 		f := fitOrFail(t, &w, Options{Trees: 5, Seed: 1, MinWeightFractionLeaf: frac})
 		for k, tr := range f.Trees {
-			least := int64(math.Ceil(frac * float64(tr.Weight[0])))
+			least := int64(math.Ceil(frac * float64(tr.Weight(0))))
 			if tr.NumLeaves() < 2 {
 				t.Fatalf("fraction %v: tree %d did not split", frac, k)
 			}
 			for i, feat := range tr.Feature {
-				if feat < 0 && tr.Weight[i] < least {
-					t.Fatalf("fraction %v: tree %d leaf %d weighs %d, below %d", frac, k, i, tr.Weight[i], least)
+				if feat < 0 && tr.Weight(i) < least {
+					t.Fatalf("fraction %v: tree %d leaf %d weighs %d, below %d", frac, k, i, tr.Weight(i), least)
 				}
 			}
 		}

@@ -771,7 +771,9 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 		frontier = next
 	}
 	for k := range out {
-		level.Emit(nodes[k], g.pr, &out[k])
+		if err := level.Emit(nodes[k], g.pr, &out[k]); err != nil {
+			return fmt.Errorf("forestgraph: fit: %w", err)
+		}
 	}
 	return nil
 }

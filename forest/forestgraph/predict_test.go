@@ -219,21 +219,34 @@ func TestPredictorEdgeCases(t *testing.T) {
 	b := openTestBackend(t)
 	negZero := math.Copysign(0, -1)
 	bn := &forest.Binner{Edges: [][]float64{{-1, negZero, 2}, {0.5}}}
-	leaf := func(v float64) forest.Tree {
-		return forest.Tree{Feature: []int32{-1}, Bin: []uint8{0}, Threshold: []float64{0}, MissingLeft: []bool{false},
-			Left: []int32{-1}, Value: []float64{v}, Samples: []int32{1}, Weight: []int64{1}, Gain: []float64{0}}
+	// tree returns a tree of the given values whose splits are
+	// {node, feature, bin, missing left, left child}.
+	tree := func(values []float64, splits ...[5]int) forest.Tree {
+		tr, err := forest.NewTree(len(values), 1, bn.Edges)
+		if err != nil {
+			t.Fatal(err)
+		}
+		copy(tr.Value, values)
+		for i := range values {
+			tr.SetCounts(i, 1, 1)
+		}
+		for _, s := range splits {
+			if err := tr.SetSplit(s[0], s[1], uint8(s[2]), s[3] == 1, s[4], 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return tr
 	}
-	split := func(feat int32, bin uint8, missLeft bool, l, r float64) forest.Tree {
-		return forest.Tree{Feature: []int32{feat, -1, -1}, Bin: []uint8{bin, 0, 0}, Threshold: []float64{0, 0, 0},
-			MissingLeft: []bool{missLeft, false, false}, Left: []int32{1, -1, -1}, Value: []float64{0, l, r},
-			Samples: []int32{2, 1, 1}, Weight: []int64{2, 1, 1}, Gain: []float64{1, 0, 0}}
+	leaf := func(v float64) forest.Tree { return tree([]float64{v}) }
+	split := func(feat int, bin int, missLeft bool, l, r float64) forest.Tree {
+		ml := 0
+		if missLeft {
+			ml = 1
+		}
+		return tree([]float64{0, l, r}, [5]int{0, feat, bin, ml, 1})
 	}
-	deep := forest.Tree{ // root on feature 0 bin 1 (edge −0); left child on feature 1 bin 0, missing left
-		Feature: []int32{0, 1, -1, -1, -1}, Bin: []uint8{1, 0, 0, 0, 0}, Threshold: make([]float64, 5),
-		MissingLeft: []bool{false, true, false, false, false}, Left: []int32{1, 3, -1, -1, -1},
-		Value: []float64{0, 0, 10, 0.25, negZero}, Samples: []int32{4, 2, 2, 1, 1}, Weight: []int64{4, 2, 2, 1, 1},
-		Gain: []float64{1, 1, 0, 0, 0},
-	}
+	// root on feature 0 bin 1 (edge −0); left child on feature 1 bin 0, missing left
+	deep := tree([]float64{0, 0, 10, 0.25, negZero}, [5]int{0, 0, 1, 0, 1}, [5]int{1, 1, 0, 1, 3})
 	f := &forest.Forest{
 		Options:     forest.Options{Task: forest.Regression, Trees: 6, Threads: 1},
 		NumFeatures: 2, Binner: bn, OOBScore: math.NaN(),

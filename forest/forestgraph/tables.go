@@ -104,8 +104,8 @@ func newNodeTable(f *forest.Forest) (*nodeTable, error) {
 	for t := range f.Trees {
 		tr := &f.Trees[t]
 		nn := tr.NumNodes()
-		if nn == 0 || len(tr.Bin) != nn || len(tr.Left) != nn || len(tr.MissingLeft) != nn || len(tr.Value) != nn*d {
-			return nil, fmt.Errorf("forestgraph: tree %d is malformed", t)
+		if err := tr.Check(); err != nil || len(tr.Value) != nn*d {
+			return nil, fmt.Errorf("forestgraph: tree %d is malformed (%v)", t, err)
 		}
 		nt.root = append(nt.root, at)
 		// Depth-first with an explicit stack: the right child is pushed
@@ -142,7 +142,7 @@ func newNodeTable(f *forest.Forest) (*nodeTable, error) {
 				return nil, fmt.Errorf("forestgraph: tree %d node %d is malformed", t, i)
 			}
 			nt.feature[at] = j
-			nt.thr[at], nt.nanLeft[at] = threshold(f.Binner, int(j), tr.Bin[i], tr.MissingLeft[i])
+			nt.thr[at], nt.nanLeft[at] = threshold(f.Binner, int(j), tr.Bin(int(i)), tr.MissingLeft(int(i)))
 			stack = append(stack, item{l + 1, at}, item{l, -1})
 			at++
 		}

@@ -30,11 +30,11 @@ func diffTrees(want, got *forest.Forest) string {
 		for i := range a.Feature {
 			node := func(tr *forest.Tree) string {
 				return fmt.Sprintf("feature %d bin %d threshold %v missingLeft %v left %d samples %d weight %d gain %v value %v",
-					tr.Feature[i], tr.Bin[i], tr.Threshold[i], tr.MissingLeft[i], tr.Left[i], tr.Samples[i], tr.Weight[i], tr.Gain[i], tr.Value[i*d:(i+1)*d])
+					tr.Feature[i], tr.Bin(i), tr.Threshold(i), tr.MissingLeft(i), tr.Left[i], tr.Samples(i), tr.Weight(i), tr.Gain(i), tr.Value[i*d:(i+1)*d])
 			}
-			same := a.Feature[i] == b.Feature[i] && a.Bin[i] == b.Bin[i] && sameFloat(a.Threshold[i], b.Threshold[i]) &&
-				a.MissingLeft[i] == b.MissingLeft[i] && a.Left[i] == b.Left[i] && a.Samples[i] == b.Samples[i] &&
-				a.Weight[i] == b.Weight[i] && sameFloat(a.Gain[i], b.Gain[i])
+			same := a.Feature[i] == b.Feature[i] && a.Bin(i) == b.Bin(i) && sameFloat(a.Threshold(i), b.Threshold(i)) &&
+				a.MissingLeft(i) == b.MissingLeft(i) && a.Left[i] == b.Left[i] && a.Samples(i) == b.Samples(i) &&
+				a.Weight(i) == b.Weight(i) && sameFloat(a.Gain(i), b.Gain(i))
 			for k := 0; k < d; k++ {
 				same = same && sameFloat(a.Value[i*d+k], b.Value[i*d+k])
 			}

@@ -53,8 +53,8 @@ func NewPredictor(dev *webgpu.Device, f *forest.Forest) (_ *Predictor, err error
 		for i, feat := range tr.Feature {
 			left, bm := int32(-1), uint32(0)
 			if feat >= 0 {
-				left, bm = tr.Left[i], uint32(tr.Bin[i])
-				if tr.MissingLeft[i] {
+				left, bm = tr.Left[i], uint32(tr.Bin(i))
+				if tr.MissingLeft(i) {
 					bm |= 1 << 8
 				}
 			}

@@ -396,7 +396,9 @@ func (g *grower) growBatch(out []forest.Tree, t0 int, inbag [][]uint64) error {
 		frontier = next
 	}
 	for t := range out {
-		Emit(nodes[t], g.pr, &out[t])
+		if err := Emit(nodes[t], g.pr, &out[t]); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -608,23 +610,23 @@ func (g *grower) search(h, tot []int64, t int, key uint64, minW int64) split {
 // breadth-first order from the root (a split's children adjacent, at
 // Left and Left+1), whatever their order in nodes: the level host grafts
 // subtrees after later levels' nodes. The graph learner's trees too.
-func Emit(nodes []core.Node, pr *Prepared, tr *forest.Tree) {
+func Emit(nodes []core.Node, pr *Prepared, tr *forest.Tree) error {
 	nn, d := len(nodes), pr.Outputs
-	*tr = forest.Tree{
-		Feature: make([]int32, nn), Bin: make([]uint8, nn), Threshold: make([]float64, nn),
-		MissingLeft: make([]bool, nn), Left: make([]int32, nn), Value: make([]float64, nn*d),
-		Samples: make([]int32, nn), Weight: make([]int64, nn), Gain: make([]float64, nn),
+	var err error
+	if *tr, err = forest.NewTree(nn, d, pr.Edges); err != nil {
+		return err
 	}
 	queue := make([]int32, 1, nn)
 	for i := 0; i < len(queue); i++ {
 		nd := nodes[queue[i]]
-		tr.Feature[i], tr.Samples[i], tr.Weight[i], tr.Left[i] = nd.Feature, nd.N, nd.W, -1
+		tr.SetCounts(i, nd.N, nd.W)
 		copy(tr.Value[i*d:(i+1)*d], nd.Values)
 		if nd.Feature >= 0 {
-			tr.Bin[i], tr.MissingLeft[i], tr.Gain[i] = nd.Bin, nd.MissingLeft, nd.Gain
-			tr.Threshold[i] = pr.Edges[nd.Feature][nd.Bin]
-			tr.Left[i] = int32(len(queue))
+			if err := tr.SetSplit(i, int(nd.Feature), nd.Bin, nd.MissingLeft, len(queue), nd.Gain); err != nil {
+				return err
+			}
 			queue = append(queue, nd.Left, nd.Left+1)
 		}
 	}
+	return nil
 }
