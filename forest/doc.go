@@ -35,13 +35,16 @@
 // # Trees
 //
 // A [Tree] is stored in flat arrays, nodes in breadth-first order: node 0
-// is the root, an internal node i splits on Feature[i] at Threshold[i]
-// (rows with a value <= Threshold go to Left[i], the others to Left[i]+1,
-// missing values as MissingLeft[i] says) — or, for a categorical feature,
+// is the root, an internal node i splits on Feature[i] at [Tree.Threshold]
+// (rows with a value <= Threshold(i) go to Left[i], the others to Left[i]+1,
+// missing values as [Tree.MissingLeft] says) — or, for a categorical feature,
 // by the set of categories Sets[Category[i]] (the codes that go left) —
 // and every node i holds
 // [Forest.Outputs] values at Value[i*Outputs():] (the mean target, or the
-// class probabilities), which a leaf (Feature[i] < 0) predicts. docs/FOREST.md specifies the learner
+// class probabilities), which a leaf (Feature[i] < 0) predicts. What only a
+// split has is kept per split and the thresholds are read from the bin
+// edges, so a regression tree takes about 29 bytes a node in memory (the
+// file keeps 46, below). docs/FOREST.md specifies the learner
 // exactly: binning, the random stream, the split rules.
 //
 // # Model file format
@@ -118,7 +121,7 @@
 //	gain          n × float64  weighted impurity decrease of the split
 //
 // Floats are IEEE 754 binary64 bit patterns, so a tree is 38 + 8·outputs
-// bytes per node.
+// bytes per node. A leaf's bin, missing_left, threshold and gain are 0.
 //
 // With categories (version 2), the trees are followed by the category
 // sets: for each tree t, S_t sets of 4 × uint64 (bit c of word c/64: code

@@ -242,3 +242,33 @@ func Example_categorical() {
 	// root sends left: true true false false
 	// predictions: [5.00 1.00 1.00]
 }
+
+// A fitted tree's nodes in breadth-first order: each split's feature,
+// threshold and children, each leaf's value and rows (the tree of a
+// depth-2 forest on the diabetes data, grown on every row).
+func ExampleTree() {
+	d, err := data.Diabetes()
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, err := forest.Fit(d, forest.Options{Trees: 1, MaxDepth: 2, NoBootstrap: true, MaxFeatures: "all"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	tr := &f.Trees[0]
+	for i := range tr.NumNodes() {
+		if tr.Feature[i] < 0 {
+			fmt.Printf("node %d: leaf, value %.1f from %d rows\n", i, tr.Value[i], tr.Samples(i))
+			continue
+		}
+		fmt.Printf("node %d: %s <= %.4f to node %d, else node %d\n", i, f.Features[tr.Feature[i]], tr.Threshold(i), tr.Left[i], tr.Left[i]+1)
+	}
+	// Output:
+	// node 0: s5 <= 4.6002 to node 1, else node 2
+	// node 1: bmi <= 26.9500 to node 3, else node 4
+	// node 2: bmi <= 27.7500 to node 5, else node 6
+	// node 3: leaf, value 96.3 from 171 rows
+	// node 4: leaf, value 159.7 from 47 rows
+	// node 5: leaf, value 162.7 from 116 rows
+	// node 6: leaf, value 225.9 from 108 rows
+}
