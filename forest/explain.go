@@ -208,8 +208,8 @@ func (f *Forest) SHAP(x []float64, rows int) (*Explanation, error) {
 	maxDepth := 0
 	for k := range f.Trees {
 		t := &f.Trees[k]
-		if t.NumNodes() == 0 {
-			return nil, fmt.Errorf("forest: tree %d has no nodes", k)
+		if err := t.Check(); err != nil {
+			return nil, fmt.Errorf("forest: tree %d: %w", k, err)
 		}
 		for q, v := range expected(t, d) {
 			e.Expected[q] += v

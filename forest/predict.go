@@ -89,6 +89,9 @@ func compile(f *Forest) (*compiled, error) {
 	for t := range f.Trees {
 		tr := &f.Trees[t]
 		nn := tr.NumNodes()
+		if err := tr.Check(); err != nil {
+			return nil, fmt.Errorf("forest: tree %d: %w", t, err)
+		}
 		if len(tr.Value) != nn*int(d) {
 			return nil, fmt.Errorf("forest: tree %d: %d values for %d nodes of %d outputs", t, len(tr.Value), nn, d)
 		}

@@ -1,6 +1,7 @@
 package forest
 
 import (
+	"io"
 	"math"
 	"strings"
 	"testing"
@@ -180,5 +181,23 @@ func TestDepth(t *testing.T) {
 	tr := &getModelCases(t)[0].f.Trees[0]
 	if n := testing.AllocsPerRun(10, func() { _ = tr.Depth() }); n != 0 {
 		t.Errorf("Depth allocates %v times", n)
+	}
+}
+
+// TestHandMadeTreeRefused: a Tree written as a literal (no split or count
+// arrays) is an error for prediction, SHAP and Save, not a panic.
+func TestHandMadeTreeRefused(t *testing.T) {
+	f := tinyForest(t, Regression)
+	f.Trees[1] = Tree{Feature: []int32{0, -1, -1}, Left: []int32{1, -1, -1}, Value: []float64{1, 2, 3}}
+	f.pred = nil
+	x := make([]float64, f.NumFeatures)
+	if _, err := f.Predict(x, 1); err == nil || !strings.Contains(err.Error(), "tree 1: 3 nodes but") {
+		t.Errorf("Predict: %v", err)
+	}
+	if _, err := f.SHAP(x, 1); err == nil || !strings.Contains(err.Error(), "tree 1: 3 nodes but") {
+		t.Errorf("SHAP: %v", err)
+	}
+	if err := f.Save(io.Discard); err == nil || !strings.Contains(err.Error(), "tree 1: 3 nodes but") {
+		t.Errorf("Save: %v", err)
 	}
 }

@@ -39,6 +39,11 @@ func NewPredictor(dev *webgpu.Device, f *forest.Forest) (_ *Predictor, err error
 	if f.Binner == nil || f.Binner.HasCategorical() {
 		return nil, errors.New("forestwgpu: predict: categorical features are refused on WebGPU (a split on a category set is not part of the traversal kernel); predict on the CPU")
 	}
+	for t := range f.Trees {
+		if err := f.Trees[t].Check(); err != nil {
+			return nil, fmt.Errorf("forestwgpu: predict: tree %d: %w", t, err)
+		}
+	}
 	pr := &Predictor{dev: dev, f: f}
 	defer func() {
 		if err != nil {
