@@ -111,7 +111,8 @@ func FuzzModelHeader(f *testing.F) {
 // header and fixing the checksum, to explore the trees' checks.
 func FuzzModelTrees(f *testing.F) {
 	// Kinds: 0 regression, 1 classification (version 1), 2 regression
-	// with leaf samples (version 2: the trees then the leaf samples).
+	// with leaf samples (version 2: the trees then the leaf samples), 3
+	// categorical (version 2: the trees then the category sets).
 	type kind struct {
 		hdr     []byte
 		version uint32
@@ -141,7 +142,13 @@ func FuzzModelTrees(f *testing.F) {
 	if err := leafy.checkSave(); err != nil {
 		f.Fatal(err) // the seed must be a valid model
 	}
-	for k, fo := range []*Forest{tinyForest(f, Regression), tinyForest(f, Classification), leafy} {
+	// A categorical forest: its trees are checked once their category sets,
+	// which follow them, are read.
+	cat, err := Fit(catData(60, 5, 0, false), Options{Trees: 2, Seed: 1, MaxDepth: 3})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for k, fo := range []*Forest{tinyForest(f, Regression), tinyForest(f, Classification), leafy, cat} {
 		var buf bytes.Buffer
 		if err := fo.encode(&buf); err != nil {
 			f.Fatal(err)
