@@ -2205,7 +2205,6 @@ func (b *builder) emit(tr *Tree) {
 	d := b.stride - 2
 	*tr = newTree(nn, d, b.edges)
 	queue := append(b.queue[:0], 0)
-	defer func() { b.queue = queue[:0] }()
 	for out := 0; out < len(queue); out++ {
 		src := b.nodes[queue[out]]
 		tr.SetCounts(out, src.n, src.w)
@@ -2233,4 +2232,5 @@ func (b *builder) emit(tr *Tree) {
 		tr.setSplit(out, src.feature, src.bin, src.missingLeft, int32(len(queue)), src.gain)
 		queue = append(queue, src.left, src.right)
 	}
+	b.queue = queue[:0]
 }

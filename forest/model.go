@@ -964,8 +964,7 @@ func (w *wideTree) narrow(edges [][]float64) Tree {
 	for i, l := range w.Left {
 		t.SetCounts(i, w.Samples[i], w.Weight[i])
 		if l >= 0 {
-			k := (l - 1) >> 1
-			t.bin[k], t.missingLeft[k], t.gain[k] = w.Bin[i], w.MissingLeft[i], w.Gain[i]
+			t.setSplit(i, w.Feature[i], w.Bin[i], w.MissingLeft[i], l, w.Gain[i])
 		}
 	}
 	return t
