@@ -109,8 +109,9 @@ type builder struct {
 	pool   [][]int64
 	prio   []uint64
 	scr    scratch
-	rtmp   []int32 // the right side of a stable partition
-	sink   uint8   // what gatherColumns returns, kept so that its early loads stay
+	rtmp   []int32  // the right side of a stable partition
+	sink   uint8    // what gatherColumns returns, kept so that its early loads stay
+	gmask  []uint64 // gatherPair's row bitmaps
 	// The local block of the subtree being grown (enterLocal), when local:
 	// rows[lbase:lbase+lsize] entered it as local rows 0..lsize-1; feature
 	// j of local row i is at loc[j*lsize+i]; lrows[pos-lbase] is the local
@@ -220,6 +221,9 @@ func newWorker(b *builder) *builder {
 		w.locW = make([]int64, m)
 		w.locY = make([]int64, m)
 		w.lkonst = make([]uint64, b.cwords)
+		if b.xc != nil && useCompress {
+			w.gmask = make([]uint64, 2*(b.n/64))
+		}
 	}
 	w.scap = min(b.n, max(b.sortAt, 1))
 	for k := range w.sent {
@@ -1898,7 +1902,7 @@ func (b *builder) enterLocal(lo, hi int) {
 	b.localRows(rows, b.lrows, b.locW, b.locY)
 	konst := b.parentKonst()
 	if xb == nil { // only the column-major copy (newBuilder)
-		gatherFromColumns(b.loc[:m*p], b.xc, b.n, rows, p, konst)
+		gatherFromColumns(b.loc[:m*p], b.xc, b.n, rows, p, konst, b.gmask)
 	} else {
 		b.sink |= gatherColumns(b.loc[:m*p], xb, rows, p, konst)
 	}
@@ -1981,7 +1985,7 @@ func (b *builder) enterPair(lo, mid, hi int) {
 	b.localRows(left, b.lrows, b.locW, b.locY)
 	b.localRows(right, b.twin.lrows, b.twin.locW, b.twin.locY)
 	konst := b.parentKonst()
-	gatherPair(b.loc[:len(left)*p], b.twin.loc[:len(right)*p], b.xc, b.n, left, right, p, konst)
+	gatherPair(b.loc[:len(left)*p], b.twin.loc[:len(right)*p], b.xc, b.n, left, right, p, konst, b.gmask)
 	blockConstants(b.lkonst, b.loc[:len(left)*p], len(left), p, konst)
 	blockConstants(b.twin.konst, b.twin.loc[:len(right)*p], len(right), p, konst)
 	b.pairLo = lo

@@ -6,16 +6,21 @@ import (
 	"github.com/gotrain/gotrain/internal/cpufeat/cpufeattest"
 )
 
-// startAVX512 is useAVX512 as the package started (tests change it).
-var startAVX512 = useAVX512
+// startAVX512 and startCompress are useAVX512 and useCompress as the
+// package started (tests change them).
+var startAVX512, startCompress = useAVX512, useCompress
 
-// TestKernelPathFollowsGOTRAIN_CPU checks that the AVX-512 tree walk is on
-// exactly when the build, the CPU (AVX-512 F and DQ) and GOTRAIN_CPU allow
-// it, in this process and under every setting.
+// TestKernelPathFollowsGOTRAIN_CPU checks that the AVX-512 kernels (the
+// tree walk's: AVX-512 F and DQ; the compress gather's: VBMI2) are on
+// exactly when the build, the CPU and GOTRAIN_CPU allow them, in this
+// process and under every setting.
 func TestKernelPathFollowsGOTRAIN_CPU(t *testing.T) {
 	w := cpufeattest.Current()
 	if want := kernelsBuilt && w.AVX512DQ; startAVX512 != want {
 		t.Errorf("GOTRAIN_CPU=%q: AVX-512 walk %v, want %v", w.Setting, startAVX512, want)
+	}
+	if want := kernelsBuilt && w.AVX512VBMI2; startCompress != want {
+		t.Errorf("GOTRAIN_CPU=%q: compress gather %v, want %v", w.Setting, startCompress, want)
 	}
 	cpufeattest.EachSetting(t)
 }

@@ -8,6 +8,9 @@ const kernelsBuilt = false
 // useAVX512 is false where no vector kernel exists.
 var useAVX512 = false
 
+// useCompress is false where no vector kernel exists.
+var useCompress = false
+
 var walkPerm [32]int32
 
 // The AVX-512 kernels' stubs below are never called: every call is behind
@@ -24,6 +27,10 @@ func walk48(nodes *cnode, codes *uint8, offs *[16]int32, step int, depth int, ou
 
 func partitionEnts(dst, src *uint32, n int, mark *uint8, nl int) {
 	panic("forest: partitionEnts without AVX-512")
+}
+
+func compressPair(dstA, dstB, col *uint8, maskA, maskB *uint64, words int) {
+	panic("forest: compressPair without AVX-512")
 }
 
 func rankSortKeys(keys, tmp *uint64, n int) {

@@ -14,6 +14,10 @@ const kernelsBuilt = true
 // compare.
 var useAVX512 = cpufeat.HasAVX512F && cpufeat.HasAVX512DQ
 
+// useCompress tells whether the byte-compress gather (compressPair) may
+// run: AVX-512 VBMI2 and what it needs besides.
+var useCompress = cpufeat.HasAVX512VBMI2
+
 // walk16 walks 16 rows through a compiled tree for at most depth steps with
 // AVX-512 gathers: row g's codes start at codes+offs[g]; out receives the
 // final node indices. It reads 4 bytes at each code address.

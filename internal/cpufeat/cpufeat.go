@@ -83,6 +83,10 @@ var (
 	// HasAVX512BF16 allows the bfloat16 kernels (VDPBF16PS), which also
 	// need AVX-512 F and BW (every CPU with BF16 has them).
 	HasAVX512BF16 = ceiling >= AVX512 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512BF16
+	// HasAVX512VBMI2 allows the byte-compress kernels (VPCOMPRESSB with
+	// masked byte stores), which also need AVX-512 F and BW, POPCNT and
+	// BMI2.
+	HasAVX512VBMI2 = ceiling >= AVX512 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI2 && cpu.X86.HasPOPCNT && cpu.X86.HasBMI2
 )
 
 // Ceiling returns the ceiling GOTRAIN_CPU set when the program started

@@ -39,6 +39,9 @@ func TestFeaturesFollowGOTRAIN_CPU(t *testing.T) {
 	if HasAVX512BF16 != w.AVX512BF16 {
 		t.Errorf("GOTRAIN_CPU=%q: HasAVX512BF16 %v, want %v", w.Setting, HasAVX512BF16, w.AVX512BF16)
 	}
+	if HasAVX512VBMI2 != w.AVX512VBMI2 {
+		t.Errorf("GOTRAIN_CPU=%q: HasAVX512VBMI2 %v, want %v", w.Setting, HasAVX512VBMI2, w.AVX512VBMI2)
+	}
 	if HasAVX2FMA != w.AVX2FMA || HasAVX512F != w.AVX512F || (HasAVX512F && HasAVX512DQ) != w.AVX512DQ {
 		t.Errorf("%s=%q: AVX2+FMA %v, AVX-512F %v, AVX-512F+DQ %v; want %v, %v, %v", EnvVar, w.Setting,
 			HasAVX2FMA, HasAVX512F, HasAVX512F && HasAVX512DQ, w.AVX2FMA, w.AVX512F, w.AVX512DQ)

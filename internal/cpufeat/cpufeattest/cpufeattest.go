@@ -41,6 +41,9 @@ type Want struct {
 	// AVX512BF16 tells whether the bfloat16 kernels (AVX-512 F, BW and
 	// BF16) may run.
 	AVX512BF16 bool
+	// AVX512VBMI2 tells whether the byte-compress kernels (AVX-512 F, BW
+	// and VBMI2, POPCNT and BMI2) may run.
+	AVX512VBMI2 bool
 	// AVX2FMA, AVX512F and AVX512DQ tell whether kernels needing AVX2 and
 	// FMA, AVX-512 F, and AVX-512 F and DQ may run.
 	AVX2FMA, AVX512F, AVX512DQ bool
@@ -62,6 +65,8 @@ func Current() Want {
 		AVX512F:    avx512 && cpu.X86.HasAVX512F,
 		AVX512DQ:   avx512 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ,
 		AVX512BF16: avx512 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512BF16,
+		AVX512VBMI2: avx512 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VBMI2 &&
+			cpu.X86.HasPOPCNT && cpu.X86.HasBMI2,
 	}
 }
 
