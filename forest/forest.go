@@ -55,7 +55,7 @@ var pathOverride = ""
 // localBytes is the most codes a local block holds (builder.localAt); a
 // variable so that tests can make small data sets take the large-node
 // layouts.
-var localBytes = 4 << 20
+var localBytes = 8 << 20
 
 // Fit trains a forest on d: its X and Y, its FeatureNames and TargetName
 // (kept in the forest) and, for classification, its Classes (when nil, the
@@ -166,7 +166,7 @@ func newBuilder(pr *prepared, binner *Binner) *builder {
 		b.sortAt = 0
 	}
 	// The rows path's layouts (builder.xc): a local block of at most
-	// about 4 MiB for small subtrees, the column-major copy above.
+	// about 8 MiB for small subtrees, the column-major copy above.
 	b.localAt = max(256, localBytes/p)
 	switch pathOverride {
 	case "dense":

@@ -472,7 +472,7 @@ func TestColumnOnlyCodes(t *testing.T) {
 		{"entropy", sparseWide(900, 200, 3, false), Options{Task: Classification, Criterion: Entropy, Trees: 3, Seed: 2, OOB: true}},
 		{"regression 0.1 nan", sparseWide(900, 200, 0, true), Options{Trees: 4, Seed: 6, MaxFeatures: "0.1", OOB: true}},
 	}
-	defer func() { localBytes, pathOverride = 4<<20, "" }()
+	defer func(v int) { localBytes, pathOverride = v, "" }(localBytes)
 	localBytes = 1 // local blocks of at most 256 rows: the 900 rows take the column-major copy
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

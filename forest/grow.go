@@ -111,7 +111,7 @@ type builder struct {
 	scr    scratch
 	rtmp   []int32  // the right side of a stable partition
 	sink   uint8    // what gatherColumns returns, kept so that its early loads stay
-	gmask  []uint64 // gatherPair's row bitmaps
+	gmask  []uint64 // gatherFromColumns's row bitmap
 	// The local block of the subtree being grown (enterLocal), when local:
 	// rows[lbase:lbase+lsize] entered it as local rows 0..lsize-1; feature
 	// j of local row i is at loc[j*lsize+i]; lrows[pos-lbase] is the local
@@ -126,10 +126,6 @@ type builder struct {
 	lkonst       []uint64   // blockConstants of the local block
 	codeBuf      []uint8    // scanPackedVector's codes
 	pscan        packedScan // scanPackedVector's state
-	// twin is the right child's block when enterPair filled both
-	// children's (the left one's in loc..locY, rows[pairLo:twin.lo]).
-	twin   localBlock
-	pairLo int
 	fh     []int64 // one feature's histogram (rows path), zero between uses
 	// Gini scans of local blocks (scanLocalGini) count a node's present
 	// classes only: packed says they may (classification by Gini, every
@@ -222,7 +218,7 @@ func newWorker(b *builder) *builder {
 		w.locY = make([]int64, m)
 		w.lkonst = make([]uint64, b.cwords)
 		if b.xc != nil && useCompress {
-			w.gmask = make([]uint64, 2*(b.n/64))
+			w.gmask = make([]uint64, b.n/64)
 		}
 	}
 	w.scap = min(b.n, max(b.sortAt, 1))
@@ -1883,21 +1879,6 @@ func (b *builder) sortSegment(lo, hi int) {
 func (b *builder) enterLocal(lo, hi int) {
 	m, p, xb := hi-lo, b.p, b.xb
 	b.local, b.lbase, b.lsize = true, lo, m
-	if b.twin.hi > 0 {
-		// enterPair filled this block and its sibling's.
-		if b.twin.lo == lo && b.twin.hi == hi {
-			b.twin.hi = 0
-			b.loc, b.twin.loc = b.twin.loc, b.loc
-			b.lrows, b.twin.lrows = b.twin.lrows, b.lrows
-			b.locW, b.twin.locW = b.twin.locW, b.locW
-			b.locY, b.twin.locY = b.twin.locY, b.locY
-			b.lkonst, b.twin.konst = b.twin.konst, b.lkonst
-			return
-		}
-		if b.pairLo == lo && b.twin.lo == hi {
-			return
-		}
-	}
 	rows := b.rows[lo:hi]
 	b.localRows(rows, b.lrows, b.locW, b.locY)
 	konst := b.parentKonst()
@@ -1928,16 +1909,6 @@ func blockConstants(dst []uint64, loc []uint8, m, p int, skip []uint64) {
 	}
 }
 
-// localBlock is a local block's buffers (builder.loc, lrows, locW, locY)
-// and, for one filled ahead by enterPair, the rows it holds (hi 0: none).
-type localBlock struct {
-	loc        []uint8
-	lrows      []int32
-	locW, locY []int64
-	konst      []uint64 // blockConstants of the block
-	lo, hi     int
-}
-
 // localRows numbers rows 0..m-1 into lrows and copies their weights and
 // classes or weighted targets into locW and locY (see builder.locW).
 func (b *builder) localRows(rows, lrows []int32, locW, locY []int64) {
@@ -1962,34 +1933,6 @@ func (b *builder) parentKonst() []uint64 {
 		return b.konst[n-b.cwords:]
 	}
 	return nil
-}
-
-// pairs tells whether enterPair may fill both children's local blocks at
-// once: the rows path reading the column-major copy only, where each
-// block's gather reads every column whole.
-func (b *builder) pairs() bool {
-	return b.xb == nil && b.xc != nil && b.localAt > 0 && !b.dense && !b.random
-}
-
-// enterPair fills the local blocks of both children of a node, rows[lo:mid]
-// and rows[mid:hi], in one pass over the columns (each read once rather
-// than once a child), for enterLocal to take when it grows them: the left
-// child's in the builder's block, the right child's in twin.
-func (b *builder) enterPair(lo, mid, hi int) {
-	p := b.p
-	if b.twin.loc == nil {
-		m := len(b.lrows)
-		b.twin = localBlock{loc: make([]uint8, m*p), lrows: make([]int32, m), locW: make([]int64, m), locY: make([]int64, m), konst: make([]uint64, b.cwords)}
-	}
-	left, right := b.rows[lo:mid], b.rows[mid:hi]
-	b.localRows(left, b.lrows, b.locW, b.locY)
-	b.localRows(right, b.twin.lrows, b.twin.locW, b.twin.locY)
-	konst := b.parentKonst()
-	gatherPair(b.loc[:len(left)*p], b.twin.loc[:len(right)*p], b.xc, b.n, left, right, p, konst, b.gmask)
-	blockConstants(b.lkonst, b.loc[:len(left)*p], len(left), p, konst)
-	blockConstants(b.twin.konst, b.twin.loc[:len(right)*p], len(right), p, konst)
-	b.pairLo = lo
-	b.twin.lo, b.twin.hi = mid, hi
 }
 
 // isLeaf tells whether a node at depth with n rows is a leaf without a split search.
@@ -2089,10 +2032,6 @@ func (b *builder) grow(lo, hi, depth int, key uint64, hist []int64, buf int, tot
 		cbuf = 1 - buf
 	}
 	nl, nr := mid-lo, hi-mid
-	if !leaves && !b.local && hist == nil && buf < 0 && b.pairs() && max(nl, nr) <= b.localAt && min(nl, nr) > b.sortAt &&
-		!b.leafNode(depth+1, ltot) && !b.leafNode(depth+1, rtot) {
-		b.enterPair(lo, mid, hi) // both children enter local blocks
-	}
 	var lh, rh []int64
 	if hist != nil && !leaves && max(nl, nr) > b.small {
 		small := b.getHist()

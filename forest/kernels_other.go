@@ -29,8 +29,8 @@ func partitionEnts(dst, src *uint32, n int, mark *uint8, nl int) {
 	panic("forest: partitionEnts without AVX-512")
 }
 
-func compressPair(dstA, dstB, col *uint8, maskA, maskB *uint64, words int) {
-	panic("forest: compressPair without AVX-512")
+func compressCol(dst, col *uint8, mask *uint64, words int) {
+	panic("forest: compressCol without AVX-512")
 }
 
 func rankSortKeys(keys, tmp *uint64, n int) {

@@ -45,12 +45,12 @@ func TestGatherColumns(t *testing.T) {
 	}
 }
 
-// TestGatherPair checks gatherPair (and gatherFromColumns) against a plain
-// copy of each block's codes, on the compress path and off it: column
-// lengths around the 64-row words (rows past the last full word are
-// copied one by one), empty blocks on either side, rows out of order
-// (which must leave the compress path), and features to skip.
-func TestGatherPair(t *testing.T) {
+// TestGatherFromColumns checks gatherFromColumns against a plain copy of
+// the rows' codes, on the compress path and off it: column lengths around
+// the 64-row words (rows past the last full word are copied one by one),
+// no rows, rows out of order or repeated (which must leave the compress
+// path), and features to skip.
+func TestGatherFromColumns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	defer func(v bool) { useCompress = v }(useCompress)
 	for _, compress := range []bool{false, true} {
@@ -67,49 +67,37 @@ func TestGatherPair(t *testing.T) {
 					skip[0] |= 1 << j
 				}
 			}
-			for trial := 0; trial < 6; trial++ {
-				// Split the rows at random between A, B and neither.
-				var ra, rb []int32
+			for trial := 0; trial < 5; trial++ {
+				var rows []int32
 				for r := 0; r < n; r++ {
-					switch rng.IntN(3) {
-					case 0:
-						ra = append(ra, int32(r))
-					case 1:
-						rb = append(rb, int32(r))
+					if trial == 1 || rng.IntN(3) == 0 { // all rows, or about a third
+						rows = append(rows, int32(r))
 					}
 				}
 				switch trial {
-				case 1:
-					ra = nil
 				case 2:
-					rb = nil
+					rows = nil
 				case 3: // out of order
-					if len(ra) > 1 {
-						ra[0], ra[len(ra)-1] = ra[len(ra)-1], ra[0]
+					if len(rows) > 1 {
+						rows[0], rows[len(rows)-1] = rows[len(rows)-1], rows[0]
+					}
+				case 4: // a row twice
+					if len(rows) > 1 {
+						rows[1] = rows[0]
 					}
 				}
 				for _, sk := range [][]uint64{nil, skip} {
-					da := make([]uint8, len(ra)*p)
-					db := make([]uint8, len(rb)*p)
-					if len(rb) == 0 && trial == 2 {
-						gatherFromColumns(da, xc, n, ra, p, sk, nil)
-					} else {
-						gatherPair(da, db, xc, n, ra, rb, p, sk, make([]uint64, 2*(n/64)))
-					}
+					m := len(rows)
+					dst := make([]uint8, m*p)
+					gatherFromColumns(dst, xc, n, rows, p, sk, make([]uint64, n/64))
 					for j := 0; j < p; j++ {
 						if sk != nil && sk[0]&(1<<j) != 0 {
 							continue
 						}
-						for _, blk := range []struct {
-							d    []uint8
-							rows []int32
-						}{{da, ra}, {db, rb}} {
-							m := len(blk.rows)
-							for i, r := range blk.rows {
-								if got, want := blk.d[j*m+i], xc[j*n+int(r)]; got != want {
-									t.Fatalf("compress=%v n=%d p=%d trial %d skip=%v: feature %d of row %d (%d) = %d, want %d",
-										useCompress, n, p, trial, sk != nil, j, i, r, got, want)
-								}
+						for i, r := range rows {
+							if got, want := dst[j*m+i], xc[j*n+int(r)]; got != want {
+								t.Fatalf("compress=%v n=%d p=%d trial %d skip=%v: feature %d of row %d (%d) = %d, want %d",
+									useCompress, n, p, trial, sk != nil, j, i, r, got, want)
 							}
 						}
 					}

@@ -14,7 +14,7 @@ const kernelsBuilt = true
 // compare.
 var useAVX512 = cpufeat.HasAVX512F && cpufeat.HasAVX512DQ
 
-// useCompress tells whether the byte-compress gather (compressPair) may
+// useCompress tells whether the byte-compress gather (compressCol) may
 // run: AVX-512 VBMI2 and what it needs besides.
 var useCompress = cpufeat.HasAVX512VBMI2
 
