@@ -4,7 +4,19 @@ package forest
 
 // compressCol appends to dst the bytes of col's first 64·words whose bits
 // are set in mask (bit b of mask[w] for col[64w+b]), in order. It needs
-// AVX-512 BW and VBMI2 (useCompress).
+// AVX-512 BW and VBMI2 (useVBMI2).
 //
 //go:noescape
 func compressCol(dst, col *uint8, mask *uint64, words int)
+
+// presentSeen sets bit c of present for each nonzero seen[c], and clears
+// seen. It needs AVX-512 BW (useVBMI2).
+//
+//go:noescape
+func presentSeen(seen *[256]uint8, present *[4]uint64)
+
+// histPackedSeenAsm is histPackedAsm marking each row's code in seen
+// instead of in h (histPackedSeen).
+//
+//go:noescape
+func histPackedSeenAsm(h *int64, col *uint8, rows *int32, n int, lv *int64, cm *int, cs int, seen *uint8)

@@ -35,3 +35,29 @@ cloop:
 cdone:
 	VZEROUPPER
 	RET
+
+// func presentSeen(seen *[256]uint8, present *[4]uint64)
+//
+// Sets bit c of present for each nonzero seen[c] and clears seen.
+TEXT ·presentSeen(SB), NOSPLIT, $0-16
+	MOVQ seen+0(FP), SI
+	MOVQ present+8(FP), DI
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQU64 128(SI), Z2
+	VMOVDQU64 192(SI), Z3
+	VPTESTMB Z0, Z0, K1
+	VPTESTMB Z1, Z1, K2
+	VPTESTMB Z2, Z2, K3
+	VPTESTMB Z3, Z3, K4
+	KMOVQ K1, 0(DI)
+	KMOVQ K2, 8(DI)
+	KMOVQ K3, 16(DI)
+	KMOVQ K4, 24(DI)
+	VPXORQ Z4, Z4, Z4
+	VMOVDQU64 Z4, (SI)
+	VMOVDQU64 Z4, 64(SI)
+	VMOVDQU64 Z4, 128(SI)
+	VMOVDQU64 Z4, 192(SI)
+	VZEROUPPER
+	RET

@@ -109,9 +109,10 @@ type builder struct {
 	pool   [][]int64
 	prio   []uint64
 	scr    scratch
-	rtmp   []int32  // the right side of a stable partition
-	sink   uint8    // what gatherColumns returns, kept so that its early loads stay
-	gmask  []uint64 // gatherFromColumns's row bitmap
+	rtmp   []int32    // the right side of a stable partition
+	sink   uint8      // what gatherColumns returns, kept so that its early loads stay
+	gmask  []uint64   // gatherFromColumns's row bitmap
+	seen   [256]uint8 // scanLocalGini's marks of the codes present, zero between uses
 	// The local block of the subtree being grown (enterLocal), when local:
 	// rows[lbase:lbase+lsize] entered it as local rows 0..lsize-1; feature
 	// j of local row i is at loc[j*lsize+i]; lrows[pos-lbase] is the local
@@ -126,7 +127,7 @@ type builder struct {
 	lkonst       []uint64   // blockConstants of the local block
 	codeBuf      []uint8    // scanPackedVector's codes
 	pscan        packedScan // scanPackedVector's state
-	fh     []int64 // one feature's histogram (rows path), zero between uses
+	fh           []int64    // one feature's histogram (rows path), zero between uses
 	// Gini scans of local blocks (scanLocalGini) count a node's present
 	// classes only: packed says they may (classification by Gini, every
 	// class weight below 2^32); for the node being searched, cstride is
@@ -217,7 +218,7 @@ func newWorker(b *builder) *builder {
 		w.locW = make([]int64, m)
 		w.locY = make([]int64, m)
 		w.lkonst = make([]uint64, b.cwords)
-		if b.xc != nil && useCompress {
+		if b.xc != nil && useVBMI2 {
 			w.gmask = make([]uint64, b.n/64)
 		}
 	}
@@ -706,13 +707,26 @@ func (b *builder) scanLocalGini(j, lo, hi int, best *split) bool {
 	}
 	h := b.fh[:(nbj+1)*cs] // all zero between calls
 	var present [4]uint64
-	histPackedFast(h, col, rows, b.locW, &b.cmap, cs)
-	if hi-lo < nbj { // few rows: mark the codes they hold
+	switch {
+	case useVBMI2:
+		// The loop marks each row's code in a byte of its own (a plain
+		// store), which presentSeen turns into the bitmap 64 codes at
+		// a time.
+		_ = h[nbj*cs+cs-1]
+		_ = b.locW[len(col)-1]
+		histPackedSeenAsm(&h[0], &col[0], &rows[0], len(rows), &b.locW[0], &b.cmap[0], cs, &b.seen[0])
+		presentSeen(&b.seen, &present)
+		if present[nbj>>6]&(1<<(nbj&63)) != 0 {
+			h[nbj*cs] = 1 // the missing code's mark, which scanPackedGini reads
+		}
+	case hi-lo < nbj: // few rows: mark the codes they hold
+		histPackedFast(h, col, rows, b.locW, &b.cmap, cs)
 		for _, i := range rows {
 			c := col[i]
 			present[c>>6] |= 1 << (c & 63)
 		}
-	} else {
+	default:
+		histPackedFast(h, col, rows, b.locW, &b.cmap, cs)
 		present = presentInHist(h, nbj, cs)
 	}
 	ok := b.scanPackedGini(j, h, &present, best)

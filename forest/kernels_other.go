@@ -8,8 +8,8 @@ const kernelsBuilt = false
 // useAVX512 is false where no vector kernel exists.
 var useAVX512 = false
 
-// useCompress is false where no vector kernel exists.
-var useCompress = false
+// useVBMI2 is false where no vector kernel exists.
+var useVBMI2 = false
 
 var walkPerm [32]int32
 
@@ -31,6 +31,14 @@ func partitionEnts(dst, src *uint32, n int, mark *uint8, nl int) {
 
 func compressCol(dst, col *uint8, mask *uint64, words int) {
 	panic("forest: compressCol without AVX-512")
+}
+
+func presentSeen(seen *[256]uint8, present *[4]uint64) {
+	panic("forest: presentSeen without AVX-512")
+}
+
+func histPackedSeenAsm(h *int64, col *uint8, rows *int32, n int, lv *int64, cm *int, cs int, seen *uint8) {
+	panic("forest: histPackedSeenAsm without AVX-512")
 }
 
 func rankSortKeys(keys, tmp *uint64, n int) {

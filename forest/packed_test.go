@@ -134,3 +134,64 @@ func TestBlockConstants(t *testing.T) {
 		}
 	}
 }
+
+// TestHistPackedSeen checks the byte kernels of scanLocalGini's histogram:
+// histPackedSeenAsm adds what histPacked adds, leaves the codes' first
+// words alone and marks each row's code in seen; presentSeen turns the
+// marks into the bitmap of the codes present and clears them. Codes span
+// all four bitmap words, classes up to maxPacked.
+func TestHistPackedSeen(t *testing.T) {
+	if !useVBMI2 {
+		t.Skip("no AVX-512 VBMI2 kernel on this CPU or build")
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, nc := range []int{1, 2, 3, 10, 16, maxPacked} {
+		for _, m := range []int{1, 2, 7, 64, 500} {
+			cs := nc + 2
+			const nrows = 600
+			col := make([]uint8, nrows)
+			lv := make([]int64, nrows)
+			var cm [maxPacked]int
+			for q := 0; q < nc; q++ {
+				cm[q] = 2 + q
+			}
+			for i := range col {
+				col[i] = uint8(r.IntN(256))
+				if r.IntN(2) == 0 {
+					col[i] = uint8(r.IntN(3)) // runs of few codes
+				}
+				lv[i] = int64(r.IntN(nc))<<56 | 1<<32 | int64(1+r.IntN(1000))
+			}
+			rows := make([]int32, m)
+			for i := range rows {
+				rows[i] = int32(r.IntN(nrows))
+			}
+			want := make([]int64, 256*cs)
+			histPacked(want, col, rows, lv, &cm, cs)
+			got := make([]int64, 256*cs)
+			var seen [256]uint8
+			histPackedSeenAsm(&got[0], &col[0], &rows[0], m, &lv[0], &cm[0], cs, &seen[0])
+			var present, wantPresent [4]uint64
+			for c := 0; c < 256; c++ {
+				if want[c*cs] != 0 {
+					wantPresent[c>>6] |= 1 << (c & 63)
+				}
+				if got[c*cs] != 0 {
+					t.Fatalf("classes %d, %d rows: code %d's first word %d, want 0", nc, m, c, got[c*cs])
+				}
+				for q := 1; q < cs; q++ {
+					if got[c*cs+q] != want[c*cs+q] {
+						t.Fatalf("classes %d, %d rows: code %d entry %d = %#x, want %#x", nc, m, c, q, got[c*cs+q], want[c*cs+q])
+					}
+				}
+			}
+			presentSeen(&seen, &present)
+			if present != wantPresent {
+				t.Fatalf("classes %d, %d rows: present %x, want %x", nc, m, present, wantPresent)
+			}
+			if seen != [256]uint8{} {
+				t.Fatalf("classes %d, %d rows: seen not cleared", nc, m)
+			}
+		}
+	}
+}

@@ -97,3 +97,40 @@ hloop:
 
 hdone:
 	RET
+
+// func histPackedSeenAsm(h *int64, col *uint8, rows *int32, n int, lv *int64, cm *int, cs int, seen *uint8)
+//
+// histPackedAsm, but each row's code is marked in the byte seen[code]
+// instead of in its first word of h.
+TEXT ·histPackedSeenAsm(SB), NOSPLIT, $0-64
+	MOVQ h+0(FP), AX
+	MOVQ col+8(FP), DI
+	MOVQ rows+16(FP), R9
+	MOVQ n+24(FP), R10
+	MOVQ lv+32(FP), R11
+	MOVQ cm+40(FP), CX
+	MOVQ cs+48(FP), DX
+	MOVQ seen+56(FP), R8
+	XORQ R12, R12
+	TESTQ R10, R10
+	JLE sdone
+
+sloop:
+	MOVLQSX (R9)(R12*4), R13
+	MOVQ (R11)(R13*8), BX
+	MOVBQZX (DI)(R13*1), R13
+	MOVB $1, (R8)(R13*1)
+	IMULQ DX, R13
+	MOVQ BX, SI
+	SHRQ $56, SI
+	ANDQ $127, SI
+	ADDQ (CX)(SI*8), R13
+	SHLQ $8, BX
+	SHRQ $8, BX
+	ADDQ BX, (AX)(R13*8)
+	INCQ R12
+	CMPQ R12, R10
+	JLT sloop
+
+sdone:
+	RET

@@ -119,7 +119,7 @@ func gatherColumns(dst, xb []uint8, rows []int32, p int, skip []uint64) (sink ui
 // rows a feature) instead of the row-major codes: for each feature not in
 // skip, its codes of rows (in increasing order, as the stable partition of
 // large nodes leaves them, so each column is read front to back). With
-// AVX-512 VBMI2 (useCompress) and rows in increasing order, each 64 codes
+// AVX-512 VBMI2 (useVBMI2) and rows in increasing order, each 64 codes
 // of a column are loaded at once and compressed by a bitmap of the rows
 // (compressCol), which mask (nil, or at least n/64 words of scratch)
 // holds: a byte-by-byte copy costs about twice as much (4.4 against 2.1
@@ -130,7 +130,7 @@ func gatherFromColumns(dst, xc []uint8, n int, rows []int32, p int, skip []uint6
 	if m == 0 {
 		return
 	}
-	if words := n / 64; useCompress && words > 0 {
+	if words := n / 64; useVBMI2 && words > 0 {
 		if len(mask) < words {
 			mask = make([]uint64, words)
 		}

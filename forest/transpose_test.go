@@ -52,9 +52,9 @@ func TestGatherColumns(t *testing.T) {
 // path), and features to skip.
 func TestGatherFromColumns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	defer func(v bool) { useCompress = v }(useCompress)
+	defer func(v bool) { useVBMI2 = v }(useVBMI2)
 	for _, compress := range []bool{false, true} {
-		useCompress = compress && startCompress
+		useVBMI2 = compress && startVBMI2
 		for _, n := range []int{1, 5, 63, 64, 65, 127, 128, 200, 1000} {
 			p := 1 + rng.IntN(9)
 			xc := make([]uint8, n*p)
@@ -97,7 +97,7 @@ func TestGatherFromColumns(t *testing.T) {
 						for i, r := range rows {
 							if got, want := dst[j*m+i], xc[j*n+int(r)]; got != want {
 								t.Fatalf("compress=%v n=%d p=%d trial %d skip=%v: feature %d of row %d (%d) = %d, want %d",
-									useCompress, n, p, trial, sk != nil, j, i, r, got, want)
+									useVBMI2, n, p, trial, sk != nil, j, i, r, got, want)
 							}
 						}
 					}

@@ -14,9 +14,9 @@ const kernelsBuilt = true
 // compare.
 var useAVX512 = cpufeat.HasAVX512F && cpufeat.HasAVX512DQ
 
-// useCompress tells whether the byte-compress gather (compressCol) may
-// run: AVX-512 VBMI2 and what it needs besides.
-var useCompress = cpufeat.HasAVX512VBMI2
+// useVBMI2 selects the byte kernels (compressCol, histPackedSeenAsm,
+// presentSeen): AVX-512 BW and VBMI2, and what they need besides.
+var useVBMI2 = cpufeat.HasAVX512VBMI2
 
 // walk16 walks 16 rows through a compiled tree for at most depth steps with
 // AVX-512 gathers: row g's codes start at codes+offs[g]; out receives the
