@@ -463,12 +463,16 @@ func TestVectorWalkMatchesScalar(t *testing.T) {
 // out-of-bag score from blocks of rows transposed back give the trees and
 // the score of the dense path, which reads the row-major codes.
 func TestColumnOnlyCodes(t *testing.T) {
+	dig := loadEmbedded(t, "digits")
 	cases := []struct {
 		name string
 		ds   *data.Dataset
 		opt  Options
 	}{
 		{"gini nan", sparseWide(900, 200, 5, true), Options{Task: Classification, Trees: 4, Seed: 5, OOB: true}},
+		// A value in five missing: large nodes' scans of the column-major
+		// copy weigh sending them left.
+		{"gini many nan", withNaNs(toDS(dig, all(1200)), 5), Options{Task: Classification, Trees: 4, Seed: 7, OOB: true}},
 		{"entropy", sparseWide(900, 200, 3, false), Options{Task: Classification, Criterion: Entropy, Trees: 3, Seed: 2, OOB: true}},
 		{"regression 0.1 nan", sparseWide(900, 200, 0, true), Options{Trees: 4, Seed: 6, MaxFeatures: "0.1", OOB: true}},
 	}

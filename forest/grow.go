@@ -113,6 +113,10 @@ type builder struct {
 	sink   uint8      // what gatherColumns returns, kept so that its early loads stay
 	gmask  []uint64   // gatherFromColumns's row bitmap
 	seen   [256]uint8 // scanLocalGini's marks of the codes present, zero between uses
+	// gW is each row's packed weight in the tree, as locW holds a local
+	// block's (class<<56 | 1<<32 | weight), for scanGlobalGini's kernel
+	// on the column-major copy (nil when it does not run).
+	gW []int64
 	// The local block of the subtree being grown (enterLocal), when local:
 	// rows[lbase:lbase+lsize] entered it as local rows 0..lsize-1; feature
 	// j of local row i is at loc[j*lsize+i]; lrows[pos-lbase] is the local
@@ -221,6 +225,9 @@ func newWorker(b *builder) *builder {
 		if b.xc != nil && useVBMI2 {
 			w.gmask = make([]uint64, b.n/64)
 		}
+		if b.xc != nil && useVBMI2 && b.packed {
+			w.gW = make([]int64, b.n)
+		}
 	}
 	w.scap = min(b.n, max(b.sortAt, 1))
 	for k := range w.sent {
@@ -300,6 +307,9 @@ func (b *builder) buildTree(t int, tr *Tree) {
 			b.rows = append(b.rows, r)
 			if b.wy != nil {
 				b.wy[i] = w * b.yq[i]
+			}
+			if b.gW != nil {
+				b.gW[i] = int64(b.cls[i])<<56 | 1<<32 | w // see builder.locW
 			}
 			b.addRow(tot, r)
 		}
@@ -760,13 +770,25 @@ func (b *builder) scanGlobalGini(j, lo, hi int, xb []uint8, p int, best *split) 
 		return false
 	}
 	h := b.fh[:(nbj+1)*cs] // all zero between calls
+	var present [4]uint64
+	if p == 1 && b.gW != nil { // the column-major copy: scanLocalGini's kernels
+		_ = h[nbj*cs+cs-1]
+		_ = xb[b.n-1]
+		histPackedSeenAsm(&h[0], &xb[0], &rows[0], len(rows), &b.gW[0], &b.cmap[0], cs, &b.seen[0])
+		presentSeen(&b.seen, &present)
+		if present[nbj>>6]&(1<<(nbj&63)) != 0 {
+			h[nbj*cs] = 1 // the missing code's mark, which scanPackedGini reads
+		}
+		ok := b.scanPackedGini(j, h, &present, best)
+		b.clearPresent(h, &present, cs)
+		return ok
+	}
 	counts, cls, cm := b.rw, b.cls, &b.cmap
 	for _, r := range rows {
 		e := int(xb[int(r)*p]) * cs
 		h[e] = 1
 		h[e+cm[cls[r]]] += 1<<32 + counts[r]
 	}
-	var present [4]uint64
 	if hi-lo < nbj { // few rows: mark the codes they hold
 		for _, r := range rows {
 			c := xb[int(r)*p]
