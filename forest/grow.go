@@ -1021,9 +1021,13 @@ func (b *builder) scanPackedVector(j int, h []int64, real *[4]uint64, last int, 
 		s.tt += v * v
 	}
 	bestScore := best.floor()
+	scan := scanPackedAsm
+	if cs-2 <= 8 && tot[1] < 1<<31 {
+		scan = scanPacked8Asm
+	}
 	for i := 0; i < len(codes); {
 		s.best = bestScore
-		k := scanPackedAsm(&h[0], cs, &codes[i], len(codes)-i, s)
+		k := scan(&h[0], cs, &codes[i], len(codes)-i, s)
 		if i += k; i == len(codes) {
 			return
 		}

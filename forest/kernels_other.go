@@ -41,6 +41,10 @@ func histPackedSeenAsm(h *int64, col *uint8, rows *int32, n int, lv *int64, cm *
 	panic("forest: histPackedSeenAsm without AVX-512")
 }
 
+func scanPacked8Asm(h *int64, cs int, codes *uint8, n int, s *packedScan) int {
+	panic("forest: scanPacked8Asm without AVX-512")
+}
+
 func rankSortKeys(keys, tmp *uint64, n int) {
 	panic("forest: rankSortKeys without AVX-512")
 }

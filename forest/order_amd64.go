@@ -21,3 +21,9 @@ func featureKeys(keys, konst *uint64, p int, nk, limit uint64, cand int) int
 //
 //go:noescape
 func scanPackedAsm(h *int64, cs int, codes *uint8, n int, s *packedScan) int
+
+// scanPacked8Asm is scanPackedAsm for nodes of at most eight classes and a
+// weight below 2^31 (see it).
+//
+//go:noescape
+func scanPacked8Asm(h *int64, cs int, codes *uint8, n int, s *packedScan) int

@@ -293,3 +293,127 @@ pstore:
 	MOVQ R13, ret+40(FP)
 	VZEROUPPER
 	RET
+
+// func scanPacked8Asm(h *int64, cs int, codes *uint8, n int, s *packedScan) int
+//
+// scanPackedAsm for nodes of at most eight classes (cs-2 <= 8, one vector)
+// whose weight is below 2^31: the left side's class weights L and the
+// node's T then fit in 31 bits, so Σ L² and Σ T·L are taken whole after
+// each code with 32x32-bit products (VPMULUDQ) instead of kept up to date
+// with 64-bit ones; they are the same integers, and the scores the same
+// float64 operations on them. Each code's rows and weights are summed as
+// the packed entries they are (rows<<32 | weight: the weights' sum stays
+// below 2^32). s.s1 and s.s2 are recomputed from s.lc, not read.
+TEXT ·scanPacked8Asm(SB), NOSPLIT, $0-48
+	MOVQ h+0(FP), DI
+	MOVQ cs+8(FP), CX
+	MOVQ codes+16(FP), SI
+	MOVQ n+24(FP), DX
+	MOVQ s+32(FP), BX
+	// lane mask of the cs-2 classes
+	MOVQ CX, R12
+	SUBQ $2, CX
+	MOVL $1, AX
+	SHLL CX, AX
+	DECL AX
+	MOVQ R12, CX
+	KMOVW AX, K1
+	VMOVDQU64 0(BX), Z0   // L
+	VMOVDQU64 128(BX), Z2 // T
+	MOVQ $0xFFFFFFFF, AX
+	VPBROADCASTQ AX, Z4
+	VPXORQ Z5, Z5, Z5
+	MOVQ 256(BX), R8
+	SHLQ $32, R8
+	ORQ 264(BX), R8 // nl<<32 | wl
+	MOVQ 288(BX), R14 // tt
+	MOVQ 296(BX), R15 // tw
+	MOVSD 304(BX), X14
+	XORQ R13, R13
+	SHLQ $3, CX // cs in bytes
+
+qloop:
+	CMPQ R13, DX
+	JGE qdone
+	MOVBQZX (SI)(R13*1), AX
+	IMULQ CX, AX
+	LEAQ (DI)(AX*1), AX
+	MOVQ $0, (AX)
+	VMOVDQU64.Z 16(AX), K1, Z6
+	VMOVDQU64 Z5, K1, 16(AX)
+	VPANDQ Z4, Z6, Z7
+	VPADDQ Z7, Z0, Z0
+	VPMULUDQ Z0, Z0, Z10 // L²
+	VPMULUDQ Z2, Z0, Z12 // T·L
+	// Σ of the packed entries
+	VEXTRACTI64X4 $1, Z6, Y16
+	VPADDQ Y16, Y6, Y6
+	VEXTRACTI32X4 $1, Y6, X17
+	VPADDQ X17, X6, X6
+	VPSHUFD $0x4E, X6, X17
+	VPADDQ X17, X6, X6
+	VMOVQ X6, AX
+	ADDQ AX, R8
+	// Σ L² and Σ T·L together
+	VPUNPCKLQDQ Z12, Z10, Z16
+	VPUNPCKHQDQ Z12, Z10, Z17
+	VPADDQ Z17, Z16, Z16
+	VEXTRACTI64X4 $1, Z16, Y17
+	VPADDQ Y17, Y16, Y16
+	VEXTRACTI32X4 $1, Y16, X17
+	VPADDQ X17, X16, X16
+	VMOVQ X16, R10 // s1
+	VPEXTRQ $1, X16, R11 // s2
+	// score = s1/wl + (tt - 2*s2 + s1)/(tw - wl)
+	MOVL R8, R9 // wl
+	VXORPD X24, X24, X24
+	VCVTSI2SDQ R10, X24, X24
+	VXORPD X25, X25, X25
+	VCVTSI2SDQ R9, X25, X25
+	VDIVSD X25, X24, X24
+	MOVQ R11, AX
+	ADDQ AX, AX
+	MOVQ R14, R12
+	SUBQ AX, R12
+	ADDQ R10, R12
+	VXORPD X26, X26, X26
+	VCVTSI2SDQ R12, X26, X26
+	MOVQ R15, R12
+	SUBQ R9, R12
+	VXORPD X25, X25, X25
+	VCVTSI2SDQ R12, X25, X25
+	VDIVSD X25, X26, X26
+	VADDSD X26, X24, X24
+	INCQ R13
+	VUCOMISD X14, X24
+	JCS qloop
+	DECQ R13
+	VMOVSD X24, 312(BX)
+	JMP qstore
+
+qdone:
+	// s1 and s2 of the state as it stands (n codes read, or none)
+	VPMULUDQ Z0, Z0, Z10
+	VPMULUDQ Z2, Z0, Z12
+	VPUNPCKLQDQ Z12, Z10, Z16
+	VPUNPCKHQDQ Z12, Z10, Z17
+	VPADDQ Z17, Z16, Z16
+	VEXTRACTI64X4 $1, Z16, Y17
+	VPADDQ Y17, Y16, Y16
+	VEXTRACTI32X4 $1, Y16, X17
+	VPADDQ X17, X16, X16
+	VMOVQ X16, R10
+	VPEXTRQ $1, X16, R11
+
+qstore:
+	VMOVDQU64 Z0, 0(BX)
+	MOVQ R8, AX
+	SHRQ $32, AX
+	MOVQ AX, 256(BX)
+	MOVL R8, AX
+	MOVQ AX, 264(BX)
+	MOVQ R10, 272(BX)
+	MOVQ R11, 280(BX)
+	MOVQ R13, ret+40(FP)
+	VZEROUPPER
+	RET

@@ -67,33 +67,55 @@ func TestScanPackedAsm(t *testing.T) {
 			after = append(after, sums{nl, wl, s1, s2})
 		}
 
-		h := append([]int64(nil), orig...)
-		s := packedScan{tc: tc, tw: tw, tt: tt, best: math.Inf(1)}
-		if got := scanPackedAsm(&h[0], cs, &codes[0], len(codes), &s); got != len(codes) {
-			t.Fatalf("nc=%d: stopped at %d of %d codes with best +Inf", nc, got, len(codes))
+		kernels := []struct {
+			name string
+			scan func(h *int64, cs int, codes *uint8, n int, s *packedScan) int
+		}{{"scanPackedAsm", scanPackedAsm}}
+		if nc <= 8 {
+			kernels = append(kernels, struct {
+				name string
+				scan func(h *int64, cs int, codes *uint8, n int, s *packedScan) int
+			}{"scanPacked8Asm", scanPacked8Asm})
 		}
-		if s.nl != nl || s.wl != wl || s.s1 != s1 || s.s2 != s2 || s.lc != lc {
-			t.Fatalf("nc=%d: sums %d %d %d %d %v, want %d %d %d %d %v", nc, s.nl, s.wl, s.s1, s.s2, s.lc, nl, wl, s1, s2, lc)
-		}
-		for i := range h {
-			if h[i] != want[i] {
-				t.Fatalf("nc=%d: h[%d] = %d, want %d", nc, i, h[i], want[i])
+		for _, k := range kernels {
+			h := append([]int64(nil), orig...)
+			s := packedScan{tc: tc, tw: tw, tt: tt, best: math.Inf(1)}
+			if got := k.scan(&h[0], cs, &codes[0], len(codes), &s); got != len(codes) {
+				t.Fatalf("%s nc=%d: stopped at %d of %d codes with best +Inf", k.name, nc, got, len(codes))
 			}
-		}
+			if s.nl != nl || s.wl != wl || s.s1 != s1 || s.s2 != s2 || s.lc != lc {
+				t.Fatalf("%s nc=%d: sums %d %d %d %d %v, want %d %d %d %d %v", k.name, nc, s.nl, s.wl, s.s1, s.s2, s.lc, nl, wl, s1, s2, lc)
+			}
+			for i := range h {
+				if h[i] != want[i] {
+					t.Fatalf("%s nc=%d: h[%d] = %d, want %d", k.name, nc, i, h[i], want[i])
+				}
+			}
 
-		// With the best at a middle code's score, the scan stops at the
-		// first code whose score reaches it, with that score's bits.
-		m := len(scores) / 2
-		first := 0
-		for scores[first] < scores[m] {
-			first++
-		}
-		h = append(h[:0], orig...)
-		s = packedScan{tc: tc, tw: tw, tt: tt, best: scores[m]}
-		got := scanPackedAsm(&h[0], cs, &codes[0], len(codes), &s)
-		a := after[first]
-		if got != first || math.Float64bits(s.score) != math.Float64bits(scores[first]) || s.nl != a.nl || s.wl != a.wl || s.s1 != a.s1 || s.s2 != a.s2 {
-			t.Fatalf("nc=%d: stopped at %d with score %v, want %d with %v", nc, got, s.score, first, scores[first])
+			// With the best at a middle code's score, the scan stops at the
+			// first code whose score reaches it, with that score's bits;
+			// resumed after it, it ends with the sums of all codes.
+			m := len(scores) / 2
+			first := 0
+			for scores[first] < scores[m] {
+				first++
+			}
+			h = append(h[:0], orig...)
+			s = packedScan{tc: tc, tw: tw, tt: tt, best: scores[m]}
+			got := k.scan(&h[0], cs, &codes[0], len(codes), &s)
+			a := after[first]
+			if got != first || math.Float64bits(s.score) != math.Float64bits(scores[first]) || s.nl != a.nl || s.wl != a.wl || s.s1 != a.s1 || s.s2 != a.s2 {
+				t.Fatalf("%s nc=%d: stopped at %d with score %v, want %d with %v", k.name, nc, got, s.score, first, scores[first])
+			}
+			if first+1 < len(codes) {
+				s.best = math.Inf(1)
+				if rest := k.scan(&h[0], cs, &codes[first+1], len(codes)-first-1, &s); rest != len(codes)-first-1 {
+					t.Fatalf("%s nc=%d: resumed scan stopped at %d", k.name, nc, rest)
+				}
+				if s.nl != nl || s.wl != wl || s.s1 != s1 || s.s2 != s2 || s.lc != lc {
+					t.Fatalf("%s nc=%d: resumed sums %d %d %d %d, want %d %d %d %d", k.name, nc, s.nl, s.wl, s.s1, s.s2, nl, wl, s1, s2)
+				}
+			}
 		}
 	}
 }
