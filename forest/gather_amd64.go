@@ -15,8 +15,8 @@ func compressCol(dst, col *uint8, mask *uint64, words int)
 //go:noescape
 func presentSeen(seen *[256]uint8, present *[4]uint64)
 
-// histPackedSeenAsm is histPackedAsm marking each row's code in seen
-// instead of in h (histPackedSeen).
+// histNodeAsm is the packed Gini histogram of a node's rows from their
+// node weights (builder.nodeW); see scanLocalGini.
 //
 //go:noescape
-func histPackedSeenAsm(h *int64, col *uint8, rows *int32, n int, lv *int64, cm *int, cs int, seen *uint8)
+func histNodeAsm(h *int64, col *uint8, rows *int32, n int, nw *int64, cs int, seen *uint8)

@@ -113,10 +113,12 @@ type builder struct {
 	sink   uint8      // what gatherColumns returns, kept so that its early loads stay
 	gmask  []uint64   // gatherFromColumns's row bitmap
 	seen   [256]uint8 // scanLocalGini's marks of the codes present, zero between uses
-	// gW is each row's packed weight in the tree, as locW holds a local
-	// block's (class<<56 | 1<<32 | weight), for scanGlobalGini's kernel
-	// on the column-major copy (nil when it does not run).
-	gW []int64
+	// nodeW holds, for the node being searched by the packed Gini scans
+	// (nodeOK), each of its rows' (1<<32 | weight)<<8 | its class's entry
+	// (cmap), in the order of the node's rows: what histNodeAsm adds
+	// and where, read in order (nil where that kernel does not run).
+	nodeW  []int64
+	nodeOK bool
 	// The local block of the subtree being grown (enterLocal), when local:
 	// rows[lbase:lbase+lsize] entered it as local rows 0..lsize-1; feature
 	// j of local row i is at loc[j*lsize+i]; lrows[pos-lbase] is the local
@@ -225,8 +227,8 @@ func newWorker(b *builder) *builder {
 		if b.xc != nil && useVBMI2 {
 			w.gmask = make([]uint64, b.n/64)
 		}
-		if b.xc != nil && useVBMI2 && b.packed {
-			w.gW = make([]int64, b.n)
+		if useVBMI2 && b.packed {
+			w.nodeW = make([]int64, max(m, min(b.n, len(b.xc))))
 		}
 	}
 	w.scap = min(b.n, max(b.sortAt, 1))
@@ -307,9 +309,6 @@ func (b *builder) buildTree(t int, tr *Tree) {
 			b.rows = append(b.rows, r)
 			if b.wy != nil {
 				b.wy[i] = w * b.yq[i]
-			}
-			if b.gW != nil {
-				b.gW[i] = int64(b.cls[i])<<56 | 1<<32 | w // see builder.locW
 			}
 			b.addRow(tot, r)
 		}
@@ -693,6 +692,32 @@ func (b *builder) compactClasses(tot []int64) {
 	b.cstride = cs
 }
 
+// fillNodeW sets nodeW for the node of rows[lo:hi] (compactClasses set
+// its classes' entries) when its scans will read it: in a local block, or
+// from the column-major copy (builder.feature).
+func (b *builder) fillNodeW(lo, hi int) {
+	if b.nodeW == nil {
+		return
+	}
+	nw, cm := b.nodeW[:hi-lo], &b.cmap
+	switch {
+	case b.local:
+		lv := b.locW
+		for k, i := range b.lrows[lo-b.lbase : hi-b.lbase] {
+			w := lv[i] // class<<56 | 1<<32 | weight
+			nw[k] = w<<8 | int64(cm[w>>56&(maxPacked-1)])
+		}
+	case b.xc != nil && (hi-lo > b.localAt || b.xb == nil):
+		rw, cls := b.rw, b.cls
+		for k, r := range b.rows[lo:hi] {
+			nw[k] = (1<<32|rw[r])<<8 | int64(cm[cls[r]])
+		}
+	default:
+		return
+	}
+	b.nodeOK = true
+}
+
 // scanLocalGini is scanLocal for the Gini criterion, through a histogram of
 // the node's classes only (compactClasses): a node deep in a tree holds a
 // few of the classes, and the scan of the boundaries costs per code and
@@ -718,13 +743,13 @@ func (b *builder) scanLocalGini(j, lo, hi int, best *split) bool {
 	h := b.fh[:(nbj+1)*cs] // all zero between calls
 	var present [4]uint64
 	switch {
-	case useVBMI2:
-		// The loop marks each row's code in a byte of its own (a plain
+	case b.nodeOK:
+		// The loop reads each row's weight and class entry in order
+		// (nodeW) and marks its code in a byte of its own (a plain
 		// store), which presentSeen turns into the bitmap 64 codes at
 		// a time.
 		_ = h[nbj*cs+cs-1]
-		_ = b.locW[len(col)-1]
-		histPackedSeenAsm(&h[0], &col[0], &rows[0], len(rows), &b.locW[0], &b.cmap[0], cs, &b.seen[0])
+		histNodeAsm(&h[0], &col[0], &rows[0], len(rows), &b.nodeW[0], cs, &b.seen[0])
 		presentSeen(&b.seen, &present)
 		if present[nbj>>6]&(1<<(nbj&63)) != 0 {
 			h[nbj*cs] = 1 // the missing code's mark, which scanPackedGini reads
@@ -771,10 +796,9 @@ func (b *builder) scanGlobalGini(j, lo, hi int, xb []uint8, p int, best *split) 
 	}
 	h := b.fh[:(nbj+1)*cs] // all zero between calls
 	var present [4]uint64
-	if p == 1 && b.gW != nil { // the column-major copy: scanLocalGini's kernels
+	if p == 1 && b.nodeOK { // the column-major copy: scanLocalGini's kernel
 		_ = h[nbj*cs+cs-1]
-		_ = xb[b.n-1]
-		histPackedSeenAsm(&h[0], &xb[0], &rows[0], len(rows), &b.gW[0], &b.cmap[0], cs, &b.seen[0])
+		histNodeAsm(&h[0], &xb[0], &rows[0], len(rows), &b.nodeW[0], cs, &b.seen[0])
 		presentSeen(&b.seen, &present)
 		if present[nbj>>6]&(1<<(nbj&63)) != 0 {
 			h[nbj*cs] = 1 // the missing code's mark, which scanPackedGini reads
@@ -1662,7 +1686,8 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 	order, sorted, limit := b.featureOrder(key, konst)
 	if b.packed && !b.random && hist == nil && buf < 0 {
 		b.compactClasses(tot)
-		defer func() { b.cstride = 0 }()
+		b.fillNodeW(lo, hi)
+		defer func() { b.cstride, b.nodeOK = 0, false }()
 	}
 	cat := b.cat
 	if hist == nil && hi-lo <= 3 && b.pairShortcut() {

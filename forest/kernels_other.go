@@ -37,12 +37,12 @@ func presentSeen(seen *[256]uint8, present *[4]uint64) {
 	panic("forest: presentSeen without AVX-512")
 }
 
-func histPackedSeenAsm(h *int64, col *uint8, rows *int32, n int, lv *int64, cm *int, cs int, seen *uint8) {
-	panic("forest: histPackedSeenAsm without AVX-512")
-}
-
 func scanPacked8Asm(h *int64, cs int, codes *uint8, n int, s *packedScan) int {
 	panic("forest: scanPacked8Asm without AVX-512")
+}
+
+func histNodeAsm(h *int64, col *uint8, rows *int32, n int, nw *int64, cs int, seen *uint8) {
+	panic("forest: histNodeAsm without AVX-512")
 }
 
 func rankSortKeys(keys, tmp *uint64, n int) {

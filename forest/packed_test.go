@@ -157,25 +157,26 @@ func TestBlockConstants(t *testing.T) {
 	}
 }
 
-// TestHistPackedSeen checks the byte kernels of scanLocalGini's histogram:
-// histPackedSeenAsm adds what histPacked adds, leaves the codes' first
-// words alone and marks each row's code in seen; presentSeen turns the
-// marks into the bitmap of the codes present and clears them. Codes span
-// all four bitmap words, classes up to maxPacked.
-func TestHistPackedSeen(t *testing.T) {
+// TestHistNode checks the byte kernels of scanLocalGini's histogram:
+// histNodeAsm adds what histPacked adds (from each row's weight and class
+// entry, in the order of the rows), leaves the codes' first words alone
+// and marks each row's code in seen; presentSeen turns the marks into the
+// bitmap of the codes present and clears them. Codes span all four bitmap
+// words, classes up to maxPacked, row counts odd and even.
+func TestHistNode(t *testing.T) {
 	if !useVBMI2 {
 		t.Skip("no AVX-512 VBMI2 kernel on this CPU or build")
 	}
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, nc := range []int{1, 2, 3, 10, 16, maxPacked} {
-		for _, m := range []int{1, 2, 7, 64, 500} {
+		for _, m := range []int{1, 2, 3, 7, 64, 501} {
 			cs := nc + 2
 			const nrows = 600
 			col := make([]uint8, nrows)
 			lv := make([]int64, nrows)
 			var cm [maxPacked]int
 			for q := 0; q < nc; q++ {
-				cm[q] = 2 + q
+				cm[q] = 2 + (q*7)%nc // the node's entries in another order
 			}
 			for i := range col {
 				col[i] = uint8(r.IntN(256))
@@ -185,14 +186,17 @@ func TestHistPackedSeen(t *testing.T) {
 				lv[i] = int64(r.IntN(nc))<<56 | 1<<32 | int64(1+r.IntN(1000))
 			}
 			rows := make([]int32, m)
+			nw := make([]int64, m)
 			for i := range rows {
 				rows[i] = int32(r.IntN(nrows))
+				w := lv[rows[i]]
+				nw[i] = (w&(1<<56-1))<<8 + int64(cm[w>>56])
 			}
 			want := make([]int64, 256*cs)
 			histPacked(want, col, rows, lv, &cm, cs)
 			got := make([]int64, 256*cs)
 			var seen [256]uint8
-			histPackedSeenAsm(&got[0], &col[0], &rows[0], m, &lv[0], &cm[0], cs, &seen[0])
+			histNodeAsm(&got[0], &col[0], &rows[0], m, &nw[0], cs, &seen[0])
 			var present, wantPresent [4]uint64
 			for c := 0; c < 256; c++ {
 				if want[c*cs] != 0 {

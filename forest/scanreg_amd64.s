@@ -98,39 +98,60 @@ hloop:
 hdone:
 	RET
 
-// func histPackedSeenAsm(h *int64, col *uint8, rows *int32, n int, lv *int64, cm *int, cs int, seen *uint8)
+// func histNodeAsm(h *int64, col *uint8, rows *int32, n int, nw *int64, cs int, seen *uint8)
 //
-// histPackedAsm, but each row's code is marked in the byte seen[code]
-// instead of in its first word of h.
-TEXT ·histPackedSeenAsm(SB), NOSPLIT, $0-64
+// The packed Gini histogram of a node's rows from their node weights nw
+// (builder.nodeW, in the order of rows): the i-th row adds nw[i]>>8 to
+// h[col[rows[i]]·cs + nw[i]&0xFF] and marks its code in seen. Two rows a
+// turn.
+TEXT ·histNodeAsm(SB), NOSPLIT, $0-56
 	MOVQ h+0(FP), AX
 	MOVQ col+8(FP), DI
 	MOVQ rows+16(FP), R9
 	MOVQ n+24(FP), R10
-	MOVQ lv+32(FP), R11
-	MOVQ cm+40(FP), CX
-	MOVQ cs+48(FP), DX
-	MOVQ seen+56(FP), R8
+	MOVQ nw+32(FP), R11
+	MOVQ cs+40(FP), DX
+	MOVQ seen+48(FP), R8
 	XORQ R12, R12
-	TESTQ R10, R10
-	JLE sdone
+	MOVQ R10, CX
+	ANDQ $-2, CX
+	JEQ nodd
 
-sloop:
+npair:
 	MOVLQSX (R9)(R12*4), R13
-	MOVQ (R11)(R13*8), BX
+	MOVLQSX 4(R9)(R12*4), R14
+	MOVQ (R11)(R12*8), BX
+	MOVQ 8(R11)(R12*8), R15
+	MOVBQZX (DI)(R13*1), R13
+	MOVBQZX (DI)(R14*1), R14
+	MOVB $1, (R8)(R13*1)
+	MOVB $1, (R8)(R14*1)
+	IMULQ DX, R13
+	IMULQ DX, R14
+	MOVBQZX BL, SI
+	ADDQ SI, R13
+	SHRQ $8, BX
+	ADDQ BX, (AX)(R13*8)
+	MOVBQZX R15B, SI
+	ADDQ SI, R14
+	SHRQ $8, R15
+	ADDQ R15, (AX)(R14*8)
+	ADDQ $2, R12
+	CMPQ R12, CX
+	JLT npair
+
+nodd:
+	CMPQ R12, R10
+	JGE ndone
+	MOVLQSX (R9)(R12*4), R13
+	MOVQ (R11)(R12*8), BX
 	MOVBQZX (DI)(R13*1), R13
 	MOVB $1, (R8)(R13*1)
 	IMULQ DX, R13
-	MOVQ BX, SI
-	SHRQ $56, SI
-	ANDQ $127, SI
-	ADDQ (CX)(SI*8), R13
-	SHLQ $8, BX
+	MOVBQZX BL, SI
+	ADDQ SI, R13
 	SHRQ $8, BX
 	ADDQ BX, (AX)(R13*8)
-	INCQ R12
-	CMPQ R12, R10
-	JLT sloop
 
-sdone:
+ndone:
 	RET

@@ -14,7 +14,7 @@ const kernelsBuilt = true
 // compare.
 var useAVX512 = cpufeat.HasAVX512F && cpufeat.HasAVX512DQ
 
-// useVBMI2 selects the byte kernels (compressCol, histPackedSeenAsm,
+// useVBMI2 selects the byte kernels (compressCol, histNodeAsm,
 // presentSeen): AVX-512 BW and VBMI2, and what they need besides.
 var useVBMI2 = cpufeat.HasAVX512VBMI2
 
