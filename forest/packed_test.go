@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/gotrain/gotrain/data"
 )
 
 // TestScanPackedAsm checks scanPackedAsm's sums, scores, clearing and stop
@@ -219,5 +221,55 @@ func TestHistNode(t *testing.T) {
 				t.Fatalf("classes %d, %d rows: seen not cleared", nc, m)
 			}
 		}
+	}
+}
+
+// TestFewGiniKeepsTrees checks that scanFewGini, the histogram-free search
+// of nodes of at most fewNode rows, grows the trees (the model file, byte
+// for byte) the packed histogram scans grow: ten classes, two classes,
+// missing values (left to the histogram), sample weights, features of few
+// codes (many ties between rows), and the settings that keep it off.
+func TestFewGiniKeepsTrees(t *testing.T) {
+	if !useVBMI2 {
+		t.Skip("no AVX-512 VBMI2 kernel on this CPU or build: scanFewGini does not run")
+	}
+	dig := loadEmbedded(t, "digits")
+	two := toDS(dig, all(dig.Rows))
+	for i := range two.Y {
+		two.Y[i] = float64(int(two.Y[i]) % 2)
+	}
+	weighted := toDS(dig, all(dig.Rows))
+	weighted.Weights = make([]float64, weighted.Rows)
+	for i := range weighted.Weights {
+		weighted.Weights[i] = 0.5 + float64(i%5)
+	}
+	coarse := toDS(dig, all(dig.Rows))
+	for i := range coarse.X {
+		coarse.X[i] = float64(int(coarse.X[i]) / 6)
+	}
+	for _, c := range []struct {
+		name string
+		d    *data.Dataset
+		opt  Options
+	}{
+		{"ten classes", toDS(dig, all(dig.Rows)), Options{Task: Classification, Trees: 4, Seed: 1}},
+		{"two classes", two, Options{Task: Classification, Trees: 4, Seed: 2}},
+		{"nan", withNaNs(toDS(dig, all(dig.Rows)), 7), Options{Task: Classification, Trees: 4, Seed: 3}},
+		{"weights", weighted, Options{Task: Classification, Trees: 4, Seed: 4}},
+		{"few codes", coarse, Options{Task: Classification, Trees: 4, Seed: 5, MaxFeatures: "log2"}},
+		{"sparse wide", sparseWide(900, 200, 5, false), Options{Task: Classification, Trees: 3, Seed: 6}},
+		{"leaf 2", toDS(dig, all(dig.Rows)), Options{Task: Classification, Trees: 3, Seed: 7, MinSamplesLeaf: 2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer func() { fewRows = fewNode }()
+			if !fitsAgree(t, c.d, c.opt, func(on bool) {
+				fewRows = 0 // the histogram for every node
+				if on {
+					fewRows = fewNode
+				}
+			}) {
+				t.Fatal("scanFewGini grows other trees than the histogram scans")
+			}
+		})
 	}
 }
