@@ -20,3 +20,16 @@ func presentSeen(seen *[256]uint8, present *[4]uint64)
 //
 //go:noescape
 func histNodeAsm(h *int64, col *uint8, rows *int32, n int, nw *int64, cs int, seen *uint8)
+
+// columnBits sets bit b of nz[w] when col[64w+b] is not 0, for the n
+// codes of col, and reports whether they are all equal. It needs AVX-512
+// BW (useVBMI2).
+//
+//go:noescape
+func columnBits(col *uint8, n int, nz *uint64) bool
+
+// histSparseAsm is the packed Gini histogram of a local block's rows set
+// in both bitmaps (see scanSparseGini). It needs AVX-512 VBMI2.
+//
+//go:noescape
+func histSparseAsm(h *int64, col *uint8, nodeBits, colBits *uint64, words int, rowW *int64, cs int, seen *uint8, list *uint16) int

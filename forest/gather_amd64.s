@@ -61,3 +61,133 @@ TEXT ·presentSeen(SB), NOSPLIT, $0-16
 	VMOVDQU64 Z4, 192(SI)
 	VZEROUPPER
 	RET
+
+// func columnBits(col *uint8, n int, nz *uint64) bool
+//
+// Sets bit b of nz[w] when col[64w+b] is not 0, for the n codes of col
+// (the last word's bits past n clear), and reports whether every code
+// equals the first.
+TEXT ·columnBits(SB), NOSPLIT, $0-25
+	MOVQ col+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ nz+16(FP), DI
+	VPBROADCASTB (SI), Z1
+	XORQ R8, R8
+	MOVQ CX, DX
+	SHRQ $6, DX
+	JEQ cbtail
+
+cbloop:
+	VMOVDQU64 (SI), Z0
+	VPTESTMB Z0, Z0, K1
+	KMOVQ K1, (DI)
+	VPCMPB $4, Z1, Z0, K2
+	KMOVQ K2, AX
+	ORQ AX, R8
+	ADDQ $64, SI
+	ADDQ $8, DI
+	DECQ DX
+	JNZ cbloop
+
+cbtail:
+	ANDQ $63, CX
+	JEQ cbdone
+	MOVQ $-1, AX
+	BZHIQ CX, AX, AX
+	KMOVQ AX, K3
+	VMOVDQU8.Z (SI), K3, Z0
+	VPTESTMB Z0, Z0, K1
+	KMOVQ K1, (DI)
+	VPCMPB $4, Z1, Z0, K2
+	KANDQ K3, K2, K2
+	KMOVQ K2, AX
+	ORQ AX, R8
+
+cbdone:
+	TESTQ R8, R8
+	SETEQ ret+24(FP)
+	VZEROUPPER
+	RET
+
+DATA iota16<>+0(SB)/8, $0x0003000200010000
+DATA iota16<>+8(SB)/8, $0x0007000600050004
+DATA iota16<>+16(SB)/8, $0x000b000a00090008
+DATA iota16<>+24(SB)/8, $0x000f000e000d000c
+DATA iota16<>+32(SB)/8, $0x0013001200110010
+DATA iota16<>+40(SB)/8, $0x0017001600150014
+DATA iota16<>+48(SB)/8, $0x001b001a00190018
+DATA iota16<>+56(SB)/8, $0x001f001e001d001c
+GLOBL iota16<>(SB), RODATA|NOPTR, $64
+
+// func histSparseAsm(h *int64, col *uint8, nodeBits, colBits *uint64, words int, rowW *int64, cs int, seen *uint8, list *uint16) int
+//
+// The packed Gini histogram of the rows of a local block set in both
+// nodeBits and colBits (the node's rows whose code is not 0): their
+// indices are first listed in list in increasing order (VPCOMPRESSW, 32
+// rows at a time; list holds 32 entries past the rows listed), then row i
+// adds rowW[i]>>8 to h[col[i]·cs + rowW[i]&0xFF] and marks its code in
+// seen. It returns the rows listed.
+TEXT ·histSparseAsm(SB), NOSPLIT, $0-80
+	MOVQ nodeBits+16(FP), R9
+	MOVQ colBits+24(FP), R10
+	MOVQ words+32(FP), CX
+	MOVQ list+64(FP), DI
+	VMOVDQU64 iota16<>(SB), Z10
+	MOVL $32, AX
+	VPBROADCASTW AX, Z11
+	MOVL $64, AX
+	VPBROADCASTW AX, Z12
+	XORQ R12, R12 // rows listed
+	XORQ R13, R13 // word
+	TESTQ CX, CX
+	JLE hslist
+
+hsword:
+	MOVQ (R9)(R13*8), AX
+	ANDQ (R10)(R13*8), AX
+	KMOVD AX, K1
+	VPCOMPRESSW Z10, K1, Z2
+	VMOVDQU64 Z2, (DI)(R12*2)
+	MOVL AX, BX
+	POPCNTQ BX, BX
+	ADDQ BX, R12
+	SHRQ $32, AX
+	KMOVD AX, K2
+	VPADDW Z11, Z10, Z3
+	VPCOMPRESSW Z3, K2, Z2
+	VMOVDQU64 Z2, (DI)(R12*2)
+	POPCNTQ AX, AX
+	ADDQ AX, R12
+	VPADDW Z12, Z10, Z10
+	INCQ R13
+	CMPQ R13, CX
+	JLT hsword
+
+hslist:
+	MOVQ R12, ret+72(FP)
+	VZEROUPPER
+	MOVQ h+0(FP), AX
+	MOVQ col+8(FP), SI
+	MOVQ rowW+40(FP), R11
+	MOVQ cs+48(FP), DX
+	MOVQ seen+56(FP), R8
+	XORQ R13, R13
+	TESTQ R12, R12
+	JLE hsdone
+
+hsrow:
+	MOVWQZX (DI)(R13*2), R14
+	MOVQ (R11)(R14*8), BX
+	MOVBQZX (SI)(R14*1), R14
+	MOVB $1, (R8)(R14*1)
+	IMULQ DX, R14
+	MOVBQZX BL, R15
+	ADDQ R15, R14
+	SHRQ $8, BX
+	ADDQ BX, (AX)(R14*8)
+	INCQ R13
+	CMPQ R13, R12
+	JLT hsrow
+
+hsdone:
+	RET

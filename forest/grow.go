@@ -119,6 +119,22 @@ type builder struct {
 	// and where, read in order (nil where that kernel does not run).
 	nodeW  []int64
 	nodeOK bool
+	// The sparse scans of large nodes in a local block (scanSparseGini):
+	// locNZ holds, for each feature copied into the block, a bitmap of
+	// its rows whose code is not 0 (lwords words a feature; lnz when the
+	// block's are set); for the node being searched (sparseOK), nodeBits
+	// is the bitmap of its rows, rowW each of its rows' nodeW entry by
+	// row of the block, ptot its rows' packed sums by class entry (what
+	// code 0 holds once the other codes' are taken away), list the
+	// kernel's scratch.
+	locNZ    []uint64
+	lwords   int
+	lnz      bool
+	nodeBits []uint64
+	rowW     []int64
+	ptot     []int64
+	list     []uint16
+	sparseOK bool
 	// The local block of the subtree being grown (enterLocal), when local:
 	// rows[lbase:lbase+lsize] entered it as local rows 0..lsize-1; feature
 	// j of local row i is at loc[j*lsize+i]; lrows[pos-lbase] is the local
@@ -229,6 +245,14 @@ func newWorker(b *builder) *builder {
 		}
 		if useVBMI2 && b.packed {
 			w.nodeW = make([]int64, max(m, min(b.n, len(b.xc))))
+			if m <= 1<<16 && m >= sparseAt {
+				lw := (m + 63) / 64
+				w.locNZ = make([]uint64, lw*b.p)
+				w.nodeBits = make([]uint64, lw)
+				w.rowW = make([]int64, m)
+				w.ptot = make([]int64, b.stride)
+				w.list = make([]uint16, m+32)
+			}
 		}
 	}
 	w.scap = min(b.n, max(b.sortAt, 1))
@@ -703,9 +727,22 @@ func (b *builder) fillNodeW(lo, hi int) {
 	switch {
 	case b.local:
 		lv := b.locW
-		for k, i := range b.lrows[lo-b.lbase : hi-b.lbase] {
+		rows := b.lrows[lo-b.lbase : hi-b.lbase]
+		for k, i := range rows {
 			w := lv[i] // class<<56 | 1<<32 | weight
 			nw[k] = w<<8 | int64(cm[w>>56&(maxPacked-1)])
+		}
+		if b.lnz && hi-lo >= sparseAt {
+			nb, rw, pt := b.nodeBits[:b.lwords], b.rowW, b.ptot[:b.cstride]
+			clear(nb)
+			clear(pt)
+			for k, i := range rows {
+				v := nw[k]
+				nb[i>>6] |= 1 << (i & 63)
+				rw[i] = v
+				pt[v&0xFF] += v >> 8
+			}
+			b.sparseOK = true
 		}
 	case b.xc != nil && (hi-lo > b.localAt || b.xb == nil):
 		rw, cls := b.rw, b.cls
@@ -733,6 +770,9 @@ func (b *builder) scanLocalGini(j, lo, hi int, best *split) bool {
 	cs, nbj := b.cstride, b.nb[j]
 	col := b.loc[j*b.lsize : (j+1)*b.lsize]
 	rows := b.lrows[lo-b.lbase : hi-b.lbase]
+	if b.sparseOK && nbj > 0 {
+		return b.scanSparseGini(j, col, best)
+	}
 	c0, k := col[rows[0]], 1
 	for k < len(rows) && col[rows[k]] == c0 {
 		k++
@@ -768,6 +808,57 @@ func (b *builder) scanLocalGini(j, lo, hi int, best *split) bool {
 	default:
 		histPackedFast(h, col, rows, b.locW, &b.cmap, cs)
 		present = presentInHist(h, nbj, cs)
+	}
+	ok := b.scanPackedGini(j, h, &present, best)
+	b.clearPresent(h, &present, cs)
+	return ok
+}
+
+// sparseAt is the fewest rows of a node in a local block that
+// scanSparseGini searches (tests set it to compare with the histogram
+// of every row).
+var sparseAt = 512
+
+// scanSparseGini is scanLocalGini for a large node of a local block
+// (sparseOK): the histogram counts only the node's rows whose code is not
+// 0, found by a word-by-word AND of the node's bitmap of rows and the
+// feature's of nonzero codes (most of MNIST's pixels are 0 in most
+// images), and code 0's entries are the node's sums (ptot) less the other
+// codes'. The entries, the codes present and the search are then
+// scanLocalGini's. A feature of one code in the node is found by the
+// search (one code present), without a check of its own.
+func (b *builder) scanSparseGini(j int, col []uint8, best *split) bool {
+	cs, nbj, lw := b.cstride, b.nb[j], b.lwords
+	h := b.fh[:(nbj+1)*cs] // all zero between calls
+	_ = h[nbj*cs+cs-1]
+	nz := b.locNZ[j*lw : (j+1)*lw]
+	histSparseAsm(&h[0], &col[0], &b.nodeBits[0], &nz[0], lw, &b.rowW[0], cs, &b.seen[0], &b.list[0])
+	var present [4]uint64
+	presentSeen(&b.seen, &present)
+	// Code 0: what the other codes present leave of the node's sums.
+	z := h[:cs:cs]
+	copy(z[2:], b.ptot[2:cs])
+	for k, word := range present {
+		for word != 0 {
+			c := k<<6 | bits.TrailingZeros64(word)
+			word &= word - 1
+			if c == 0 {
+				continue
+			}
+			e := h[c*cs+2 : c*cs+cs : c*cs+cs]
+			for q, v := range e {
+				z[2+q] -= v
+			}
+		}
+	}
+	for _, v := range z[2:] {
+		if v != 0 {
+			present[0] |= 1
+			break
+		}
+	}
+	if present[nbj>>6]&(1<<(nbj&63)) != 0 {
+		h[nbj*cs] = 1 // the missing code's mark, which scanPackedGini reads
 	}
 	ok := b.scanPackedGini(j, h, &present, best)
 	b.clearPresent(h, &present, cs)
@@ -1767,7 +1858,7 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 	if b.packed && !b.random && hist == nil && buf < 0 {
 		b.compactClasses(tot)
 		b.fillNodeW(lo, hi)
-		defer func() { b.cstride, b.nodeOK = 0, false }()
+		defer func() { b.cstride, b.nodeOK, b.sparseOK = 0, false, false }()
 	}
 	cat := b.cat
 	if hist == nil && hi-lo <= 3 && b.pairShortcut() {
@@ -2031,6 +2122,22 @@ func (b *builder) enterLocal(lo, hi int) {
 		gatherFromColumns(b.loc[:m*p], b.xc, b.n, rows, p, konst, b.gmask)
 	} else {
 		b.sink |= gatherColumns(b.loc[:m*p], xb, rows, p, konst)
+	}
+	b.lnz = false
+	if b.locNZ != nil && m >= sparseAt {
+		// The bitmaps of nonzero codes, and the block's constants on the
+		// way (columnBits).
+		b.lnz, b.lwords = true, (m+63)/64
+		clear(b.lkonst)
+		for j := 0; j < p; j++ {
+			if konst != nil && konst[j>>6]&(1<<(j&63)) != 0 {
+				continue
+			}
+			if columnBits(&b.loc[j*m], m, &b.locNZ[j*b.lwords]) {
+				b.lkonst[j>>6] |= 1 << (j & 63)
+			}
+		}
+		return
 	}
 	blockConstants(b.lkonst, b.loc[:m*p], m, p, konst)
 }

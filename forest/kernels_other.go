@@ -45,6 +45,14 @@ func histNodeAsm(h *int64, col *uint8, rows *int32, n int, nw *int64, cs int, se
 	panic("forest: histNodeAsm without AVX-512")
 }
 
+func columnBits(col *uint8, n int, nz *uint64) bool {
+	panic("forest: columnBits without AVX-512")
+}
+
+func histSparseAsm(h *int64, col *uint8, nodeBits, colBits *uint64, words int, rowW *int64, cs int, seen *uint8, list *uint16) int {
+	panic("forest: histSparseAsm without AVX-512")
+}
+
 func rankSortKeys(keys, tmp *uint64, n int) {
 	panic("forest: rankSortKeys without AVX-512")
 }

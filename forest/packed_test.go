@@ -273,3 +273,173 @@ func TestFewGiniKeepsTrees(t *testing.T) {
 		})
 	}
 }
+
+// TestColumnBits checks columnBits against a plain loop: the bitmap of
+// nonzero codes (bits past the last code clear) and whether all codes
+// are equal, for lengths around the 64-code words.
+func TestColumnBits(t *testing.T) {
+	if !useVBMI2 {
+		t.Skip("no AVX-512 VBMI2 kernel on this CPU or build")
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, n := range []int{1, 2, 63, 64, 65, 127, 128, 129, 1000} {
+		for _, kind := range []string{"zero", "one code", "sparse", "last differs"} {
+			col := make([]uint8, n+64) // codes past n must not count
+			for i := range col {
+				col[i] = uint8(1 + r.IntN(255))
+			}
+			for i := 0; i < n; i++ {
+				switch kind {
+				case "zero":
+					col[i] = 0
+				case "one code", "last differs":
+					col[i] = 7
+				case "sparse":
+					if r.IntN(4) > 0 {
+						col[i] = 0
+					}
+				}
+			}
+			if kind == "last differs" {
+				col[n-1] = 0
+			}
+			words := (n + 63) / 64
+			nz := make([]uint64, words+1)
+			nz[words] = 0xDEAD // must stay
+			same := columnBits(&col[0], n, &nz[0])
+			want := make([]uint64, words+1)
+			want[words] = 0xDEAD
+			wantSame := true
+			for i := 0; i < n; i++ {
+				if col[i] != 0 {
+					want[i>>6] |= 1 << (i & 63)
+				}
+				if col[i] != col[0] {
+					wantSame = false
+				}
+			}
+			if same != wantSame {
+				t.Fatalf("n=%d %s: all equal %v, want %v", n, kind, same, wantSame)
+			}
+			for w := range want {
+				if nz[w] != want[w] {
+					t.Fatalf("n=%d %s: word %d = %#x, want %#x", n, kind, w, nz[w], want[w])
+				}
+			}
+		}
+	}
+}
+
+// TestHistSparse checks histSparseAsm against histPacked over the rows in
+// both bitmaps: the entries added (from each row's rowW), the codes
+// marked, the rows listed.
+func TestHistSparse(t *testing.T) {
+	if !useVBMI2 {
+		t.Skip("no AVX-512 VBMI2 kernel on this CPU or build")
+	}
+	r := rand.New(rand.NewPCG(15, 16))
+	for _, nc := range []int{2, 10, maxPacked} {
+		for _, n := range []int{1, 64, 100, 3000} {
+			cs := nc + 2
+			words := (n + 63) / 64
+			col := make([]uint8, n)
+			nodeBits := make([]uint64, words)
+			colBits := make([]uint64, words)
+			rowW := make([]int64, n)
+			lv := make([]int64, n)
+			var cm [maxPacked]int
+			for q := 0; q < nc; q++ {
+				cm[q] = 2 + q
+			}
+			var rows []int32
+			for i := 0; i < n; i++ {
+				if r.IntN(3) > 0 {
+					col[i] = uint8(1 + r.IntN(255))
+					colBits[i>>6] |= 1 << (i & 63)
+				}
+				class := r.IntN(nc)
+				w := int64(1 + r.IntN(100))
+				lv[i] = int64(class)<<56 | 1<<32 | w
+				rowW[i] = (1<<32|w)<<8 | int64(cm[class])
+				if r.IntN(2) == 0 {
+					nodeBits[i>>6] |= 1 << (i & 63)
+					if col[i] != 0 {
+						rows = append(rows, int32(i))
+					}
+				}
+			}
+			want := make([]int64, 256*cs)
+			histPacked(want, col, rows, lv, &cm, cs)
+			got := make([]int64, 256*cs)
+			var seen [256]uint8
+			list := make([]uint16, n+32)
+			listed := histSparseAsm(&got[0], &col[0], &nodeBits[0], &colBits[0], words, &rowW[0], cs, &seen[0], &list[0])
+			if listed != len(rows) {
+				t.Fatalf("classes %d, %d rows: %d listed, want %d", nc, n, listed, len(rows))
+			}
+			for k, i := range rows {
+				if int32(list[k]) != i {
+					t.Fatalf("classes %d, %d rows: list[%d] = %d, want %d", nc, n, k, list[k], i)
+				}
+			}
+			for c := 0; c < 256; c++ {
+				if (seen[c] != 0) != (want[c*cs] != 0) {
+					t.Fatalf("classes %d, %d rows: code %d marked %v", nc, n, c, seen[c] != 0)
+				}
+				for q := 2; q < cs; q++ {
+					if got[c*cs+q] != want[c*cs+q] {
+						t.Fatalf("classes %d, %d rows: code %d entry %d = %#x, want %#x", nc, n, c, q, got[c*cs+q], want[c*cs+q])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSparseGiniKeepsTrees checks that scanSparseGini, the histogram of a
+// large node's nonzero codes only, grows the trees (the model file, byte
+// for byte) the histogram of every row grows: digits (mostly 0 pixels),
+// two classes, missing values, sample weights, codes of which few are 0.
+func TestSparseGiniKeepsTrees(t *testing.T) {
+	if !useVBMI2 {
+		t.Skip("no AVX-512 VBMI2 kernel on this CPU or build: scanSparseGini does not run")
+	}
+	dig := loadEmbedded(t, "digits")
+	two := toDS(dig, all(dig.Rows))
+	for i := range two.Y {
+		two.Y[i] = float64(int(two.Y[i]) % 2)
+	}
+	weighted := toDS(dig, all(dig.Rows))
+	weighted.Weights = make([]float64, weighted.Rows)
+	for i := range weighted.Weights {
+		weighted.Weights[i] = 0.5 + float64(i%5)
+	}
+	shifted := toDS(dig, all(dig.Rows))
+	for i := range shifted.X {
+		shifted.X[i] = float64((int(shifted.X[i]) + i) % 17) // code 0 rare
+	}
+	for _, c := range []struct {
+		name string
+		d    *data.Dataset
+		opt  Options
+	}{
+		{"ten classes", toDS(dig, all(dig.Rows)), Options{Task: Classification, Trees: 4, Seed: 1}},
+		{"two classes", two, Options{Task: Classification, Trees: 4, Seed: 2}},
+		{"nan", withNaNs(toDS(dig, all(dig.Rows)), 7), Options{Task: Classification, Trees: 4, Seed: 3}},
+		{"weights", weighted, Options{Task: Classification, Trees: 4, Seed: 4}},
+		{"few zeros", shifted, Options{Task: Classification, Trees: 3, Seed: 5}},
+		{"leaf 3", toDS(dig, all(dig.Rows)), Options{Task: Classification, Trees: 3, Seed: 7, MinSamplesLeaf: 3}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer func(v int) { sparseAt = v }(sparseAt)
+			if !fitsAgree(t, c.d, c.opt, func(on bool) {
+				sparseAt = 1 << 30 // the histogram of every row
+				if on {
+					sparseAt = 64 // most searched nodes
+				}
+			}) {
+				t.Fatal("scanSparseGini grows other trees than the histogram of every row")
+			}
+		})
+	}
+}
