@@ -57,6 +57,16 @@ type ColumnSource interface {
 	ReadColumn(j int, dst []float64) (vals []float64, dict []string, err error)
 }
 
+// ByteColumnSource is a ColumnSource whose numeric columns are bytes, each
+// standing for one of at most 256 values (MNIST's pixels): a learner that
+// bins a column can count its bytes instead of reading its values.
+type ByteColumnSource interface {
+	ColumnSource
+	// ByteColumn returns feature column j's bytes, not to be modified:
+	// row i's value, the one ReadColumn returns, is values[col[i]].
+	ByteColumn(j int) (col []uint8, values *[256]float64, err error)
+}
+
 // Materialize reads the columns of a data set that has a Source into X
 // (and Categories), and drops the Source; it does nothing when d has
 // none.

@@ -366,6 +366,24 @@ func (s *byteColumns) ReadColumn(j int, dst []float64) ([]float64, []string, err
 	return dst, nil, nil
 }
 
+// pixelValues are pixelValue of every byte.
+var pixelValues = func() *[256]float64 {
+	var v [256]float64
+	for b := range v {
+		v[b] = pixelValue(uint8(b))
+	}
+	return &v
+}()
+
+// ByteColumn returns feature j's pixels and the value of each byte
+// (data.ByteColumnSource).
+func (s *byteColumns) ByteColumn(j int) ([]uint8, *[256]float64, error) {
+	if j < 0 || j >= len(s.cols) {
+		return nil, nil, fmt.Errorf("data: MNIST has %d pixel columns, not column %d", len(s.cols), j+1)
+	}
+	return s.cols[j], pixelValues, nil
+}
+
 // findMNISTFile returns the path of the first of the accepted spellings of
 // an MNIST file that exists in dir.
 func findMNISTFile(dir, prefix, kind, idx string) (string, error) {

@@ -3,6 +3,7 @@ package forest
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/gotrain/gotrain/data"
@@ -142,6 +143,88 @@ func TestBinColumnCodeCache(t *testing.T) {
 			}
 			if int(dst[i]) != want {
 				t.Fatalf("%+v: value %v (row %d): code %d, want %d", tc, v, i, dst[i], want)
+			}
+		}
+	}
+}
+
+// byteSource is a data.ByteColumnSource of random bytes for the tests;
+// floatSource hides its ByteColumn, so that binColumns reads its values.
+type byteSource struct {
+	cols   [][]uint8
+	values *[256]float64
+}
+
+func (s *byteSource) ReadColumn(j int, dst []float64) ([]float64, []string, error) {
+	dst = dst[:0]
+	for _, b := range s.cols[j] {
+		dst = append(dst, s.values[b])
+	}
+	return dst, nil, nil
+}
+
+func (s *byteSource) ByteColumn(j int) ([]uint8, *[256]float64, error) {
+	return s.cols[j], s.values, nil
+}
+
+type floatSource struct{ s *byteSource }
+
+func (f floatSource) ReadColumn(j int, dst []float64) ([]float64, []string, error) {
+	return f.s.ReadColumn(j, dst)
+}
+
+// TestByteColumnsBinning checks that binColumns bins the columns of a
+// data.ByteColumnSource by counting their bytes (binByteColumn) into the
+// edges and codes it gives when it reads their values: bytes of few and of
+// all 256 values, values that repeat across bytes, a byte whose value is
+// missing, weighted and unweighted, bin counts below and above the
+// distinct values.
+func TestByteColumnsBinning(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	values := new([256]float64)
+	for b := range values {
+		values[b] = float64(b) / 255
+	}
+	values[7] = values[6] // two bytes, one value
+	values[200] = math.NaN()
+	const n, p = 3000, 5
+	src := &byteSource{cols: make([][]uint8, p), values: values}
+	for j := range src.cols {
+		col := make([]uint8, n)
+		for i := range col {
+			switch j {
+			case 0: // mostly 0, as MNIST
+				if r.IntN(5) == 0 {
+					col[i] = uint8(r.IntN(256))
+				}
+			case 1: // few values, one missing
+				col[i] = []uint8{3, 6, 7, 200}[r.IntN(4)]
+			default:
+				col[i] = uint8(r.IntN(256))
+			}
+		}
+		src.cols[j] = col
+	}
+	w := make([]int64, n)
+	for i := range w {
+		w[i] = int64(r.IntN(4)) // some rows weigh nothing
+	}
+	for _, bins := range []int{4, 64, 256} {
+		for _, wt := range [][]int64{nil, w} {
+			var got, want [2]any
+			for k, source := range []data.ColumnSource{src, floatSource{src}} {
+				d := &data.Dataset{Rows: n, Cols: p, Source: source, Y: make([]float64, n)}
+				bn, codes, err := binColumns(d, bins, wt, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[k], want[k] = bn.Edges, codes
+			}
+			if !reflect.DeepEqual(got[0], got[1]) {
+				t.Fatalf("bins %d, weighted %v: edges of the bytes %v, of the values %v", bins, wt != nil, got[0], got[1])
+			}
+			if !reflect.DeepEqual(want[0], want[1]) {
+				t.Fatalf("bins %d, weighted %v: codes of the bytes differ from the values'", bins, wt != nil)
 			}
 		}
 	}

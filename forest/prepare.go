@@ -151,9 +151,12 @@ func binColumns(d *data.Dataset, maxBins int, w []int64, threads int) (bn *Binne
 	dicts := make([][]string, p)
 	errs := make([]error, p)
 	type column struct {
-		j    int
-		vals []float64
+		j      int
+		vals   []float64
+		bytes  []uint8       // a byte column's (data.ByteColumnSource), instead of vals
+		values *[256]float64 // the value of each byte
 	}
+	bytesSrc, _ := d.Source.(data.ByteColumnSource)
 	jobs := make(chan column)
 	free := make(chan []float64, threads+1) // value buffers
 	for range threads + 1 {
@@ -164,6 +167,10 @@ func binColumns(d *data.Dataset, maxBins int, w []int64, threads int) (bn *Binne
 		wg.Go(func() {
 			var cb columnBinner
 			for c := range jobs {
+				if c.bytes != nil {
+					errs[c.j] = binByteColumn(bn, &cb, c.j, c.bytes, c.values, w, maxBins, byColumn[c.j*n:(c.j+1)*n])
+					continue
+				}
 				errs[c.j] = binColumn(d, bn, dicts[c.j], &cb, c.j, c.vals, w, maxBins, byColumn[c.j*n:(c.j+1)*n])
 				free <- c.vals
 			}
@@ -171,6 +178,18 @@ func binColumns(d *data.Dataset, maxBins int, w []int64, threads int) (bn *Binne
 	}
 	var readErr error
 	for j := 0; j < p && readErr == nil; j++ {
+		if bytesSrc != nil {
+			col, values, err := bytesSrc.ByteColumn(j)
+			switch {
+			case err != nil:
+				readErr = err
+			case len(col) != n:
+				readErr = fmt.Errorf("forest: %s: feature column %d has %d values, want %d", d.Name, j+1, len(col), n)
+			default:
+				jobs <- column{j: j, bytes: col, values: values}
+			}
+			continue
+		}
 		vals, dict, err := d.Source.ReadColumn(j, <-free)
 		switch {
 		case err != nil:
@@ -179,7 +198,7 @@ func binColumns(d *data.Dataset, maxBins int, w []int64, threads int) (bn *Binne
 			readErr = fmt.Errorf("forest: %s: feature column %d has %d values, want %d", d.Name, j+1, len(vals), n)
 		default:
 			dicts[j] = dict
-			jobs <- column{j, vals}
+			jobs <- column{j: j, vals: vals}
 		}
 	}
 	close(jobs)
@@ -255,6 +274,71 @@ func binColumn(d *data.Dataset, bn *Binner, dict []string, cb *columnBinner, j i
 			}
 		}
 		dst[i] = code
+	}
+	return nil
+}
+
+// binByteColumn is binColumn for a numeric column of bytes (col, row i's
+// value values[col[i]]): the bytes are counted, the distinct values and
+// their counts give the edges binColumn's values would give (the same
+// distinctSet, whose edges do not depend on the order values are added
+// in), and each byte's code is looked up once.
+func binByteColumn(bn *Binner, cb *columnBinner, j int, col []uint8, values *[256]float64, w []int64, maxBins int, dst []uint8) error {
+	var counts [256]int
+	total := 0
+	if w == nil {
+		for _, b := range col {
+			counts[b]++
+		}
+		total = len(col)
+	} else {
+		for i, b := range col {
+			if w[i] > 0 {
+				counts[b] += int(w[i])
+				total += int(w[i])
+			}
+		}
+	}
+	set := &cb.set
+	set.reset()
+	var nan bool
+	for b, k := range counts {
+		v := values[b]
+		switch {
+		case k == 0:
+		case math.IsInf(v, 0):
+			for i, c := range col {
+				if int(c) == b {
+					return fmt.Errorf("forest: row %d, feature %d: infinite value", i, j)
+				}
+			}
+		case math.IsNaN(v):
+			nan = true
+		default:
+			set.add(v, k)
+		}
+	}
+	if nan {
+		total = 0 // binColumn counts only the values that are not missing
+		for b, k := range counts {
+			if !math.IsNaN(values[b]) {
+				total += k
+			}
+		}
+	}
+	e := set.edges(total, maxBins-1)
+	keys := edgeKeys(e)
+	bn.Edges[j], bn.keys[j] = e, keys
+	var code [256]uint8
+	for b, v := range values {
+		if math.IsNaN(v) {
+			code[b] = uint8(len(e) + 1)
+		} else if !math.IsInf(v, 0) {
+			code[b] = numericCode(e, keys, v)
+		}
+	}
+	for i, b := range col {
+		dst[i] = code[b]
 	}
 	return nil
 }
