@@ -33,3 +33,10 @@ func columnBits(col *uint8, n int, nz *uint64) bool
 //
 //go:noescape
 func histSparseAsm(h *int64, col *uint8, nodeBits, colBits *uint64, words int, rowW *int64, cs int, seen *uint8, list *uint16) int
+
+// listCodes writes the codes set in set to codes in increasing order and
+// returns how many there are; codes has room for 64 bytes past them. It
+// needs AVX-512 VBMI2 (useVBMI2).
+//
+//go:noescape
+func listCodes(set *[4]uint64, codes *uint8) int

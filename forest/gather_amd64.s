@@ -191,3 +191,43 @@ hsrow:
 
 hsdone:
 	RET
+
+DATA iota8<>+0(SB)/8, $0x0706050403020100
+DATA iota8<>+8(SB)/8, $0x0f0e0d0c0b0a0908
+DATA iota8<>+16(SB)/8, $0x1716151413121110
+DATA iota8<>+24(SB)/8, $0x1f1e1d1c1b1a1918
+DATA iota8<>+32(SB)/8, $0x2726252423222120
+DATA iota8<>+40(SB)/8, $0x2f2e2d2c2b2a2928
+DATA iota8<>+48(SB)/8, $0x3736353433323130
+DATA iota8<>+56(SB)/8, $0x3f3e3d3c3b3a3938
+GLOBL iota8<>(SB), RODATA|NOPTR, $64
+
+// func listCodes(set *[4]uint64, codes *uint8) int
+//
+// Writes the codes whose bits are set in set to codes, in increasing
+// order (VPCOMPRESSB of the bytes 0..255, 64 at a time), and returns how
+// many there are; codes has room for 64 bytes past them.
+TEXT ·listCodes(SB), NOSPLIT, $0-24
+	MOVQ set+0(FP), SI
+	MOVQ codes+8(FP), DI
+	VMOVDQU64 iota8<>(SB), Z0
+	MOVL $64, AX
+	VPBROADCASTB AX, Z1
+	XORQ CX, CX
+	MOVQ $4, DX
+
+lcword:
+	MOVQ (SI), AX
+	KMOVQ AX, K1
+	VPCOMPRESSB Z0, K1, Z2
+	VMOVDQU64 Z2, (DI)(CX*1)
+	POPCNTQ AX, AX
+	ADDQ AX, CX
+	VPADDB Z1, Z0, Z0
+	ADDQ $8, SI
+	DECQ DX
+	JNZ lcword
+
+	MOVQ CX, ret+16(FP)
+	VZEROUPPER
+	RET

@@ -147,7 +147,7 @@ type builder struct {
 	lrows        []int32
 	locW, locY   []int64
 	lkonst       []uint64   // blockConstants of the local block
-	codeBuf      []uint8    // scanPackedVector's codes
+	codeBuf      []uint8    // scanPackedVector's codes (listCodes)
 	pscan        packedScan // scanPackedVector's state
 	fh           []int64    // one feature's histogram (rows path), zero between uses
 	// Gini scans of local blocks (scanLocalGini) count a node's present
@@ -270,7 +270,7 @@ func newWorker(b *builder) *builder {
 		w.cclass, w.ctot = make([]int, b.d), make([]int64, b.stride)
 	}
 	w.konst = make([]uint64, 0, 64*b.cwords)
-	w.codeBuf = make([]uint8, 0, 256)
+	w.codeBuf = make([]uint8, 0, 256+64) // listCodes writes 64 bytes past the codes
 	if b.cat != nil {
 		w.catCodes, w.catStats = make([]uint8, 0, 256), make([]int64, 0, 256*b.stride)
 		w.catPerm, w.catNum, w.catDen, w.sets = make([]uint8, 256), make([]int64, 256), make([]int64, 256), nil
@@ -1194,14 +1194,23 @@ type packedScan struct {
 func (b *builder) scanPackedVector(j int, h []int64, real *[4]uint64, last int, best *split) {
 	cs := b.cstride
 	codes := b.codeBuf[:0]
-	for k, word := range real {
-		for word != 0 {
-			c := k<<6 | bits.TrailingZeros64(word)
-			word &= word - 1
-			if c == last {
-				break
+	if useVBMI2 {
+		below := *real // the codes below last
+		below[last>>6] &= 1<<(last&63) - 1
+		for k := last>>6 + 1; k < 4; k++ {
+			below[k] = 0
+		}
+		codes = b.codeBuf[:listCodes(&below, &b.codeBuf[:cap(b.codeBuf)][0])]
+	} else {
+		for k, word := range real {
+			for word != 0 {
+				c := k<<6 | bits.TrailingZeros64(word)
+				word &= word - 1
+				if c == last {
+					break
+				}
+				codes = append(codes, uint8(c))
 			}
-			codes = append(codes, uint8(c))
 		}
 	}
 	if len(codes) == 0 {

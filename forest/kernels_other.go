@@ -53,6 +53,10 @@ func histSparseAsm(h *int64, col *uint8, nodeBits, colBits *uint64, words int, r
 	panic("forest: histSparseAsm without AVX-512")
 }
 
+func listCodes(set *[4]uint64, codes *uint8) int {
+	panic("forest: listCodes without AVX-512")
+}
+
 func rankSortKeys(keys, tmp *uint64, n int) {
 	panic("forest: rankSortKeys without AVX-512")
 }
