@@ -149,6 +149,30 @@ DATA lanes<>+48(SB)/8, $6
 DATA lanes<>+56(SB)/8, $7
 GLOBL lanes<>(SB), RODATA|NOPTR, $64
 
+// PACKEDSCORE sets X24 to the packed scans' score s1/wl + (tt − 2·s2 +
+// s1)/(tw − wl), from s1 in R10, wl in R9, s2 in R11, tt and tw in the
+// operands given, by the float64 operations of the Go scans (X24-X26, not
+// X1-X3, which would clobber the vectors Z1-Z3); it uses AX and R12.
+#define PACKEDSCORE(tt, tw) \
+	VXORPD X24, X24, X24 \
+	VCVTSI2SDQ R10, X24, X24 \
+	VXORPD X25, X25, X25 \
+	VCVTSI2SDQ R9, X25, X25 \
+	VDIVSD X25, X24, X24 \
+	MOVQ R11, AX \
+	ADDQ AX, AX \
+	MOVQ tt, R12 \
+	SUBQ AX, R12 \
+	ADDQ R10, R12 \
+	VXORPD X26, X26, X26 \
+	VCVTSI2SDQ R12, X26, X26 \
+	MOVQ tw, R12 \
+	SUBQ R9, R12 \
+	VXORPD X25, X25, X25 \
+	VCVTSI2SDQ R12, X25, X25 \
+	VDIVSD X25, X26, X26 \
+	VADDSD X26, X24, X24
+
 // func scanPackedAsm(h *int64, cs int, codes *uint8, n int, s *packedScan) int
 //
 // scanPackedN's loop over the codes codes[:n] of a packed histogram (the
@@ -254,26 +278,7 @@ ploop:
 	ADDQ AX, R10
 	VPEXTRQ $1, X18, AX
 	ADDQ AX, R11
-	// score = s1/wl + (tt - 2*s2 + s1)/(tw - wl), in X24-X26 (X1-X3
-	// would clobber the vectors Z1-Z3)
-	VXORPD X24, X24, X24
-	VCVTSI2SDQ R10, X24, X24
-	VXORPD X25, X25, X25
-	VCVTSI2SDQ R9, X25, X25
-	VDIVSD X25, X24, X24
-	MOVQ R11, AX
-	ADDQ AX, AX
-	MOVQ 288(BX), R12
-	SUBQ AX, R12
-	ADDQ R10, R12
-	VXORPD X26, X26, X26
-	VCVTSI2SDQ R12, X26, X26
-	MOVQ 296(BX), R12
-	SUBQ R9, R12
-	VXORPD X25, X25, X25
-	VCVTSI2SDQ R12, X25, X25
-	VDIVSD X25, X26, X26
-	VADDSD X26, X24, X24
+	PACKEDSCORE(288(BX), 296(BX))
 	INCQ R13
 	VUCOMISD X14, X24
 	JCS ploop
@@ -364,26 +369,8 @@ qloop:
 	VPADDQ X17, X16, X16
 	VMOVQ X16, R10 // s1
 	VPEXTRQ $1, X16, R11 // s2
-	// score = s1/wl + (tt - 2*s2 + s1)/(tw - wl)
 	MOVL R8, R9 // wl
-	VXORPD X24, X24, X24
-	VCVTSI2SDQ R10, X24, X24
-	VXORPD X25, X25, X25
-	VCVTSI2SDQ R9, X25, X25
-	VDIVSD X25, X24, X24
-	MOVQ R11, AX
-	ADDQ AX, AX
-	MOVQ R14, R12
-	SUBQ AX, R12
-	ADDQ R10, R12
-	VXORPD X26, X26, X26
-	VCVTSI2SDQ R12, X26, X26
-	MOVQ R15, R12
-	SUBQ R9, R12
-	VXORPD X25, X25, X25
-	VCVTSI2SDQ R12, X25, X25
-	VDIVSD X25, X26, X26
-	VADDSD X26, X24, X24
+	PACKEDSCORE(R14, R15)
 	INCQ R13
 	VUCOMISD X14, X24
 	JCS qloop

@@ -233,16 +233,7 @@ func TestFewGiniKeepsTrees(t *testing.T) {
 	if !useVBMI2 {
 		t.Skip("no AVX-512 VBMI2 kernel on this CPU or build: scanFewGini does not run")
 	}
-	dig := loadEmbedded(t, "digits")
-	two := toDS(dig, all(dig.Rows))
-	for i := range two.Y {
-		two.Y[i] = float64(int(two.Y[i]) % 2)
-	}
-	weighted := toDS(dig, all(dig.Rows))
-	weighted.Weights = make([]float64, weighted.Rows)
-	for i := range weighted.Weights {
-		weighted.Weights[i] = 0.5 + float64(i%5)
-	}
+	dig, two, weighted := digitsVariants(t)
 	coarse := toDS(dig, all(dig.Rows))
 	for i := range coarse.X {
 		coarse.X[i] = float64(int(coarse.X[i]) / 6)
@@ -404,16 +395,7 @@ func TestSparseGiniKeepsTrees(t *testing.T) {
 	if !useVBMI2 {
 		t.Skip("no AVX-512 VBMI2 kernel on this CPU or build: scanSparseGini does not run")
 	}
-	dig := loadEmbedded(t, "digits")
-	two := toDS(dig, all(dig.Rows))
-	for i := range two.Y {
-		two.Y[i] = float64(int(two.Y[i]) % 2)
-	}
-	weighted := toDS(dig, all(dig.Rows))
-	weighted.Weights = make([]float64, weighted.Rows)
-	for i := range weighted.Weights {
-		weighted.Weights[i] = 0.5 + float64(i%5)
-	}
+	dig, two, weighted := digitsVariants(t)
 	shifted := toDS(dig, all(dig.Rows))
 	for i := range shifted.X {
 		shifted.X[i] = float64((int(shifted.X[i]) + i) % 17) // code 0 rare
@@ -468,4 +450,21 @@ func TestListCodes(t *testing.T) {
 			t.Fatalf("set %x: codes %v, want %v", set, got, want)
 		}
 	}
+}
+
+// digitsVariants returns the embedded digits, all its rows: as they are,
+// in two classes (even and odd digits), and with sample weights.
+func digitsVariants(t *testing.T) (dig, two, weighted *data.Dataset) {
+	t.Helper()
+	dig = loadEmbedded(t, "digits")
+	two = toDS(dig, all(dig.Rows))
+	for i := range two.Y {
+		two.Y[i] = float64(int(two.Y[i]) % 2)
+	}
+	weighted = toDS(dig, all(dig.Rows))
+	weighted.Weights = make([]float64, weighted.Rows)
+	for i := range weighted.Weights {
+		weighted.Weights[i] = 0.5 + float64(i%5)
+	}
+	return dig, two, weighted
 }
