@@ -299,6 +299,32 @@ pstore:
 	VZEROUPPER
 	RET
 
+// PACKSUM adds to R8 the sum of the eight int64 lanes of a vector, given
+// by its Z, Y and X names (packed entries, rows<<32 | weight: their sum
+// keeps the two halves apart while the weights' sum stays below 2^32).
+#define PACKSUM(z, y, x) \
+	VEXTRACTI64X4 $1, z, Y16 \
+	VPADDQ Y16, y, y \
+	VEXTRACTI32X4 $1, y, X17 \
+	VPADDQ X17, x, x \
+	VPSHUFD $0x4E, x, X17 \
+	VPADDQ X17, x, x \
+	VMOVQ x, AX \
+	ADDQ AX, R8
+
+// SUMS2 sets R10 and R11 to the sums of the eight int64 lanes of Z10
+// and Z12 (Σ L² and Σ T·L), reduced together.
+#define SUMS2 \
+	VPUNPCKLQDQ Z12, Z10, Z16 \
+	VPUNPCKHQDQ Z12, Z10, Z17 \
+	VPADDQ Z17, Z16, Z16 \
+	VEXTRACTI64X4 $1, Z16, Y17 \
+	VPADDQ Y17, Y16, Y16 \
+	VEXTRACTI32X4 $1, Y16, X17 \
+	VPADDQ X17, X16, X16 \
+	VMOVQ X16, R10 \
+	VPEXTRQ $1, X16, R11
+
 // func scanPacked8Asm(h *int64, cs int, codes *uint8, n int, s *packedScan) int
 //
 // scanPackedAsm for nodes of at most eight classes (cs-2 <= 8, one vector)
@@ -350,25 +376,8 @@ qloop:
 	VPADDQ Z7, Z0, Z0
 	VPMULUDQ Z0, Z0, Z10 // L²
 	VPMULUDQ Z2, Z0, Z12 // T·L
-	// Σ of the packed entries
-	VEXTRACTI64X4 $1, Z6, Y16
-	VPADDQ Y16, Y6, Y6
-	VEXTRACTI32X4 $1, Y6, X17
-	VPADDQ X17, X6, X6
-	VPSHUFD $0x4E, X6, X17
-	VPADDQ X17, X6, X6
-	VMOVQ X6, AX
-	ADDQ AX, R8
-	// Σ L² and Σ T·L together
-	VPUNPCKLQDQ Z12, Z10, Z16
-	VPUNPCKHQDQ Z12, Z10, Z17
-	VPADDQ Z17, Z16, Z16
-	VEXTRACTI64X4 $1, Z16, Y17
-	VPADDQ Y17, Y16, Y16
-	VEXTRACTI32X4 $1, Y16, X17
-	VPADDQ X17, X16, X16
-	VMOVQ X16, R10 // s1
-	VPEXTRQ $1, X16, R11 // s2
+	PACKSUM(Z6, Y6, X6)
+	SUMS2
 	MOVL R8, R9 // wl
 	PACKEDSCORE(R14, R15)
 	INCQ R13
@@ -382,15 +391,7 @@ qdone:
 	// s1 and s2 of the state as it stands (n codes read, or none)
 	VPMULUDQ Z0, Z0, Z10
 	VPMULUDQ Z2, Z0, Z12
-	VPUNPCKLQDQ Z12, Z10, Z16
-	VPUNPCKHQDQ Z12, Z10, Z17
-	VPADDQ Z17, Z16, Z16
-	VEXTRACTI64X4 $1, Z16, Y17
-	VPADDQ Y17, Y16, Y16
-	VEXTRACTI32X4 $1, Y16, X17
-	VPADDQ X17, X16, X16
-	VMOVQ X16, R10
-	VPEXTRQ $1, X16, R11
+	SUMS2
 
 qstore:
 	VMOVDQU64 Z0, 0(BX)

@@ -8,9 +8,11 @@ import (
 	"github.com/gotrain/gotrain/data"
 )
 
-// TestScanPackedAsm checks scanPackedAsm's sums, scores, clearing and stop
-// against a plain loop over the same packed histogram, for every class
-// count up to 16, and that it writes nothing outside the codes it reads.
+// TestScanPackedAsm checks the packed scans' kernels (scanPackedAsm, and
+// scanPacked8Asm for the class counts it takes):
+// their sums, scores, clearing, stop and resumption against a plain loop
+// over the same packed histogram, for every class count up to 16, and
+// that they write nothing outside the codes they read.
 func TestScanPackedAsm(t *testing.T) {
 	needAVX512(t)
 	r := rand.New(rand.NewPCG(9, 10))
@@ -69,15 +71,13 @@ func TestScanPackedAsm(t *testing.T) {
 			after = append(after, sums{nl, wl, s1, s2})
 		}
 
-		kernels := []struct {
+		type kernel struct {
 			name string
 			scan func(h *int64, cs int, codes *uint8, n int, s *packedScan) int
-		}{{"scanPackedAsm", scanPackedAsm}}
+		}
+		kernels := []kernel{{"scanPackedAsm", scanPackedAsm}}
 		if nc <= 8 {
-			kernels = append(kernels, struct {
-				name string
-				scan func(h *int64, cs int, codes *uint8, n int, s *packedScan) int
-			}{"scanPacked8Asm", scanPacked8Asm})
+			kernels = append(kernels, kernel{"scanPacked8Asm", scanPacked8Asm})
 		}
 		for _, k := range kernels {
 			h := append([]int64(nil), orig...)
