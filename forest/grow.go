@@ -766,6 +766,10 @@ func (b *builder) fillNodeW(lo, hi int) {
 // rows hold one code is found constant by a comparison of codes, without a
 // histogram. The scores and the split are scanPresentGini's: the classes
 // left out have no weight in the node, so every integer sum is the same.
+// With the AVX-512 byte kernels (nodeOK: builder.nodeW) a large node
+// counts its nonzero codes only (scanSparseGini), a node of at most
+// fewNode rows sorts its codes instead (scanFewGini), and the others'
+// loop marks each code present in a byte (seen) instead of its first word.
 func (b *builder) scanLocalGini(j, lo, hi int, best *split) bool {
 	cs, nbj := b.cstride, b.nb[j]
 	col := b.loc[j*b.lsize : (j+1)*b.lsize]
