@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/gotrain/gotrain/data"
@@ -226,6 +227,47 @@ func TestByteColumnsBinning(t *testing.T) {
 			if !reflect.DeepEqual(want[0], want[1]) {
 				t.Fatalf("bins %d, weighted %v: codes of the bytes differ from the values'", bins, wt != nil)
 			}
+		}
+	}
+}
+
+// TestByteColumnsInfinite checks that a byte standing for an infinite
+// value is refused as binColumn refuses it: the same error, naming the
+// first row that holds one, even when that row weighs nothing.
+func TestByteColumnsInfinite(t *testing.T) {
+	values := new([256]float64)
+	for b := range values {
+		values[b] = float64(b)
+	}
+	values[9] = math.Inf(1)
+	values[4] = math.Inf(-1)
+	const n = 200
+	col := make([]uint8, n)
+	col[37], col[120] = 9, 4
+	w := make([]int64, n)
+	for i := range w {
+		w[i] = 1
+	}
+	w[37] = 0
+	only := append([]uint8(nil), col...) // the one infinite value at a row of weight 0
+	only[120] = 0
+	for _, c := range []struct {
+		col []uint8
+		w   []int64
+	}{{col, nil}, {col, w}, {only, w}} {
+		src := &byteSource{cols: [][]uint8{c.col}, values: values}
+		wt := c.w
+		var msgs [2]string
+		for k, source := range []data.ColumnSource{src, floatSource{src}} {
+			d := &data.Dataset{Rows: n, Cols: 1, Source: source, Y: make([]float64, n)}
+			_, _, err := binColumns(d, 256, wt, 1)
+			if err == nil {
+				t.Fatalf("weighted %v, path %d: infinite values binned", wt != nil, k)
+			}
+			msgs[k] = err.Error()
+		}
+		if msgs[0] != msgs[1] || !strings.Contains(msgs[0], "row 37") {
+			t.Fatalf("weighted %v: bytes' error %q, values' %q; want both at row 37", wt != nil, msgs[0], msgs[1])
 		}
 	}
 }

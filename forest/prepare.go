@@ -284,46 +284,33 @@ func binColumn(d *data.Dataset, bn *Binner, dict []string, cb *columnBinner, j i
 // distinctSet, whose edges do not depend on the order values are added
 // in), and each byte's code is looked up once.
 func binByteColumn(bn *Binner, cb *columnBinner, j int, col []uint8, values *[256]float64, w []int64, maxBins int, dst []uint8) error {
-	var counts [256]int
-	total := 0
-	if w == nil {
-		for _, b := range col {
-			counts[b]++
-		}
-		total = len(col)
-	} else {
+	var rows, counts [256]int // rows holding each byte; their weight
+	for _, b := range col {
+		rows[b]++
+	}
+	counts = rows
+	if w != nil {
+		counts = [256]int{}
 		for i, b := range col {
 			if w[i] > 0 {
 				counts[b] += int(w[i])
-				total += int(w[i])
 			}
 		}
 	}
 	set := &cb.set
 	set.reset()
-	var nan bool
+	total := 0 // the weight of the values not missing, as binColumn counts it
 	for b, k := range counts {
-		v := values[b]
-		switch {
-		case k == 0:
-		case math.IsInf(v, 0):
-			for i, c := range col {
-				if int(c) == b {
+		switch v := values[b]; {
+		case rows[b] > 0 && math.IsInf(v, 0):
+			for i, c := range col { // binColumn's error: the first such row, whatever its weight
+				if math.IsInf(values[c], 0) {
 					return fmt.Errorf("forest: row %d, feature %d: infinite value", i, j)
 				}
 			}
-		case math.IsNaN(v):
-			nan = true
-		default:
+		case k > 0 && !math.IsNaN(v):
 			set.add(v, k)
-		}
-	}
-	if nan {
-		total = 0 // binColumn counts only the values that are not missing
-		for b, k := range counts {
-			if !math.IsNaN(values[b]) {
-				total += k
-			}
+			total += k
 		}
 	}
 	e := set.edges(total, maxBins-1)
