@@ -800,9 +800,7 @@ func (b *builder) scanLocalGini(j, lo, hi int, best *split) bool {
 		_ = h[nbj*cs+cs-1]
 		histNodeAsm(&h[0], &col[0], &rows[0], len(rows), &b.nodeW[0], cs, &b.seen[0])
 		presentSeen(&b.seen, &present)
-		if present[nbj>>6]&(1<<(nbj&63)) != 0 {
-			h[nbj*cs] = 1 // the missing code's mark, which scanPackedGini reads
-		}
+		return b.scanSeenGini(j, h, &present, best)
 	case hi-lo < nbj: // few rows: mark the codes they hold
 		histPackedFast(h, col, rows, b.locW, &b.cmap, cs)
 		for _, i := range rows {
@@ -861,11 +859,20 @@ func (b *builder) scanSparseGini(j int, col []uint8, best *split) bool {
 			break
 		}
 	}
+	return b.scanSeenGini(j, h, &present, best)
+}
+
+// scanSeenGini ends the packed scans whose codes were marked in bytes
+// (histNodeAsm, the sparse counts): those leave the codes' first words
+// alone, and scanPackedGini reads the missing code's, so it is set when
+// that code is present; then the search, and the clearing of h.
+func (b *builder) scanSeenGini(j int, h []int64, present *[4]uint64, best *split) bool {
+	cs, nbj := b.cstride, b.nb[j]
 	if present[nbj>>6]&(1<<(nbj&63)) != 0 {
-		h[nbj*cs] = 1 // the missing code's mark, which scanPackedGini reads
+		h[nbj*cs] = 1
 	}
-	ok := b.scanPackedGini(j, h, &present, best)
-	b.clearPresent(h, &present, cs)
+	ok := b.scanPackedGini(j, h, present, best)
+	b.clearPresent(h, present, cs)
 	return ok
 }
 
@@ -975,12 +982,7 @@ func (b *builder) scanGlobalGini(j, lo, hi int, xb []uint8, p int, best *split) 
 		_ = h[nbj*cs+cs-1]
 		histNodeAsm(&h[0], &xb[0], &rows[0], len(rows), &b.nodeW[0], cs, &b.seen[0])
 		presentSeen(&b.seen, &present)
-		if present[nbj>>6]&(1<<(nbj&63)) != 0 {
-			h[nbj*cs] = 1 // the missing code's mark, which scanPackedGini reads
-		}
-		ok := b.scanPackedGini(j, h, &present, best)
-		b.clearPresent(h, &present, cs)
-		return ok
+		return b.scanSeenGini(j, h, &present, best)
 	}
 	counts, cls, cm := b.rw, b.cls, &b.cmap
 	for _, r := range rows {
