@@ -238,19 +238,11 @@ func TestFewGiniKeepsTrees(t *testing.T) {
 	for i := range coarse.X {
 		coarse.X[i] = float64(int(coarse.X[i]) / 6)
 	}
-	for _, c := range []struct {
-		name string
-		d    *data.Dataset
-		opt  Options
-	}{
-		{"ten classes", toDS(dig, all(dig.Rows)), Options{Task: Classification, Trees: 4, Seed: 1}},
-		{"two classes", two, Options{Task: Classification, Trees: 4, Seed: 2}},
-		{"nan", withNaNs(toDS(dig, all(dig.Rows)), 7), Options{Task: Classification, Trees: 4, Seed: 3}},
-		{"weights", weighted, Options{Task: Classification, Trees: 4, Seed: 4}},
-		{"few codes", coarse, Options{Task: Classification, Trees: 4, Seed: 5, MaxFeatures: "log2"}},
-		{"sparse wide", sparseWide(900, 200, 5, false), Options{Task: Classification, Trees: 3, Seed: 6}},
-		{"leaf 2", toDS(dig, all(dig.Rows)), Options{Task: Classification, Trees: 3, Seed: 7, MinSamplesLeaf: 2}},
-	} {
+	for _, c := range append(giniCases(dig, two, weighted),
+		giniCase{"few codes", coarse, Options{Task: Classification, Trees: 4, Seed: 5, MaxFeatures: "log2"}},
+		giniCase{"sparse wide", sparseWide(900, 200, 5, false), Options{Task: Classification, Trees: 3, Seed: 6}},
+		giniCase{"leaf 2", toDS(dig, all(dig.Rows)), Options{Task: Classification, Trees: 3, Seed: 7, MinSamplesLeaf: 2}},
+	) {
 		t.Run(c.name, func(t *testing.T) {
 			defer func() { fewRows = fewNode }()
 			if !fitsAgree(t, c.d, c.opt, func(on bool) {
@@ -400,18 +392,10 @@ func TestSparseGiniKeepsTrees(t *testing.T) {
 	for i := range shifted.X {
 		shifted.X[i] = float64((int(shifted.X[i]) + i) % 17) // code 0 rare
 	}
-	for _, c := range []struct {
-		name string
-		d    *data.Dataset
-		opt  Options
-	}{
-		{"ten classes", toDS(dig, all(dig.Rows)), Options{Task: Classification, Trees: 4, Seed: 1}},
-		{"two classes", two, Options{Task: Classification, Trees: 4, Seed: 2}},
-		{"nan", withNaNs(toDS(dig, all(dig.Rows)), 7), Options{Task: Classification, Trees: 4, Seed: 3}},
-		{"weights", weighted, Options{Task: Classification, Trees: 4, Seed: 4}},
-		{"few zeros", shifted, Options{Task: Classification, Trees: 3, Seed: 5}},
-		{"leaf 3", toDS(dig, all(dig.Rows)), Options{Task: Classification, Trees: 3, Seed: 7, MinSamplesLeaf: 3}},
-	} {
+	for _, c := range append(giniCases(dig, two, weighted),
+		giniCase{"few zeros", shifted, Options{Task: Classification, Trees: 3, Seed: 5}},
+		giniCase{"leaf 3", toDS(dig, all(dig.Rows)), Options{Task: Classification, Trees: 3, Seed: 7, MinSamplesLeaf: 3}},
+	) {
 		t.Run(c.name, func(t *testing.T) {
 			defer func(v int) { sparseAt = v }(sparseAt)
 			if !fitsAgree(t, c.d, c.opt, func(on bool) {
@@ -467,4 +451,22 @@ func digitsVariants(t *testing.T) (dig, two, weighted *data.Dataset) {
 		weighted.Weights[i] = 0.5 + float64(i%5)
 	}
 	return dig, two, weighted
+}
+
+// giniCase is a fit for the tests that compare two paths' trees.
+type giniCase struct {
+	name string
+	d    *data.Dataset
+	opt  Options
+}
+
+// giniCases are the fits those tests share: digits in ten classes, in
+// two, with missing values, with weights (digitsVariants).
+func giniCases(dig, two, weighted *data.Dataset) []giniCase {
+	return []giniCase{
+		{"ten classes", toDS(dig, all(dig.Rows)), Options{Task: Classification, Trees: 4, Seed: 1}},
+		{"two classes", two, Options{Task: Classification, Trees: 4, Seed: 2}},
+		{"nan", withNaNs(toDS(dig, all(dig.Rows)), 7), Options{Task: Classification, Trees: 4, Seed: 3}},
+		{"weights", weighted, Options{Task: Classification, Trees: 4, Seed: 4}},
+	}
 }
