@@ -456,16 +456,21 @@ func (b *builder) featureOrder(key uint64, konst []uint64) (order []uint64, sort
 // slices.Sort.
 const rankSortMax = 48
 
+// rankSortVec is the most keys sortKeys ranks with AVX-512: a node's first
+// band holds about 2k+4 keys (60 for MNIST), past 64 in about a third of
+// the nodes, and slices.Sort of 65-128 keys took 3 % of the MNIST fit.
+const rankSortVec = 128
+
 // sortKeys sorts distinct keys in increasing order. A node's band of about
 // twenty candidate keys is random, so a comparison sort mispredicts a branch
 // at about every other comparison (the sort was 10 % of a digits fit): up to
 // rankSortMax keys each go straight to their rank, the number of smaller
-// keys, counted without a branch (with AVX-512, up to 64 keys, eight
-// comparisons an instruction: rankSortKeys).
+// keys, counted without a branch (with AVX-512, up to rankSortVec keys,
+// eight comparisons an instruction: rankSortKeys).
 func sortKeys(keys []uint64) {
 	n := len(keys)
-	if useAVX512 && n > 0 && n <= 64 {
-		var tmp [64]uint64
+	if useAVX512 && n > 0 && n <= rankSortVec {
+		var tmp [rankSortVec]uint64
 		copy(tmp[:], keys)
 		for i := n; i < (n+7)&^7; i++ {
 			tmp[i] = ^uint64(0)

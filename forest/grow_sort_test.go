@@ -7,11 +7,11 @@ import (
 )
 
 // TestSortKeys checks sortKeys against slices.Sort on distinct random keys
-// of every length up to past rankSortMax, laid out as featureOrder makes
-// them (a random priority above a feature index).
+// of every length up to past rankSortMax and rankSortVec, laid out as
+// featureOrder makes them (a random priority above a feature index).
 func TestSortKeys(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for n := 0; n <= rankSortMax+20; n++ {
+	for n := 0; n <= rankSortVec+20; n++ {
 		for trial := 0; trial < 20; trial++ {
 			keys := make([]uint64, n)
 			for j := range keys {

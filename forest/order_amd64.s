@@ -4,7 +4,7 @@
 
 // func rankSortKeys(keys, tmp *uint64, n int)
 //
-// Sorts n distinct keys, 0 < n <= 64, copied in tmp and padded there with
+// Sorts n distinct keys, n > 0 (sortKeys: at most rankSortVec), copied in tmp and padded there with
 // ^0 to a multiple of 8: each key goes to keys[rank], its rank the number
 // of smaller keys, counted eight at a time by unsigned comparisons.
 TEXT ·rankSortKeys(SB), NOSPLIT, $0-24

@@ -10,11 +10,11 @@ import (
 )
 
 // TestRankSortKeys checks the AVX-512 rank sort against slices.Sort for
-// every length up to 64, with keys near 0 and near ^0.
+// every length up to rankSortVec, with keys near 0 and near ^0.
 func TestRankSortKeys(t *testing.T) {
 	needAVX512(t)
 	r := rand.New(rand.NewPCG(5, 6))
-	for n := 1; n <= 64; n++ {
+	for n := 1; n <= rankSortVec; n++ {
 		for trial := range 20 {
 			seen := map[uint64]bool{}
 			keys := make([]uint64, 0, n)
@@ -32,7 +32,7 @@ func TestRankSortKeys(t *testing.T) {
 				}
 			}
 			want := slices.Sorted(slices.Values(keys))
-			var tmp [64]uint64
+			var tmp [rankSortVec]uint64
 			copy(tmp[:], keys)
 			for i := n; i < (n+7)&^7; i++ {
 				tmp[i] = ^uint64(0)
