@@ -1190,18 +1190,23 @@ func (b *builder) scanPackedN(j int, h []int64, real *[4]uint64, last int, best 
 
 // packedScan is scanPackedAsm's state (its offsets are the assembly's):
 // the left side's class weights, the node's, the left side's rows, weight,
-// Σ L² and Σ T·L, the node's Σ T² and weight, the best score so far and
-// the score of the code it stopped at.
+// Σ L² and Σ T·L, the node's Σ T² and weight, the best score so far, the
+// score of the code it stopped at, and an entry of zeros (what the
+// batched kernels read for lanes past their codes).
 type packedScan struct {
 	lc, tc                 [16]int64
 	nl, wl, s1, s2, tt, tw int64
 	best, score            float64
+	zero                   [18]int64
 }
 
 // scanPackedVector is scanPackedN for nodes of at most 16 classes with
-// AVX-512 (scanPackedAsm): the codes present below last are listed, and
-// the assembly runs over them until a score reaches the best, which is
-// settled here as scanPackedN settles it.
+// AVX-512: the codes present below last are listed, and the assembly runs
+// over them. Nodes of weight below 2^31 are scanned eight codes at a time
+// (scanBatch8Asm, scanBatch16Asm) up to a batch holding a score that
+// reaches the best; that batch, and every code of heavier nodes, is
+// scanned code by code (scanPacked8Asm, scanPackedAsm), which stops at
+// each score reaching the best, settled here as scanPackedN settles it.
 func (b *builder) scanPackedVector(j int, h []int64, real *[4]uint64, last int, best *split) {
 	cs := b.cstride
 	codes := b.codeBuf[:0]
@@ -1228,6 +1233,7 @@ func (b *builder) scanPackedVector(j int, h []int64, real *[4]uint64, last int, 
 		return
 	}
 	_ = h[(int(codes[len(codes)-1])+1)*cs-1] // every code's entries are within h
+	_ = b.codeBuf[:len(codes)+7]             // the batches read up to 7 codes past the last
 	s := &b.pscan
 	tot := b.ctot[:cs:cs]
 	*s = packedScan{tw: tot[1]}
@@ -1236,25 +1242,38 @@ func (b *builder) scanPackedVector(j int, h []int64, real *[4]uint64, last int, 
 		s.tt += v * v
 	}
 	bestScore := best.floor()
-	scan := scanPackedAsm
-	if cs-2 <= 8 && tot[1] < 1<<31 {
-		scan = scanPacked8Asm
+	scan, batch := scanPackedAsm, scanBatch16Asm
+	if cs-2 <= 8 {
+		scan, batch = scanPacked8Asm, scanBatch8Asm
+	}
+	if tot[1] >= 1<<31 {
+		scan, batch = scanPackedAsm, nil
 	}
 	for i := 0; i < len(codes); {
-		s.best = bestScore
-		k := scan(&h[0], cs, &codes[i], len(codes)-i, s)
-		if i += k; i == len(codes) {
-			return
+		end := len(codes)
+		if batch != nil {
+			s.best = bestScore
+			if i += batch(&h[0], cs, &codes[i], len(codes)-i, s); i == len(codes) {
+				return
+			}
+			end = min(i+8, len(codes)) // a score reaches the best in codes[i:end]
 		}
-		if c, score := int(codes[i]), s.score; better(best, score, j, c, false) {
-			best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, c, false
-			left := b.scr.left[:cs:cs]
-			left[0], left[1] = s.nl, s.wl
-			copy(left[2:], s.lc[:cs-2])
-			b.expandLeft(best.left, left, nil)
-			bestScore = score
+		for i < end {
+			s.best = bestScore
+			k := scan(&h[0], cs, &codes[i], end-i, s)
+			if i += k; i == end {
+				break
+			}
+			if c, score := int(codes[i]), s.score; better(best, score, j, c, false) {
+				best.ok, best.score, best.feature, best.bin, best.missingLeft = true, score, j, c, false
+				left := b.scr.left[:cs:cs]
+				left[0], left[1] = s.nl, s.wl
+				copy(left[2:], s.lc[:cs-2])
+				b.expandLeft(best.left, left, nil)
+				bestScore = score
+			}
+			i++
 		}
-		i++
 	}
 }
 

@@ -41,6 +41,14 @@ func scanPacked8Asm(h *int64, cs int, codes *uint8, n int, s *packedScan) int {
 	panic("forest: scanPacked8Asm without AVX-512")
 }
 
+func scanBatch8Asm(h *int64, cs int, codes *uint8, n int, s *packedScan) int {
+	panic("forest: scanBatch8Asm without AVX-512")
+}
+
+func scanBatch16Asm(h *int64, cs int, codes *uint8, n int, s *packedScan) int {
+	panic("forest: scanBatch16Asm without AVX-512")
+}
+
 func histNodeAsm(h *int64, col *uint8, rows *int32, n int, nw *int64, cs int, seen *uint8) {
 	panic("forest: histNodeAsm without AVX-512")
 }

@@ -27,3 +27,15 @@ func scanPackedAsm(h *int64, cs int, codes *uint8, n int, s *packedScan) int
 //
 //go:noescape
 func scanPacked8Asm(h *int64, cs int, codes *uint8, n int, s *packedScan) int
+
+// scanBatch8Asm is scanPacked8Asm's scan in batches of eight codes (see
+// it): it returns the first index of the batch that holds a score
+// reaching s.best, with s and h as before that batch, or n.
+//
+//go:noescape
+func scanBatch8Asm(h *int64, cs int, codes *uint8, n int, s *packedScan) int
+
+// scanBatch16Asm is scanBatch8Asm for nodes of 9 to 16 classes.
+//
+//go:noescape
+func scanBatch16Asm(h *int64, cs int, codes *uint8, n int, s *packedScan) int

@@ -405,3 +405,253 @@ qstore:
 	MOVQ R13, ret+40(FP)
 	VZEROUPPER
 	RET
+
+// The batched packed scans (scanBatch8Asm, scanBatch16Asm) take the
+// codes eight at a time: each code's entries are added to the left side's
+// packed class sums Lp (rows<<32 | weight, lanes of Z0, and Z1 for classes
+// 8-15), and its L² and T·L lanes (32x32-bit products of the weights, the
+// low halves) and Lp kept; the eight codes' lanes are then summed across
+// the classes together, by a tree of shuffles, into one vector each of
+// Σ L², Σ T·L and rows<<32 | wl, whose eight scores are computed by the
+// packed scans' float64 operations in one vector. Registers: DI h, CX cs in
+// bytes, SI codes, DX n, BX the state, R13 the batch's first code, R12 the
+// codes left from it, R14 rows<<32 | wl through the batches taken, R15 the
+// state's zero entry (what lanes past n read), Z2 (and Z3) T, Z4 the low
+// halves' mask, Z5 zero, Z28 tt, Z29 tw, Z30 the best score.
+
+// BADDR sets AX to the entries of lane i's code (the zero entry past n).
+#define BADDR(i) \
+	MOVBQZX i(SI)(R13*1), AX \
+	IMULQ CX, AX \
+	ADDQ DI, AX \
+	CMPQ R12, $(i+1) \
+	CMOVQLT R15, AX
+
+// BSTEP8 adds lane i's entries (classes 0-7) to Z0 and sets P to its L²
+// lanes, Q to its T·L lanes and L to Lp.
+#define BSTEP8(i, P, Q, L) \
+	BADDR(i) \
+	VMOVDQU64.Z 16(AX), K1, Z6 \
+	VPADDQ Z6, Z0, Z0 \
+	VPMULUDQ Z0, Z0, P \
+	VPMULUDQ Z2, Z0, Q \
+	VMOVDQA64 Z0, L
+
+// BSTEP16 is BSTEP8 for classes 0-15 (Z1, Z3 and K4 the second half).
+#define BSTEP16(i, P, Q, L) \
+	BADDR(i) \
+	VMOVDQU64.Z 16(AX), K1, Z6 \
+	VMOVDQU64.Z 80(AX), K4, Z7 \
+	VPADDQ Z6, Z0, Z0 \
+	VPADDQ Z7, Z1, Z1 \
+	VPMULUDQ Z0, Z0, P \
+	VPMULUDQ Z1, Z1, Z7 \
+	VPADDQ Z7, P, P \
+	VPMULUDQ Z2, Z0, Q \
+	VPMULUDQ Z3, Z1, Z7 \
+	VPADDQ Z7, Q, Q \
+	VPADDQ Z1, Z0, L
+
+// BPAIR sums the neighbouring lanes of the codes' vectors a and b into
+// out: in each 128-bit lane, a's pair sum, then b's.
+#define BPAIR(a, b, out) \
+	VPUNPCKLQDQ b, a, Z26 \
+	VPUNPCKHQDQ b, a, Z27 \
+	VPADDQ Z27, Z26, out
+
+// BHALVES sums the neighbouring 128-bit lanes of a, then of b, into out.
+#define BHALVES(a, b, out) \
+	VSHUFI64X2 $0x88, b, a, Z26 \
+	VSHUFI64X2 $0xDD, b, a, Z27 \
+	VPADDQ Z27, Z26, out
+
+// BCODES takes the batch's eight codes by step (BSTEP8 or BSTEP16) and
+// leaves Σ L² of code k in lane k of Z14, Σ T·L in Z15, rows<<32 | wl
+// (from the kernel's start, the state's wl included) in Z16.
+#define BCODES(step) \
+	step(0, Z8, Z9, Z10) \
+	step(1, Z11, Z12, Z13) \
+	BPAIR(Z8, Z11, Z14) \
+	BPAIR(Z9, Z12, Z15) \
+	BPAIR(Z10, Z13, Z16) \
+	step(2, Z8, Z9, Z10) \
+	step(3, Z11, Z12, Z13) \
+	BPAIR(Z8, Z11, Z17) \
+	BPAIR(Z9, Z12, Z18) \
+	BPAIR(Z10, Z13, Z19) \
+	step(4, Z8, Z9, Z10) \
+	step(5, Z11, Z12, Z13) \
+	BPAIR(Z8, Z11, Z20) \
+	BPAIR(Z9, Z12, Z21) \
+	BPAIR(Z10, Z13, Z22) \
+	step(6, Z8, Z9, Z10) \
+	step(7, Z11, Z12, Z13) \
+	BPAIR(Z8, Z11, Z23) \
+	BPAIR(Z9, Z12, Z24) \
+	BPAIR(Z10, Z13, Z25) \
+	BHALVES(Z14, Z17, Z14) \
+	BHALVES(Z20, Z23, Z20) \
+	BHALVES(Z15, Z18, Z15) \
+	BHALVES(Z21, Z24, Z21) \
+	BHALVES(Z16, Z19, Z16) \
+	BHALVES(Z22, Z25, Z22) \
+	BHALVES(Z14, Z20, Z14) \
+	BHALVES(Z15, Z21, Z15) \
+	BHALVES(Z16, Z22, Z16)
+
+// BSCORE sets K2 to the batch's lanes whose score s1/wl + (tt − 2·s2 +
+// s1)/(tw − wl) reaches the best, with the score in Z9. Lanes past the
+// codes left repeat the last code's sums (they add the zero entry), so
+// they reach the best when that code does, in the same batch.
+#define BSCORE \
+	VPANDQ Z4, Z16, Z8 \
+	VCVTQQ2PD Z14, Z9 \
+	VCVTQQ2PD Z8, Z10 \
+	VDIVPD Z10, Z9, Z9 \
+	VPADDQ Z15, Z15, Z10 \
+	VPSUBQ Z10, Z28, Z10 \
+	VPADDQ Z14, Z10, Z10 \
+	VPSUBQ Z8, Z29, Z11 \
+	VCVTQQ2PD Z10, Z10 \
+	VCVTQQ2PD Z11, Z11 \
+	VDIVPD Z11, Z10, Z10 \
+	VADDPD Z10, Z9, Z9 \
+	VCMPPD $0x1D, Z30, Z9, K2
+
+// BSETUP loads the arguments and the state (see above), K1 and K4 the
+// class lanes.
+#define BSETUP \
+	MOVQ h+0(FP), DI \
+	MOVQ cs+8(FP), CX \
+	MOVQ codes+16(FP), SI \
+	MOVQ n+24(FP), DX \
+	MOVQ s+32(FP), BX \
+	MOVQ CX, R12 \
+	SUBQ $2, R12 \
+	MOVL $1, AX \
+	SHLXQ R12, AX, AX \
+	DECQ AX \
+	KMOVW AX, K1 \
+	SHRL $8, AX \
+	KMOVW AX, K4 \
+	SHLQ $3, CX \
+	VMOVDQU64 0(BX), Z0 \
+	VMOVDQU64 64(BX), Z1 \
+	VMOVDQU64 128(BX), Z2 \
+	VMOVDQU64 192(BX), Z3 \
+	MOVQ $0xFFFFFFFF, AX \
+	VPBROADCASTQ AX, Z4 \
+	VPXORQ Z5, Z5, Z5 \
+	VPBROADCASTQ 288(BX), Z28 \
+	VPBROADCASTQ 296(BX), Z29 \
+	VBROADCASTSD 304(BX), Z30 \
+	LEAQ 320(BX), R15 \
+	XORQ R13, R13 \
+	MOVQ 264(BX), R14
+
+// BTAKE clears the batch's entries (first words and classes, by the
+// class masks), takes its last lane's rows<<32 | wl and moves to the next
+// batch.
+#define BCLEAR(i) \
+	BADDR(i) \
+	MOVQ $0, (AX) \
+	VMOVDQU64 Z5, K1, 16(AX) \
+	VMOVDQU64 Z5, K4, 80(AX)
+
+#define BTAKE \
+	BCLEAR(0) \
+	BCLEAR(1) \
+	BCLEAR(2) \
+	BCLEAR(3) \
+	BCLEAR(4) \
+	BCLEAR(5) \
+	BCLEAR(6) \
+	BCLEAR(7) \
+	VEXTRACTI64X2 $3, Z16, X8 \
+	VPEXTRQ $1, X8, R14 \
+	ADDQ $8, R13
+
+// BSTORE writes the state: L (Z0, Z1 less their row counts), nl and wl
+// from R14, Σ L² and Σ T·L recomputed from L, and returns the codes taken.
+#define BSTORE \
+	VPANDQ Z4, Z0, Z6 \
+	VPANDQ Z4, Z1, Z7 \
+	VMOVDQU64 Z6, 0(BX) \
+	VMOVDQU64 Z7, 64(BX) \
+	MOVQ R14, AX \
+	SHRQ $32, AX \
+	ADDQ AX, 256(BX) \
+	MOVL R14, AX \
+	MOVQ AX, 264(BX) \
+	VPMULUDQ Z0, Z0, Z10 \
+	VPMULUDQ Z1, Z1, Z11 \
+	VPADDQ Z11, Z10, Z10 \
+	VPMULUDQ Z2, Z0, Z12 \
+	VPMULUDQ Z3, Z1, Z13 \
+	VPADDQ Z13, Z12, Z12 \
+	SUMS2 \
+	MOVQ R10, 272(BX) \
+	MOVQ R11, 280(BX) \
+	MOVQ R13, ret+40(FP) \
+	VZEROUPPER \
+	RET
+
+// func scanBatch8Asm(h *int64, cs int, codes *uint8, n int, s *packedScan) int
+//
+// scanPacked8Asm's scan eight codes at a time (see above; cs-2 <= 8, the
+// node's weight below 2^31): it takes whole batches of codes until one
+// holds a score that reaches s.best, and returns that batch's first index
+// with s and h as they stood before it (the caller scans that batch code
+// by code), or n with s through every code; it clears the entries of the
+// codes it takes. codes[:n+7] must be readable.
+TEXT ·scanBatch8Asm(SB), NOSPLIT, $0-48
+	BSETUP
+
+b8loop:
+	MOVQ DX, R12
+	SUBQ R13, R12
+	JLE b8done
+	VMOVDQU64 Z0, 0(BX)
+	BCODES(BSTEP8)
+	BSCORE
+	KORTESTW K2, K2
+	JNZ b8hit
+	BTAKE
+	JMP b8loop
+
+b8hit:
+	VMOVDQU64 0(BX), Z0
+	BSTORE
+
+b8done:
+	MOVQ DX, R13
+	BSTORE
+
+// func scanBatch16Asm(h *int64, cs int, codes *uint8, n int, s *packedScan) int
+//
+// scanBatch8Asm for nodes of 9 to 16 classes (scanPackedAsm's in batches;
+// the node's weight below 2^31).
+TEXT ·scanBatch16Asm(SB), NOSPLIT, $0-48
+	BSETUP
+
+b16loop:
+	MOVQ DX, R12
+	SUBQ R13, R12
+	JLE b16done
+	VMOVDQU64 Z0, 0(BX)
+	VMOVDQU64 Z1, 64(BX)
+	BCODES(BSTEP16)
+	BSCORE
+	KORTESTW K2, K2
+	JNZ b16hit
+	BTAKE
+	JMP b16loop
+
+b16hit:
+	VMOVDQU64 0(BX), Z0
+	VMOVDQU64 64(BX), Z1
+	BSTORE
+
+b16done:
+	MOVQ DX, R13
+	BSTORE

@@ -3,10 +3,89 @@ package forest
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gotrain/gotrain/data"
 )
+
+// packedCase is a packed histogram of nc classes (cs = nc+2 int64s a
+// code) over codes 1..ncode, a random subset of them present (codes),
+// guard values -7 where no code is, and what a plain loop over the codes
+// in order makes of it: the histogram cleared (want), each code's score
+// and the sums through it (after).
+type packedCase struct {
+	cs             int
+	orig, want     []int64
+	codes          []uint8
+	tc             [16]int64
+	tw, tt         int64
+	scores         []float64
+	after          []packedSums
+	lc             [16]int64 // the left side's class weights through every code
+	nl, wl, s1, s2 int64     // and its sums
+}
+
+type packedSums struct{ nl, wl, s1, s2 int64 }
+
+func newPackedCase(r *rand.Rand, nc, ncode int) *packedCase {
+	cs := nc + 2
+	pc := &packedCase{cs: cs, orig: make([]int64, (ncode+2)*cs)}
+	orig := pc.orig
+	for i := range orig {
+		orig[i] = -7 // guard values where no code is
+	}
+	for c := 1; c <= ncode; c++ {
+		if r.IntN(3) == 0 {
+			continue
+		}
+		pc.codes = append(pc.codes, uint8(c))
+		orig[c*cs], orig[c*cs+1] = 1, 0
+		for q := 0; q < nc; q++ {
+			var v int64
+			if r.IntN(2) == 0 || q == int(c)%nc { // every code holds rows
+				rows := int64(1 + r.IntN(50))
+				v = rows<<32 | (rows + int64(r.IntN(20)))
+			}
+			orig[c*cs+2+q] = v
+			pc.tc[q] += v & (1<<32 - 1)
+		}
+	}
+	for _, v := range pc.tc {
+		pc.tw += v
+		pc.tt += v * v
+	}
+	pc.tw++ // one more unit of weight on the right: every score finite
+
+	// The reference: sums, scores and the cleared histogram.
+	want := append([]int64(nil), orig...)
+	lc := &pc.lc
+	for _, c := range pc.codes {
+		for q := 0; q < nc; q++ {
+			v := want[int(c)*cs+2+q]
+			pc.nl += v >> 32
+			v &= 1<<32 - 1
+			pc.s1 += v * (2*lc[q] + v)
+			pc.s2 += pc.tc[q] * v
+			lc[q] += v
+			pc.wl += v
+			want[int(c)*cs+2+q] = 0
+		}
+		want[int(c)*cs] = 0
+		pc.scores = append(pc.scores, float64(pc.s1)/float64(pc.wl)+float64(pc.tt-2*pc.s2+pc.s1)/float64(pc.tw-pc.wl))
+		pc.after = append(pc.after, packedSums{pc.nl, pc.wl, pc.s1, pc.s2})
+	}
+	pc.want = want
+	return pc
+}
+
+// sumsBefore are the sums through the codes before codes[i].
+func (pc *packedCase) sumsBefore(i int) packedSums {
+	if i == 0 {
+		return packedSums{}
+	}
+	return pc.after[i-1]
+}
 
 // TestScanPackedAsm checks the packed scans' kernels (scanPackedAsm, and
 // scanPacked8Asm for the class counts it takes):
@@ -17,60 +96,9 @@ func TestScanPackedAsm(t *testing.T) {
 	needAVX512(t)
 	r := rand.New(rand.NewPCG(9, 10))
 	for nc := 1; nc <= 16; nc++ {
-		cs := nc + 2
-		const ncode = 40
-		orig := make([]int64, (ncode+2)*cs)
-		for i := range orig {
-			orig[i] = -7 // guard values where no code is
-		}
-		var codes []uint8
-		var tc [16]int64
-		for c := 1; c <= ncode; c++ {
-			if r.IntN(3) == 0 {
-				continue
-			}
-			codes = append(codes, uint8(c))
-			orig[c*cs], orig[c*cs+1] = 1, 0
-			for q := 0; q < nc; q++ {
-				var v int64
-				if r.IntN(2) == 0 || q == int(c)%nc { // every code holds rows
-					rows := int64(1 + r.IntN(50))
-					v = rows<<32 | (rows + int64(r.IntN(20)))
-				}
-				orig[c*cs+2+q] = v
-				tc[q] += v & (1<<32 - 1)
-			}
-		}
-		var tw, tt int64
-		for _, v := range tc {
-			tw += v
-			tt += v * v
-		}
-		tw++ // one more unit of weight on the right: every score finite
-
-		// The reference: sums, scores and the cleared histogram.
-		want := append([]int64(nil), orig...)
-		var lc [16]int64
-		var nl, wl, s1, s2 int64
-		var scores []float64
-		type sums struct{ nl, wl, s1, s2 int64 }
-		var after []sums
-		for _, c := range codes {
-			for q := 0; q < nc; q++ {
-				v := want[int(c)*cs+2+q]
-				nl += v >> 32
-				v &= 1<<32 - 1
-				s1 += v * (2*lc[q] + v)
-				s2 += tc[q] * v
-				lc[q] += v
-				wl += v
-				want[int(c)*cs+2+q] = 0
-			}
-			want[int(c)*cs] = 0
-			scores = append(scores, float64(s1)/float64(wl)+float64(tt-2*s2+s1)/float64(tw-wl))
-			after = append(after, sums{nl, wl, s1, s2})
-		}
-
+		pc := newPackedCase(r, nc, 40)
+		cs, codes, tc, tw, tt, scores := pc.cs, pc.codes, pc.tc, pc.tw, pc.tt, pc.scores
+		nl, wl, s1, s2, lc := pc.nl, pc.wl, pc.s1, pc.s2, pc.lc
 		type kernel struct {
 			name string
 			scan func(h *int64, cs int, codes *uint8, n int, s *packedScan) int
@@ -80,7 +108,7 @@ func TestScanPackedAsm(t *testing.T) {
 			kernels = append(kernels, kernel{"scanPacked8Asm", scanPacked8Asm})
 		}
 		for _, k := range kernels {
-			h := append([]int64(nil), orig...)
+			h := append([]int64(nil), pc.orig...)
 			s := packedScan{tc: tc, tw: tw, tt: tt, best: math.Inf(1)}
 			if got := k.scan(&h[0], cs, &codes[0], len(codes), &s); got != len(codes) {
 				t.Fatalf("%s nc=%d: stopped at %d of %d codes with best +Inf", k.name, nc, got, len(codes))
@@ -89,8 +117,8 @@ func TestScanPackedAsm(t *testing.T) {
 				t.Fatalf("%s nc=%d: sums %d %d %d %d %v, want %d %d %d %d %v", k.name, nc, s.nl, s.wl, s.s1, s.s2, s.lc, nl, wl, s1, s2, lc)
 			}
 			for i := range h {
-				if h[i] != want[i] {
-					t.Fatalf("%s nc=%d: h[%d] = %d, want %d", k.name, nc, i, h[i], want[i])
+				if h[i] != pc.want[i] {
+					t.Fatalf("%s nc=%d: h[%d] = %d, want %d", k.name, nc, i, h[i], pc.want[i])
 				}
 			}
 
@@ -102,10 +130,10 @@ func TestScanPackedAsm(t *testing.T) {
 			for scores[first] < scores[m] {
 				first++
 			}
-			h = append(h[:0], orig...)
+			h = append(h[:0], pc.orig...)
 			s = packedScan{tc: tc, tw: tw, tt: tt, best: scores[m]}
 			got := k.scan(&h[0], cs, &codes[0], len(codes), &s)
-			a := after[first]
+			a := pc.after[first]
 			if got != first || math.Float64bits(s.score) != math.Float64bits(scores[first]) || s.nl != a.nl || s.wl != a.wl || s.s1 != a.s1 || s.s2 != a.s2 {
 				t.Fatalf("%s nc=%d: stopped at %d with score %v, want %d with %v", k.name, nc, got, s.score, first, scores[first])
 			}
@@ -116,6 +144,92 @@ func TestScanPackedAsm(t *testing.T) {
 				}
 				if s.nl != nl || s.wl != wl || s.s1 != s1 || s.s2 != s2 || s.lc != lc {
 					t.Fatalf("%s nc=%d: resumed sums %d %d %d %d, want %d %d %d %d", k.name, nc, s.nl, s.wl, s.s1, s.s2, nl, wl, s1, s2)
+				}
+			}
+		}
+	}
+}
+
+// TestScanBatchAsm checks the batched packed scans (scanBatch8Asm,
+// scanBatch16Asm) against the plain loop of newPackedCase, for every class
+// count up to 16 and code counts around the batch of eight: with no score
+// reaching the best they take every code, with the sums and the cleared
+// histogram of the loop; with the best at a code's score they stop at the
+// start of the batch holding the first code that reaches it, the sums
+// those of the codes before that batch, the histogram of those codes
+// cleared and nothing else touched; resumed with no best they end as the
+// full scan does; and the state's zero entry stays zero.
+func TestScanBatchAsm(t *testing.T) {
+	needAVX512(t)
+	r := rand.New(rand.NewPCG(11, 12))
+	for nc := 1; nc <= 16; nc++ {
+		batch, name := scanBatch16Asm, "scanBatch16Asm"
+		if nc <= 8 {
+			batch, name = scanBatch8Asm, "scanBatch8Asm"
+		}
+		for _, ncode := range []int{1, 3, 9, 12, 13, 24, 25, 40, 100} {
+			pc := newPackedCase(r, nc, ncode)
+			n := len(pc.codes)
+			if n == 0 {
+				continue
+			}
+			codes := append(pc.codes[:n:n], 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF) // read, not used
+			check := func(what string, s *packedScan, want packedSums, lcWant [16]int64) {
+				t.Helper()
+				if s.nl != want.nl || s.wl != want.wl || s.s1 != want.s1 || s.s2 != want.s2 || s.lc != lcWant {
+					t.Fatalf("%s nc=%d codes=%d %s: sums %d %d %d %d %v, want %d %d %d %d %v", name, nc, n, what, s.nl, s.wl, s.s1, s.s2, s.lc, want.nl, want.wl, want.s1, want.s2, lcWant)
+				}
+				if s.zero != ([18]int64{}) {
+					t.Fatalf("%s nc=%d codes=%d %s: the zero entry holds %v", name, nc, n, what, s.zero)
+				}
+			}
+			lcBefore := func(i int) (lc [16]int64) {
+				for _, c := range pc.codes[:i] {
+					for q := 0; q < nc; q++ {
+						lc[q] += pc.orig[int(c)*pc.cs+2+q] & (1<<32 - 1)
+					}
+				}
+				return lc
+			}
+
+			h := append([]int64(nil), pc.orig...)
+			s := packedScan{tc: pc.tc, tw: pc.tw, tt: pc.tt, best: math.Inf(1)}
+			if got := batch(&h[0], pc.cs, &codes[0], n, &s); got != n {
+				t.Fatalf("%s nc=%d codes=%d: took %d codes with best +Inf", name, nc, n, got)
+			}
+			check("all", &s, pc.sumsBefore(n), pc.lc)
+			if !slices.Equal(h, pc.want) {
+				t.Fatalf("%s nc=%d codes=%d: histogram %v, want %v", name, nc, n, h, pc.want)
+			}
+
+			for _, m := range []int{0, n / 2, n - 1} {
+				first := 0
+				for pc.scores[first] < pc.scores[m] {
+					first++
+				}
+				start := first &^ 7
+				h = append(h[:0], pc.orig...)
+				s = packedScan{tc: pc.tc, tw: pc.tw, tt: pc.tt, best: pc.scores[m]}
+				if got := batch(&h[0], pc.cs, &codes[0], n, &s); got != start {
+					t.Fatalf("%s nc=%d codes=%d: stopped at %d with the best at code %d's score, want %d (first reaching it: %d)", name, nc, n, got, m, start, first)
+				}
+				check("stopped", &s, pc.sumsBefore(start), lcBefore(start))
+				for i := range h {
+					want := pc.orig[i]
+					if c := i / pc.cs; slices.Contains(pc.codes[:start], uint8(c)) {
+						want = pc.want[i]
+					}
+					if h[i] != want {
+						t.Fatalf("%s nc=%d codes=%d stopped at %d: h[%d] = %d, want %d", name, nc, n, start, i, h[i], want)
+					}
+				}
+				s.best = math.Inf(1)
+				if rest := batch(&h[0], pc.cs, &codes[start], n-start, &s); rest != n-start {
+					t.Fatalf("%s nc=%d codes=%d: resumed at %d, took %d", name, nc, n, start, rest)
+				}
+				check("resumed", &s, pc.sumsBefore(n), pc.lc)
+				if !slices.Equal(h, pc.want) {
+					t.Fatalf("%s nc=%d codes=%d: resumed histogram %v, want %v", name, nc, n, h, pc.want)
 				}
 			}
 		}
