@@ -457,11 +457,12 @@ func TestVectorWalkMatchesScalar(t *testing.T) {
 	}
 }
 
-// TestColumnOnlyCodes checks the learner that keeps only the column-major
-// copy of the codes (newBuilder drops the row-major ones when the rows
-// path reads nothing else): local blocks gathered from the columns and the
-// out-of-bag score from blocks of rows transposed back give the trees and
-// the score of the dense path, which reads the row-major codes.
+// TestColumnOnlyCodes checks the learner that keeps only the column store
+// of the codes (Fit drops the row-major ones when the rows path reads
+// nothing else, columnCodes: sparse and dense columns): local blocks
+// gathered from the columns and the out-of-bag score from blocks of rows
+// transposed back give the trees and the score of the dense path, which
+// reads the row-major codes.
 func TestColumnOnlyCodes(t *testing.T) {
 	dig := loadEmbedded(t, "digits")
 	cases := []struct {
@@ -477,15 +478,25 @@ func TestColumnOnlyCodes(t *testing.T) {
 		{"regression 0.1 nan", sparseWide(900, 200, 0, true), Options{Trees: 4, Seed: 6, MaxFeatures: "0.1", OOB: true}},
 	}
 	defer func(v int) { localBytes, pathOverride = v, "" }(localBytes)
-	localBytes = 1 // local blocks of at most 256 rows: the 900 rows take the column-major copy
+	localBytes = 1           // local blocks of at most 256 rows: the 900 rows take the column-major copy
+	kinds := map[bool]bool{} // the column store's sparse and dense columns met
+	defer func() {
+		if !kinds[true] || !kinds[false] {
+			t.Errorf("the cases' column stores hold sparse columns %v, dense ones %v: both should be met", kinds[true], kinds[false])
+		}
+	}()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, pr, _, err := fitTrees(c.ds, c.opt, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if pr.Codes != nil || len(pr.CodesByColumn) != c.ds.Rows*c.ds.Cols {
-				t.Fatalf("the row-major codes were kept (%d codes, %d by column)", len(pr.Codes), len(pr.CodesByColumn))
+			cols, _ := pr.Columns.(*columnCodes)
+			if pr.Codes != nil || pr.CodesByColumn != nil || cols == nil {
+				t.Fatalf("the codes were kept otherwise than in the column store (%d codes, %d by column, store %v)", len(pr.Codes), len(pr.CodesByColumn), cols != nil)
+			}
+			for _, s := range cols.sparse {
+				kinds[s >= 0] = true
 			}
 			got := fitOrFail(t, c.ds, c.opt)
 			pathOverride = "dense"

@@ -40,3 +40,18 @@ func histSparseAsm(h *int64, col *uint8, nodeBits, colBits *uint64, words int, r
 //
 //go:noescape
 func listCodes(set *[4]uint64, codes *uint8) int
+
+// expandCol writes the 64 codes of each of the words bitmap words of a
+// sparse column (columnCodes: base where a bit is clear, the next of vals
+// where set) to dst, 64 bytes a word; vals must be readable 64 bytes past
+// its last code. It needs AVX-512 VBMI2 (useVBMI2).
+//
+//go:noescape
+func expandCol(dst, vals *uint8, bits *uint64, words int, base uint8)
+
+// expandCompressCol is compressCol of a sparse column (expandCol): of
+// each word's 64 codes, those of the rows set in mask's word are
+// appended to dst, in order. It needs AVX-512 VBMI2 (useVBMI2).
+//
+//go:noescape
+func expandCompressCol(dst, vals *uint8, bits, mask *uint64, words int, base uint8)

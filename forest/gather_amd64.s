@@ -291,3 +291,79 @@ nodd:
 
 ndone:
 	RET
+
+// EXPAND64 sets Z1 to the 64 codes of the rows of bitmap word (AX) of a
+// sparse column (columnCodes): the base (Z2) where its bit is clear, the
+// next codes from SI where set (VPEXPANDB of the 64 bytes at SI, which
+// advances past them); R11 holds the word.
+#define EXPAND64 \
+	MOVQ (R9)(AX*8), R11 \
+	KMOVQ R11, K1 \
+	VMOVDQU64 (SI), Z0 \
+	VMOVDQA64 Z2, Z1 \
+	VPEXPANDB Z0, K1, Z1 \
+	POPCNTQ R11, R11 \
+	ADDQ R11, SI
+
+// func expandCol(dst, vals *uint8, bits *uint64, words int, base uint8)
+//
+// Writes the 64 codes of each of the words bitmap words of a sparse column
+// to dst (64 bytes a word); vals must be readable 64 bytes past its last
+// code.
+TEXT ·expandCol(SB), NOSPLIT, $0-33
+	MOVQ dst+0(FP), DI
+	MOVQ vals+8(FP), SI
+	MOVQ bits+16(FP), R9
+	MOVQ words+24(FP), CX
+	MOVBLZX base+32(FP), AX
+	VPBROADCASTB AX, Z2
+	XORQ AX, AX
+	TESTQ CX, CX
+	JLE edone
+
+eloop:
+	EXPAND64
+	VMOVDQU64 Z1, (DI)
+	ADDQ $64, DI
+	INCQ AX
+	CMPQ AX, CX
+	JLT eloop
+
+edone:
+	VZEROUPPER
+	RET
+
+// func expandCompressCol(dst, vals *uint8, bits, mask *uint64, words int, base uint8)
+//
+// compressCol of a sparse column: each word's 64 codes (EXPAND64), those
+// of the rows set in mask's word appended to dst, in order.
+TEXT ·expandCompressCol(SB), NOSPLIT, $0-41
+	MOVQ dst+0(FP), DI
+	MOVQ vals+8(FP), SI
+	MOVQ bits+16(FP), R9
+	MOVQ mask+24(FP), R10
+	MOVQ words+32(FP), CX
+	MOVBLZX base+40(FP), AX
+	VPBROADCASTB AX, Z2
+	MOVQ $-1, R14
+	XORQ AX, AX
+	TESTQ CX, CX
+	JLE xdone
+
+xloop:
+	EXPAND64
+	MOVQ (R10)(AX*8), R12
+	KMOVQ R12, K2
+	VPCOMPRESSB Z1, K2, Z3
+	POPCNTQ R12, R12
+	BZHIQ R12, R14, R13
+	KMOVQ R13, K3
+	VMOVDQU8 Z3, K3, (DI)
+	ADDQ R12, DI
+	INCQ AX
+	CMPQ AX, CX
+	JLT xloop
+
+xdone:
+	VZEROUPPER
+	RET

@@ -52,6 +52,10 @@ type builder struct {
 	// reads. xc is nil when the rows path is not used.
 	xc      []uint8
 	localAt int
+	// cols replaces xc when the learner keeps no row-major codes (xb nil:
+	// Fit); a worker reads its sparse columns whole through colBuf.
+	cols   *columnCodes
+	colBuf []uint8
 	// rowsOptional tells that the trees read no row-major code (xb) when
 	// xb is nil: the column-major copy serves every read.
 	rowsOptional bool
@@ -111,7 +115,7 @@ type builder struct {
 	scr    scratch
 	rtmp   []int32    // the right side of a stable partition
 	sink   uint8      // what gatherColumns returns, kept so that its early loads stay
-	gmask  []uint64   // gatherFromColumns's row bitmap
+	gmask  []uint64   // columnCodes.gather's row bitmap
 	seen   [256]uint8 // scanLocalGini's marks of the codes present, zero between uses
 	// nodeW holds, for the node being searched by the packed Gini scans
 	// (nodeOK), each of its rows' (1<<32 | weight)<<8 | its class's entry
@@ -240,11 +244,14 @@ func newWorker(b *builder) *builder {
 		w.locW = make([]int64, m)
 		w.locY = make([]int64, m)
 		w.lkonst = make([]uint64, b.cwords)
-		if b.xc != nil && useVBMI2 {
-			w.gmask = make([]uint64, b.n/64)
+		if (b.xc != nil || b.cols != nil) && useVBMI2 {
+			w.gmask = make([]uint64, (b.n+63)/64)
 		}
 		if useVBMI2 && b.packed {
-			w.nodeW = make([]int64, max(m, min(b.n, len(b.xc))))
+			w.nodeW = make([]int64, m)
+			if b.xc != nil || b.cols != nil {
+				w.nodeW = make([]int64, max(m, b.n))
+			}
 			if m <= 1<<16 && m >= sparseAt {
 				lw := (m + 63) / 64
 				w.locNZ = make([]uint64, lw*b.p)
@@ -254,6 +261,9 @@ func newWorker(b *builder) *builder {
 				w.list = make([]uint16, m+32)
 			}
 		}
+	}
+	if b.cols != nil {
+		w.colBuf = make([]uint8, 64*b.cols.words)
 	}
 	w.scap = min(b.n, max(b.sortAt, 1))
 	for k := range w.sent {
@@ -662,8 +672,13 @@ func presentInHist(h []int64, nbj, stride int) (present [4]uint64) {
 
 // feature returns where feature j of the rows of a node of m rows (not in
 // a local block) is read: row r's code is at xb[r*p], in the column-major
-// copy for large nodes (p = 1), else in the row-major codes.
+// copy for large nodes (p = 1), else in the row-major codes. Without
+// row-major codes (cols) it is the column read whole into colBuf, valid
+// until the next call.
 func (b *builder) feature(j, m int) (xb []uint8, p int) {
+	if b.cols != nil {
+		return b.cols.column(j, b.colBuf), 1
+	}
 	if b.xc != nil && (m > b.localAt || b.xb == nil) {
 		return b.xc[j*b.n : (j+1)*b.n], 1
 	}
@@ -749,7 +764,7 @@ func (b *builder) fillNodeW(lo, hi int) {
 			}
 			b.sparseOK = true
 		}
-	case b.xc != nil && (hi-lo > b.localAt || b.xb == nil):
+	case b.cols != nil || b.xc != nil && (hi-lo > b.localAt || b.xb == nil):
 		rw, cls := b.rw, b.cls
 		for k, r := range b.rows[lo:hi] {
 			nw[k] = (1<<32|rw[r])<<8 | int64(cm[cls[r]])
@@ -2157,8 +2172,8 @@ func (b *builder) enterLocal(lo, hi int) {
 	rows := b.rows[lo:hi]
 	b.localRows(rows, b.lrows, b.locW, b.locY)
 	konst := b.parentKonst()
-	if xb == nil { // only the column-major copy (newBuilder)
-		gatherFromColumns(b.loc[:m*p], b.xc, b.n, rows, p, konst, b.gmask)
+	if xb == nil { // only the column-major copy (Fit)
+		b.cols.gather(b.loc[:m*p], rows, konst, b.gmask, b.colBuf)
 	} else {
 		b.sink |= gatherColumns(b.loc[:m*p], xb, rows, p, konst)
 	}

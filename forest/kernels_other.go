@@ -33,6 +33,14 @@ func compressCol(dst, col *uint8, mask *uint64, words int) {
 	panic("forest: compressCol without AVX-512")
 }
 
+func expandCol(dst, vals *uint8, bits *uint64, words int, base uint8) {
+	panic("forest: expandCol without AVX-512")
+}
+
+func expandCompressCol(dst, vals *uint8, bits, mask *uint64, words int, base uint8) {
+	panic("forest: expandCompressCol without AVX-512")
+}
+
 func presentSeen(seen *[256]uint8, present *[4]uint64) {
 	panic("forest: presentSeen without AVX-512")
 }

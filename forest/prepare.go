@@ -99,7 +99,8 @@ func prepare(d *data.Dataset, opt Options) (*prepared, error) {
 			if len(inbag) != len(f.Trees) {
 				return fmt.Errorf("forest: out-of-bag score: %d in-bag masks for %d trees", len(inbag), len(f.Trees))
 			}
-			f.computeOOB(rowCodes{xb: pr.Codes, xc: pr.CodesByColumn, n: n, p: p}, pr.Y, inbag, pr.Class, pr.Sample)
+			cols, _ := pr.Columns.(*columnCodes)
+			f.computeOOB(rowCodes{xb: pr.Codes, cols: cols, n: n, p: p}, pr.Y, inbag, pr.Class, pr.Sample)
 		}
 		if opt.KeepLeafSamples {
 			f.keepLeafSamples(pr.Codes, pr.Y, pr.W, pr.Draws)

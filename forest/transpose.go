@@ -1,10 +1,6 @@
 package forest
 
-import (
-	"encoding/binary"
-
-	"github.com/gotrain/gotrain/forest/internal/core"
-)
+import "encoding/binary"
 
 // transpose8 transposes the 8x8 matrix of bytes whose row i is a[i] (byte k
 // of a[i], little-endian, is column k): afterwards byte i of a[k] is the
@@ -115,47 +111,6 @@ func gatherColumns(dst, xb []uint8, rows []int32, p int, skip []uint64) (sink ui
 	return sink
 }
 
-// gatherFromColumns is gatherColumns reading the column-major copy xc (n
-// rows a feature) instead of the row-major codes: for each feature not in
-// skip, its codes of rows (in increasing order, as the stable partition of
-// large nodes leaves them, so each column is read front to back). With
-// AVX-512 VBMI2 (useVBMI2) and rows in increasing order, each 64 codes
-// of a column are loaded at once and compressed by a bitmap of the rows
-// (compressCol), which mask (nil, or at least n/64 words of scratch)
-// holds: a byte-by-byte copy costs about twice as much (4.4 against 2.1
-// ms for 10,700 rows of MNIST's 60,000 x 784 codes, which a plain read
-// of all the codes takes 2.0 ms for).
-func gatherFromColumns(dst, xc []uint8, n int, rows []int32, p int, skip []uint64, mask []uint64) {
-	m := len(rows)
-	if m == 0 {
-		return
-	}
-	if words := n / 64; useVBMI2 && words > 0 {
-		if len(mask) < words {
-			mask = make([]uint64, words)
-		}
-		mask = mask[:words]
-		if tail, ok := rowMask(mask, rows); ok {
-			for j := 0; j < p; j++ {
-				if skip != nil && skip[j>>6]&(1<<(j&63)) != 0 {
-					continue
-				}
-				col := xc[j*n : (j+1)*n]
-				d := dst[j*m : (j+1)*m]
-				compressCol(&d[0], &col[0], &mask[0], words)
-				gatherRows(d[m-tail:], col, rows[m-tail:])
-			}
-			return
-		}
-	}
-	for j := 0; j < p; j++ {
-		if skip != nil && skip[j>>6]&(1<<(j&63)) != 0 {
-			continue
-		}
-		gatherRows(dst[j*m:(j+1)*m], xc[j*n:(j+1)*n], rows)
-	}
-}
-
 // rowMask sets in mask (one bit a row, 64 rows a word) the rows below
 // 64·len(mask), clearing the others, and returns how many rows lie past
 // them (the last ones). ok is false when rows are not in strictly
@@ -196,15 +151,16 @@ func gatherRows(d, col []uint8, rows []int32) {
 }
 
 // rowCodes gives blocks of rows' codes row-major, from the row-major codes
-// xb or, when the learner kept only those, the column-major copy xc (n
-// rows a feature, p features).
+// xb or, when the learner kept only those, the column store cols (n rows,
+// p features).
 type rowCodes struct {
-	xb, xc []uint8
-	n, p   int
+	xb   []uint8
+	cols *columnCodes
+	n, p int
 }
 
 // rows returns the codes of rows [lo,hi), row-major: a slice of xb, or
-// buf (grown when too small) filled from xc.
+// buf (grown when too small) filled from cols.
 func (c rowCodes) rows(lo, hi int, buf []uint8) []uint8 {
 	if c.xb != nil {
 		return c.xb[lo*c.p : hi*c.p]
@@ -214,6 +170,6 @@ func (c rowCodes) rows(lo, hi int, buf []uint8) []uint8 {
 		buf = make([]uint8, m*c.p)
 	}
 	buf = buf[:m*c.p]
-	core.RowsOf(buf, c.xc, c.n, c.p, lo, hi)
+	c.cols.rowsOf(buf, lo, hi)
 	return buf
 }

@@ -2,6 +2,7 @@ package forest
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -45,21 +46,73 @@ func TestGatherColumns(t *testing.T) {
 	}
 }
 
-// TestGatherFromColumns checks gatherFromColumns against a plain copy of
-// the rows' codes, on the compress path and off it: column lengths around
-// the 64-row words (rows past the last full word are copied one by one),
+// columnCodesCase makes n x p column-major codes of four kinds of column
+// by j%4: random codes (dense), mostly 0, mostly 7 (sparse, the base 0 or
+// 7) and one code throughout (sparse with no other code).
+func columnCodesCase(rng *rand.Rand, n, p int) []uint8 {
+	xc := make([]uint8, n*p)
+	for j := 0; j < p; j++ {
+		col := xc[j*n : (j+1)*n]
+		for i := range col {
+			switch j % 4 {
+			case 0:
+				col[i] = uint8(rng.IntN(256))
+			case 1, 2:
+				if rng.IntN(5) == 0 {
+					col[i] = uint8(rng.IntN(256))
+				} else if j%4 == 2 {
+					col[i] = 7
+				}
+			case 3:
+				col[i] = uint8(j)
+			}
+		}
+	}
+	return xc
+}
+
+// TestColumnCodes checks columnCodes against the plain column-major codes
+// it holds: which columns it keeps sparse and their base, each column
+// whole (column), the codes of a node's rows copied column by column
+// (gather) on the compress path and off it, and blocks of rows row-major
+// (rowsOf); column lengths around the 64-row words and the rank groups,
 // no rows, rows out of order or repeated (which must leave the compress
 // path), and features to skip.
-func TestGatherFromColumns(t *testing.T) {
+func TestColumnCodes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	defer func(v bool) { useVBMI2 = v }(useVBMI2)
 	for _, compress := range []bool{false, true} {
 		useVBMI2 = compress && startVBMI2
-		for _, n := range []int{1, 5, 63, 64, 65, 127, 128, 200, 1000} {
-			p := 1 + rng.IntN(9)
-			xc := make([]uint8, n*p)
-			for i := range xc {
-				xc[i] = uint8(rng.IntN(256))
+		for _, n := range []int{1, 5, 63, 64, 65, 127, 128, 200, 1000, 1100} {
+			p := 4 + rng.IntN(9)
+			xc := columnCodesCase(rng, n, p)
+			c := newColumnCodes(xc, n, p, 2)
+			for j := 0; j < p; j++ {
+				col := xc[j*n : (j+1)*n]
+				var cnt [256]int
+				for _, v := range col {
+					cnt[v]++
+				}
+				most := slices.Max(cnt[:])
+				sparse := 2*most >= n // the base holds at least half of the rows
+				if n >= 200 && sparse != (j%4 != 0) {
+					t.Fatalf("n=%d: column %d of kind %d sparse %v", n, j, j%4, sparse)
+				}
+				if got := c.sparse[j] >= 0; got != sparse {
+					t.Fatalf("compress=%v n=%d: column %d sparse %v, want %v", useVBMI2, n, j, got, sparse)
+				}
+				if sparse && cnt[c.base[j]] != most {
+					t.Fatalf("compress=%v n=%d: column %d base %d, not the most common code", useVBMI2, n, j, c.base[j])
+				}
+			}
+			buf := make([]uint8, 64*c.words)
+			for j := 0; j < p; j++ {
+				got := c.column(j, buf)
+				for r, want := range xc[j*n : (j+1)*n] {
+					if got[r] != want {
+						t.Fatalf("compress=%v n=%d: column %d row %d = %d, want %d", useVBMI2, n, j, r, got[r], want)
+					}
+				}
 			}
 			skip := make([]uint64, 1)
 			for j := 0; j < p; j++ {
@@ -89,7 +142,7 @@ func TestGatherFromColumns(t *testing.T) {
 				for _, sk := range [][]uint64{nil, skip} {
 					m := len(rows)
 					dst := make([]uint8, m*p)
-					gatherFromColumns(dst, xc, n, rows, p, sk, make([]uint64, n/64))
+					c.gather(dst, rows, sk, make([]uint64, c.words), buf)
 					for j := 0; j < p; j++ {
 						if sk != nil && sk[0]&(1<<j) != 0 {
 							continue
@@ -99,6 +152,22 @@ func TestGatherFromColumns(t *testing.T) {
 								t.Fatalf("compress=%v n=%d p=%d trial %d skip=%v: feature %d of row %d (%d) = %d, want %d",
 									useVBMI2, n, p, trial, sk != nil, j, i, r, got, want)
 							}
+						}
+					}
+				}
+			}
+			for trial := 0; trial < 20; trial++ {
+				lo := rng.IntN(n + 1)
+				hi := lo + rng.IntN(n-lo+1)
+				if trial == 0 {
+					lo, hi = 0, n
+				}
+				dst := make([]uint8, (hi-lo)*p)
+				c.rowsOf(dst, lo, hi)
+				for r := lo; r < hi; r++ {
+					for j := 0; j < p; j++ {
+						if got, want := dst[(r-lo)*p+j], xc[j*n+r]; got != want {
+							t.Fatalf("n=%d rows [%d,%d): feature %d of row %d = %d, want %d", n, lo, hi, j, r, got, want)
 						}
 					}
 				}

@@ -36,6 +36,10 @@ type Prepared[O, F any] struct {
 	// Rows), the way binning a column at a time makes them. Prepare drops
 	// them (the other learners read Codes).
 	CodesByColumn []uint8
+	// Columns is what package forest's learner keeps of the codes when it
+	// keeps neither Codes nor CodesByColumn (its own column store), for
+	// Finish; nil otherwise.
+	Columns any
 	// Edges are each feature's bin edges (the forest's Binner.Edges): a
 	// split on bin b of feature j has threshold Edges[j][b].
 	Edges [][]float64
