@@ -55,3 +55,10 @@ func expandCol(dst, vals *uint8, bits *uint64, words int, base uint8)
 //
 //go:noescape
 func expandCompressCol(dst, vals *uint8, bits, mask *uint64, words int, base uint8)
+
+// sumEntries sets sum to the sums of the class entries (h[c·cs+2:c·cs+cs],
+// cs-2 <= 16) of the n codes c listed in codes. It needs AVX-512
+// (useVBMI2).
+//
+//go:noescape
+func sumEntries(h *int64, cs int, codes *uint8, n int, sum *[16]int64)

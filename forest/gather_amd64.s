@@ -367,3 +367,44 @@ xloop:
 xdone:
 	VZEROUPPER
 	RET
+
+// func sumEntries(h *int64, cs int, codes *uint8, n int, sum *[16]int64)
+//
+// Sets sum to the sums of the class entries (h[c·cs+2 ..], cs-2 <= 16 of
+// them) of the n codes c listed in codes.
+TEXT ·sumEntries(SB), NOSPLIT, $0-40
+	MOVQ h+0(FP), DI
+	MOVQ cs+8(FP), CX
+	MOVQ codes+16(FP), SI
+	MOVQ n+24(FP), DX
+	MOVQ sum+32(FP), BX
+	LEAQ -2(CX), R8
+	MOVL $1, AX
+	SHLXQ R8, AX, AX
+	DECQ AX
+	KMOVW AX, K1
+	SHRL $8, AX
+	KMOVW AX, K2
+	SHLQ $3, CX
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	XORQ R9, R9
+	TESTQ DX, DX
+	JLE sedone
+
+seloop:
+	MOVBQZX (SI)(R9*1), AX
+	IMULQ CX, AX
+	VMOVDQU64.Z 16(DI)(AX*1), K1, Z2
+	VMOVDQU64.Z 80(DI)(AX*1), K2, Z3
+	VPADDQ Z2, Z0, Z0
+	VPADDQ Z3, Z1, Z1
+	INCQ R9
+	CMPQ R9, DX
+	JLT seloop
+
+sedone:
+	VMOVDQU64 Z0, (BX)
+	VMOVDQU64 Z1, 64(BX)
+	VZEROUPPER
+	RET

@@ -857,19 +857,28 @@ func (b *builder) scanSparseGini(j int, col []uint8, best *split) bool {
 	histSparseAsm(&h[0], &col[0], &b.nodeBits[0], &nz[0], lw, &b.rowW[0], cs, &b.seen[0], &b.list[0])
 	var present [4]uint64
 	presentSeen(&b.seen, &present)
-	// Code 0: what the other codes present leave of the node's sums.
+	// Code 0: what the other codes present leave of the node's sums (code
+	// 0 is never marked: no row of it is counted).
 	z := h[:cs:cs]
 	copy(z[2:], b.ptot[2:cs])
-	for k, word := range present {
-		for word != 0 {
-			c := k<<6 | bits.TrailingZeros64(word)
-			word &= word - 1
-			if c == 0 {
-				continue
-			}
-			e := h[c*cs+2 : c*cs+cs : c*cs+cs]
-			for q, v := range e {
-				z[2+q] -= v
+	if cs-2 <= 16 { // summed in vectors over the codes listed
+		codes := b.codeBuf[:listCodes(&present, &b.codeBuf[:cap(b.codeBuf)][0])]
+		var sum [16]int64
+		if len(codes) > 0 {
+			sumEntries(&h[0], cs, &codes[0], len(codes), &sum)
+		}
+		for q, v := range sum[:cs-2] {
+			z[2+q] -= v
+		}
+	} else {
+		for k, word := range present {
+			for word != 0 {
+				c := k<<6 | bits.TrailingZeros64(word)
+				word &= word - 1
+				e := h[c*cs+2 : c*cs+cs : c*cs+cs]
+				for q, v := range e {
+					z[2+q] -= v
+				}
 			}
 		}
 	}

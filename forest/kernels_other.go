@@ -41,6 +41,10 @@ func expandCompressCol(dst, vals *uint8, bits, mask *uint64, words int, base uin
 	panic("forest: expandCompressCol without AVX-512")
 }
 
+func sumEntries(h *int64, cs int, codes *uint8, n int, sum *[16]int64) {
+	panic("forest: sumEntries without AVX-512")
+}
+
 func presentSeen(seen *[256]uint8, present *[4]uint64) {
 	panic("forest: presentSeen without AVX-512")
 }

@@ -496,7 +496,8 @@ func TestHistSparse(t *testing.T) {
 // TestSparseGiniKeepsTrees checks that scanSparseGini, the histogram of a
 // large node's nonzero codes only, grows the trees (the model file, byte
 // for byte) the histogram of every row grows: digits (mostly 0 pixels),
-// two classes, missing values, sample weights, codes of which few are 0.
+// two classes, twenty, missing values, sample weights, codes of which few
+// are 0.
 func TestSparseGiniKeepsTrees(t *testing.T) {
 	if !useVBMI2 {
 		t.Skip("no AVX-512 VBMI2 kernel on this CPU or build: scanSparseGini does not run")
@@ -506,9 +507,14 @@ func TestSparseGiniKeepsTrees(t *testing.T) {
 	for i := range shifted.X {
 		shifted.X[i] = float64((int(shifted.X[i]) + i) % 17) // code 0 rare
 	}
+	twenty := toDS(dig, all(dig.Rows)) // more classes than the vector sums of code 0 take
+	for i := range twenty.Y {
+		twenty.Y[i] += float64(10 * (i % 2))
+	}
 	for _, c := range append(giniCases(dig, two, weighted),
 		giniCase{"few zeros", shifted, Options{Task: Classification, Trees: 3, Seed: 5}},
 		giniCase{"leaf 3", toDS(dig, all(dig.Rows)), Options{Task: Classification, Trees: 3, Seed: 7, MinSamplesLeaf: 3}},
+		giniCase{"twenty classes", twenty, Options{Task: Classification, Trees: 3, Seed: 8}},
 	) {
 		t.Run(c.name, func(t *testing.T) {
 			defer func(v int) { sparseAt = v }(sparseAt)
