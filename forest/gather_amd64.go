@@ -32,7 +32,7 @@ func columnBits(col *uint8, n int, nz *uint64) bool
 // in both bitmaps (see scanSparseGini). It needs AVX-512 VBMI2.
 //
 //go:noescape
-func histSparseAsm(h *int64, col *uint8, nodeBits, colBits *uint64, words int, rowW *int64, cs int, seen *uint8, list *uint16) int
+func histSparseAsm(h *int64, col *uint8, nodeBits, colBits *uint64, words int, rowW *int64, cs int, seen *uint8, list *uint16, wlist *uint64) int
 
 // listCodes writes the codes set in set to codes in increasing order and
 // returns how many there are; codes has room for 64 bytes past them. It

@@ -133,38 +133,75 @@ DATA iota16<>+48(SB)/8, $0x001b001a00190018
 DATA iota16<>+56(SB)/8, $0x001f001e001d001c
 GLOBL iota16<>(SB), RODATA|NOPTR, $64
 
-// func histSparseAsm(h *int64, col *uint8, nodeBits, colBits *uint64, words int, rowW *int64, cs int, seen *uint8, list *uint16) int
+// func histSparseAsm(h *int64, col *uint8, nodeBits, colBits *uint64, words int, rowW *int64, cs int, seen *uint8, list *uint16, wlist *uint64) int
 //
 // The packed Gini histogram of the rows of a local block set in both
-// nodeBits and colBits (the node's rows whose code is not 0): their
-// indices are first listed in list in increasing order (VPCOMPRESSW, 32
-// rows at a time; list holds 32 entries past the rows listed), then row i
-// adds rowW[i]>>8 to h[col[i]·cs + rowW[i]&0xFF] and marks its code in
-// seen. It returns the rows listed.
-TEXT ·histSparseAsm(SB), NOSPLIT, $0-80
+// nodeBits and colBits (the node's rows whose code is not 0): the words
+// where both have a row are listed in wlist first (eight words at a time,
+// VPCOMPRESSQ of their indices; wlist has room for words+8), then those
+// words' rows in list in increasing order (VPCOMPRESSW, 32 rows at a
+// time; list holds 32 entries past the rows listed), then row i adds
+// rowW[i]>>8 to h[col[i]·cs + rowW[i]&0xFF] and marks its code in seen.
+// It returns the rows listed.
+TEXT ·histSparseAsm(SB), NOSPLIT, $0-88
 	MOVQ nodeBits+16(FP), R9
 	MOVQ colBits+24(FP), R10
 	MOVQ words+32(FP), CX
 	MOVQ list+64(FP), DI
-	VMOVDQU64 iota16<>(SB), Z10
+	MOVQ wlist+72(FP), R15
+	VPMOVZXBQ iota8<>(SB), Z13
+	MOVL $8, AX
+	VPBROADCASTQ AX, Z14
+	XORQ R13, R13 // word
+	XORQ BX, BX   // words listed
+
+hsw8:
+	MOVQ CX, AX
+	SUBQ R13, AX
+	JLE hsw8done
+	MOVL $0xFF, R8
+	CMPQ AX, $8
+	JGE hsw8full
+	MOVL $1, R8
+	SHLXL AX, R8, R8
+	DECL R8
+
+hsw8full:
+	KMOVW R8, K1
+	VMOVDQU64.Z (R9)(R13*8), K1, Z0
+	VMOVDQU64.Z (R10)(R13*8), K1, Z1
+	VPTESTMQ Z1, Z0, K2
+	VPCOMPRESSQ Z13, K2, Z2
+	VMOVDQU64 Z2, (R15)(BX*8)
+	KMOVW K2, AX
+	POPCNTL AX, AX
+	ADDQ AX, BX
+	VPADDQ Z14, Z13, Z13
+	ADDQ $8, R13
+	JMP hsw8
+
+hsw8done:
+	VMOVDQU64 iota16<>(SB), Z15
 	MOVL $32, AX
 	VPBROADCASTW AX, Z11
-	MOVL $64, AX
-	VPBROADCASTW AX, Z12
 	XORQ R12, R12 // rows listed
-	XORQ R13, R13 // word
-	TESTQ CX, CX
-	JLE hslist
+	XORQ R13, R13 // words listed taken
 
 hsword:
-	MOVQ (R9)(R13*8), AX
-	ANDQ (R10)(R13*8), AX
+	CMPQ R13, BX
+	JGE hslist
+	MOVQ (R15)(R13*8), R11
+	MOVQ (R9)(R11*8), AX
+	ANDQ (R10)(R11*8), AX
+	SHLQ $6, R11
+	VPBROADCASTW R11, Z10
+	VPADDW Z15, Z10, Z10
 	KMOVD AX, K1
 	VPCOMPRESSW Z10, K1, Z2
 	VMOVDQU64 Z2, (DI)(R12*2)
-	MOVL AX, BX
-	POPCNTQ BX, BX
-	ADDQ BX, R12
+	MOVL AX, R8
+	POPCNTQ R8, R8
+	ADDQ R8, R12
 	SHRQ $32, AX
 	KMOVD AX, K2
 	VPADDW Z11, Z10, Z3
@@ -172,13 +209,11 @@ hsword:
 	VMOVDQU64 Z2, (DI)(R12*2)
 	POPCNTQ AX, AX
 	ADDQ AX, R12
-	VPADDW Z12, Z10, Z10
 	INCQ R13
-	CMPQ R13, CX
-	JLT hsword
+	JMP hsword
 
 hslist:
-	MOVQ R12, ret+72(FP)
+	MOVQ R12, ret+80(FP)
 	VZEROUPPER
 	MOVQ h+0(FP), AX
 	MOVQ col+8(FP), SI

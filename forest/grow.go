@@ -129,7 +129,7 @@ type builder struct {
 	// block's are set); for the node being searched (sparseOK), nodeBits
 	// is the bitmap of its rows, rowW each of its rows' nodeW entry by
 	// row of the block, ptot its rows' packed sums by class entry (what
-	// code 0 holds once the other codes' are taken away), list the
+	// code 0 holds once the other codes' are taken away), list and wlist the
 	// kernel's scratch.
 	locNZ    []uint64
 	lwords   int
@@ -138,6 +138,7 @@ type builder struct {
 	rowW     []int64
 	ptot     []int64
 	list     []uint16
+	wlist    []uint64
 	sparseOK bool
 	// The local block of the subtree being grown (enterLocal), when local:
 	// rows[lbase:lbase+lsize] entered it as local rows 0..lsize-1; feature
@@ -259,6 +260,7 @@ func newWorker(b *builder) *builder {
 				w.rowW = make([]int64, m)
 				w.ptot = make([]int64, b.stride)
 				w.list = make([]uint16, m+32)
+				w.wlist = make([]uint64, lw+8)
 			}
 		}
 	}
@@ -854,7 +856,7 @@ func (b *builder) scanSparseGini(j int, col []uint8, best *split) bool {
 	h := b.fh[:(nbj+1)*cs] // all zero between calls
 	_ = h[nbj*cs+cs-1]
 	nz := b.locNZ[j*lw : (j+1)*lw]
-	histSparseAsm(&h[0], &col[0], &b.nodeBits[0], &nz[0], lw, &b.rowW[0], cs, &b.seen[0], &b.list[0])
+	histSparseAsm(&h[0], &col[0], &b.nodeBits[0], &nz[0], lw, &b.rowW[0], cs, &b.seen[0], &b.list[0], &b.wlist[0])
 	var present [4]uint64
 	presentSeen(&b.seen, &present)
 	// Code 0: what the other codes present leave of the node's sums (code

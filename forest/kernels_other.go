@@ -69,7 +69,7 @@ func columnBits(col *uint8, n int, nz *uint64) bool {
 	panic("forest: columnBits without AVX-512")
 }
 
-func histSparseAsm(h *int64, col *uint8, nodeBits, colBits *uint64, words int, rowW *int64, cs int, seen *uint8, list *uint16) int {
+func histSparseAsm(h *int64, col *uint8, nodeBits, colBits *uint64, words int, rowW *int64, cs int, seen *uint8, list *uint16, wlist *uint64) int {
 	panic("forest: histSparseAsm without AVX-512")
 }
 

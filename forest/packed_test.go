@@ -470,7 +470,7 @@ func TestHistSparse(t *testing.T) {
 			got := make([]int64, 256*cs)
 			var seen [256]uint8
 			list := make([]uint16, n+32)
-			listed := histSparseAsm(&got[0], &col[0], &nodeBits[0], &colBits[0], words, &rowW[0], cs, &seen[0], &list[0])
+			listed := histSparseAsm(&got[0], &col[0], &nodeBits[0], &colBits[0], words, &rowW[0], cs, &seen[0], &list[0], &make([]uint64, words+8)[0])
 			if listed != len(rows) {
 				t.Fatalf("classes %d, %d rows: %d listed, want %d", nc, n, listed, len(rows))
 			}
