@@ -211,3 +211,36 @@ func (c *columnCodes) rowsOf(dst []uint8, lo, hi int) {
 		}
 	}
 }
+
+// rowBits returns, for each row r, a bitset of the features whose code in
+// row r is not their column's base (c.base; 0 for a dense column): words
+// words of row r at [r*words:], words = ceil(p/64). A feature whose bit is
+// clear in every row of a node holds one code there (builder.markBase).
+// The columns are read on up to threads goroutines, each its own words.
+func (c *columnCodes) rowBits(threads int) []uint64 {
+	n, words := c.n, (c.p+63)/64
+	rb := make([]uint64, n*words)
+	parallelBlocks(words, threads, 1, func(lo, hi int) {
+		for j := lo * 64; j < min(hi*64, c.p); j++ {
+			fw, bit := j>>6, uint64(1)<<(j&63)
+			s := int(c.sparse[j])
+			if s < 0 {
+				b := c.base[j]
+				for r, v := range c.data[c.off[j]:c.off[j+1]] {
+					if v != b {
+						rb[r*words+fw] |= bit
+					}
+				}
+				continue
+			}
+			for w, word := range c.bits[s*c.words : (s+1)*c.words] {
+				for word != 0 {
+					r := w<<6 | bits.TrailingZeros64(word)
+					word &= word - 1
+					rb[r*words+fw] |= bit
+				}
+			}
+		}
+	})
+	return rb
+}

@@ -92,6 +92,7 @@ func fitTrees(d *data.Dataset, opt Options, mine []int) (*Forest, *prepared, [][
 		// MB): the trees read it, and the out-of-bag score transposes
 		// blocks of rows back from it (rowCodes).
 		b.cols = newColumnCodes(b.xc, pr.Rows, pr.Cols, opt.Threads)
+		b.rowNZ = b.cols.rowBits(opt.Threads)
 		b.xb, b.xc = nil, nil
 		pr.Codes, pr.CodesByColumn, pr.Columns = nil, nil, b.cols
 	case b.xc == nil:

@@ -62,3 +62,17 @@ func expandCompressCol(dst, vals *uint8, bits, mask *uint64, words int, base uin
 //
 //go:noescape
 func sumEntries(h *int64, cs int, codes *uint8, n int, sum *[16]int64)
+
+// orRows sets acc[:cw] to the OR of the bitsets bits[r*cw : r*cw+cw]
+// (cw <= 16) of the n rows listed in rows (builder.markBase). It needs
+// AVX-512 (useAVX512).
+//
+//go:noescape
+func orRows(acc, bits *uint64, rows *int32, n, cw int)
+
+// copyRows copies the bitsets bits[r*cw : r*cw+cw] (cw <= 16) of the n
+// rows listed in rows to dst, one after the other (enterLocal). It needs
+// AVX-512 (useAVX512).
+//
+//go:noescape
+func copyRows(dst, bits *uint64, rows *int32, n, cw int)

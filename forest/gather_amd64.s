@@ -443,3 +443,79 @@ sedone:
 	VMOVDQU64 Z1, 64(BX)
 	VZEROUPPER
 	RET
+
+// ROWMASKS sets K1 and K2 to the first and second eight of the cw (CX,
+// at most 16) words of a row.
+#define ROWMASKS \
+	MOVL $1, AX \
+	SHLXL CX, AX, AX \
+	DECL AX \
+	KMOVW AX, K1 \
+	SHRL $8, AX \
+	KMOVW AX, K2
+
+// func orRows(acc, bits *uint64, rows *int32, n, cw int)
+//
+// Sets acc[:cw] to the OR of the n rows' bitsets bits[r*cw : r*cw+cw]
+// (cw <= 16) of the rows listed in rows.
+TEXT ·orRows(SB), NOSPLIT, $0-40
+	MOVQ acc+0(FP), DI
+	MOVQ bits+8(FP), SI
+	MOVQ rows+16(FP), R9
+	MOVQ n+24(FP), DX
+	MOVQ cw+32(FP), CX
+	ROWMASKS
+	SHLQ $3, CX
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	XORQ R8, R8
+	TESTQ DX, DX
+	JLE ordone
+
+orloop:
+	MOVLQSX (R9)(R8*4), AX
+	IMULQ CX, AX
+	VPORQ.Z (SI)(AX*1), Z0, K1, Z0
+	VMOVDQU64.Z 64(SI)(AX*1), K2, Z2
+	VPORQ Z2, Z1, Z1
+	INCQ R8
+	CMPQ R8, DX
+	JLT orloop
+
+ordone:
+	VMOVDQU64 Z0, K1, (DI)
+	VMOVDQU64 Z1, K2, 64(DI)
+	VZEROUPPER
+	RET
+
+// func copyRows(dst, bits *uint64, rows *int32, n, cw int)
+//
+// Copies the bitsets bits[r*cw : r*cw+cw] (cw <= 16) of the n rows listed
+// in rows to dst, one after the other.
+TEXT ·copyRows(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ bits+8(FP), SI
+	MOVQ rows+16(FP), R9
+	MOVQ n+24(FP), DX
+	MOVQ cw+32(FP), CX
+	ROWMASKS
+	SHLQ $3, CX
+	XORQ R8, R8
+	TESTQ DX, DX
+	JLE crdone
+
+crloop:
+	MOVLQSX (R9)(R8*4), AX
+	IMULQ CX, AX
+	VMOVDQU64.Z (SI)(AX*1), K1, Z0
+	VMOVDQU64.Z 64(SI)(AX*1), K2, Z1
+	VMOVDQU64 Z0, K1, (DI)
+	VMOVDQU64 Z1, K2, 64(DI)
+	ADDQ CX, DI
+	INCQ R8
+	CMPQ R8, DX
+	JLT crloop
+
+crdone:
+	VZEROUPPER
+	RET

@@ -56,6 +56,11 @@ type builder struct {
 	// Fit); a worker reads its sparse columns whole through colBuf.
 	cols   *columnCodes
 	colBuf []uint8
+	// rowNZ holds with cols each row's features off their column's base
+	// (columnCodes.rowBits, cwords words a row); a local block copies its
+	// rows' into locBits, from which markBase finds the features of one
+	// code in a node (orBuf its scratch).
+	rowNZ, locBits, orBuf []uint64
 	// rowsOptional tells that the trees read no row-major code (xb) when
 	// xb is nil: the column-major copy serves every read.
 	rowsOptional bool
@@ -266,6 +271,10 @@ func newWorker(b *builder) *builder {
 	}
 	if b.cols != nil {
 		w.colBuf = make([]uint8, 64*b.cols.words)
+	}
+	if b.rowNZ != nil && b.localAt > 0 {
+		w.locBits = make([]uint64, min(b.localAt, b.n)*b.cwords)
+		w.orBuf = make([]uint64, b.cwords)
 	}
 	w.scap = min(b.n, max(b.sortAt, 1))
 	for k := range w.sent {
@@ -1919,6 +1928,9 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 	best := split{left: b.scr.best}
 	examined := 0
 	b.catNode = false
+	if b.local && b.locBits != nil && hist == nil && buf < 0 {
+		b.markBase(lo, hi, konst)
+	}
 	order, sorted, limit := b.featureOrder(key, konst)
 	if b.packed && !b.random && hist == nil && buf < 0 {
 		b.compactClasses(tot)
@@ -1974,6 +1986,33 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 		best.missingLeft = 2*best.left[1] >= tot[1]
 	}
 	return best
+}
+
+// markBase adds to konst the features whose code is their column's base
+// in every row of the local node rows[lo:hi] (no bit of theirs in the
+// rows' locBits): they hold one code in the node, so every scan would
+// find them constant, and leaving them out of the node's order leaves
+// the features it examines, and its split, as they are.
+func (b *builder) markBase(lo, hi int, konst []uint64) {
+	cw := b.cwords
+	acc := b.orBuf[:cw]
+	lb, rows := b.locBits, b.lrows[lo-b.lbase:hi-b.lbase]
+	if useAVX512 && cw <= 16 {
+		orRows(&acc[0], &lb[0], &rows[0], len(rows), cw)
+	} else {
+		clear(acc)
+		for _, i := range rows {
+			for w, v := range lb[int(i)*cw : int(i)*cw+cw] {
+				acc[w] |= v
+			}
+		}
+	}
+	for w, v := range acc {
+		konst[w] |= ^v
+	}
+	if r := b.p & 63; r != 0 {
+		konst[cw-1] &= 1<<r - 1 // no feature past p
+	}
 }
 
 // pairShortcut tells whether scanPair and scanTriple may stand in for the
@@ -2183,6 +2222,15 @@ func (b *builder) enterLocal(lo, hi int) {
 	rows := b.rows[lo:hi]
 	b.localRows(rows, b.lrows, b.locW, b.locY)
 	konst := b.parentKonst()
+	if lb, cw := b.locBits, b.cwords; lb != nil {
+		if useAVX512 && cw <= 16 {
+			copyRows(&lb[0], &b.rowNZ[0], &rows[0], m, cw)
+		} else {
+			for i, r := range rows {
+				copy(lb[i*cw:i*cw+cw], b.rowNZ[int(r)*cw:int(r)*cw+cw])
+			}
+		}
+	}
 	if xb == nil { // only the column-major copy (Fit)
 		b.cols.gather(b.loc[:m*p], rows, konst, b.gmask, b.colBuf)
 	} else {

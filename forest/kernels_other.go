@@ -45,6 +45,14 @@ func sumEntries(h *int64, cs int, codes *uint8, n int, sum *[16]int64) {
 	panic("forest: sumEntries without AVX-512")
 }
 
+func orRows(acc, bits *uint64, rows *int32, n, cw int) {
+	panic("forest: orRows without AVX-512")
+}
+
+func copyRows(dst, bits *uint64, rows *int32, n, cw int) {
+	panic("forest: copyRows without AVX-512")
+}
+
 func presentSeen(seen *[256]uint8, present *[4]uint64) {
 	panic("forest: presentSeen without AVX-512")
 }

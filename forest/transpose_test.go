@@ -73,7 +73,8 @@ func columnCodesCase(rng *rand.Rand, n, p int) []uint8 {
 
 // TestColumnCodes checks columnCodes against the plain column-major codes
 // it holds: which columns it keeps sparse and their base, each column
-// whole (column), the codes of a node's rows copied column by column
+// whole (column), each row's bitset of codes off the base (rowBits), the
+// codes of a node's rows copied column by column
 // (gather) on the compress path and off it, and blocks of rows row-major
 // (rowsOf); column lengths around the 64-row words and the rank groups,
 // no rows, rows out of order or repeated (which must leave the compress
@@ -103,6 +104,14 @@ func TestColumnCodes(t *testing.T) {
 				}
 				if sparse && cnt[c.base[j]] != most {
 					t.Fatalf("compress=%v n=%d: column %d base %d, not the most common code", useVBMI2, n, j, c.base[j])
+				}
+			}
+			rb, cw := c.rowBits(2), (p+63)/64
+			for j := 0; j < p; j++ {
+				for r := 0; r < n; r++ {
+					if got, want := rb[r*cw+j>>6]>>(j&63)&1 != 0, xc[j*n+r] != c.base[j]; got != want {
+						t.Fatalf("n=%d: row %d's bit of feature %d is %v, want %v (code %d, base %d)", n, r, j, got, want, xc[j*n+r], c.base[j])
+					}
 				}
 			}
 			buf := make([]uint8, 64*c.words)
@@ -171,6 +180,70 @@ func TestColumnCodes(t *testing.T) {
 						}
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestRowBitsKernels checks orRows and copyRows against plain loops over
+// the rows' bitsets, for every width up to 16 words and rows in any
+// order, repeated or none, and that nothing past the words is written.
+func TestRowBitsKernels(t *testing.T) {
+	if !useAVX512 {
+		t.Skip("no AVX-512 kernel on this CPU or build")
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for cw := 1; cw <= 16; cw++ {
+		const n = 300
+		bits := make([]uint64, n*cw)
+		for i := range bits {
+			bits[i] = rng.Uint64() & rng.Uint64() & rng.Uint64()
+		}
+		for _, m := range []int{0, 1, 2, 7, 50, n} {
+			rows := make([]int32, m)
+			for i := range rows {
+				rows[i] = int32(rng.IntN(n))
+			}
+			want := make([]uint64, cw+1)
+			for _, r := range rows {
+				for w := 0; w < cw; w++ {
+					want[w] |= bits[int(r)*cw+w]
+				}
+			}
+			want[cw] = 0x5a5a // a guard word
+			got := make([]uint64, cw+1)
+			got[cw] = 0x5a5a
+			for w := range got[:cw] {
+				got[w] = 0xdead // acc is set, not added to
+			}
+			var r0 int32
+			if m > 0 {
+				r0 = rows[0]
+			}
+			orRows(&got[0], &bits[0], &([]int32{r0})[0], 0, cw) // no rows: zero
+			for w, v := range got[:cw] {
+				if v != 0 {
+					t.Fatalf("cw=%d: orRows of no rows: word %d = %x", cw, w, v)
+				}
+			}
+			if m > 0 {
+				orRows(&got[0], &bits[0], &rows[0], m, cw)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("cw=%d m=%d: orRows %x, want %x", cw, m, got, want)
+			}
+			dst := make([]uint64, m*cw+1)
+			dst[m*cw] = 0x5a5a
+			if m > 0 {
+				copyRows(&dst[0], &bits[0], &rows[0], m, cw)
+			}
+			for i, r := range rows {
+				if !slices.Equal(dst[i*cw:i*cw+cw], bits[int(r)*cw:int(r)*cw+cw]) {
+					t.Fatalf("cw=%d m=%d: copyRows row %d (%d) = %x, want %x", cw, m, i, r, dst[i*cw:i*cw+cw], bits[int(r)*cw:int(r)*cw+cw])
+				}
+			}
+			if dst[m*cw] != 0x5a5a {
+				t.Fatalf("cw=%d m=%d: copyRows wrote past its rows", cw, m)
 			}
 		}
 	}
