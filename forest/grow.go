@@ -58,9 +58,9 @@ type builder struct {
 	colBuf []uint8
 	// rowNZ holds with cols each row's features off their column's base
 	// (columnCodes.rowBits, cwords words a row); a local block copies its
-	// rows' into locBits, from which markBase finds the features of one
-	// code in a node (orBuf its scratch).
-	rowNZ, locBits, orBuf []uint64
+	// rows' into locBits, from which baseBits finds the features of one
+	// code in a node (baseBuf, skipBuf: cwords words of scratch).
+	rowNZ, locBits, baseBuf, skipBuf []uint64
 	// rowsOptional tells that the trees read no row-major code (xb) when
 	// xb is nil: the column-major copy serves every read.
 	rowsOptional bool
@@ -274,7 +274,7 @@ func newWorker(b *builder) *builder {
 	}
 	if b.rowNZ != nil && b.localAt > 0 {
 		w.locBits = make([]uint64, min(b.localAt, b.n)*b.cwords)
-		w.orBuf = make([]uint64, b.cwords)
+		w.baseBuf, w.skipBuf = make([]uint64, b.cwords), make([]uint64, b.cwords)
 	}
 	w.scap = min(b.n, max(b.sortAt, 1))
 	for k := range w.sent {
@@ -1989,13 +1989,22 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 }
 
 // markBase adds to konst the features whose code is their column's base
-// in every row of the local node rows[lo:hi] (no bit of theirs in the
-// rows' locBits): they hold one code in the node, so every scan would
-// find them constant, and leaving them out of the node's order leaves
-// the features it examines, and its split, as they are.
+// in every row of the local node rows[lo:hi] (baseBits): they hold one
+// code in the node, so every scan would find them constant, and leaving
+// them out of the node's order leaves the features it examines, and its
+// split, as they are.
 func (b *builder) markBase(lo, hi int, konst []uint64) {
+	for w, v := range b.baseBits(lo, hi, b.baseBuf) {
+		konst[w] |= v
+	}
+}
+
+// baseBits sets dst (cwords words) to the features whose code is their
+// column's base in every row of the local node rows[lo:hi]: those with no
+// bit in any of its rows' locBits.
+func (b *builder) baseBits(lo, hi int, dst []uint64) []uint64 {
 	cw := b.cwords
-	acc := b.orBuf[:cw]
+	acc := dst[:cw]
 	lb, rows := b.locBits, b.lrows[lo-b.lbase:hi-b.lbase]
 	if useAVX512 && cw <= 16 {
 		orRows(&acc[0], &lb[0], &rows[0], len(rows), cw)
@@ -2008,11 +2017,12 @@ func (b *builder) markBase(lo, hi int, konst []uint64) {
 		}
 	}
 	for w, v := range acc {
-		konst[w] |= ^v
+		acc[w] = ^v
 	}
 	if r := b.p & 63; r != 0 {
-		konst[cw-1] &= 1<<r - 1 // no feature past p
+		acc[cw-1] &= 1<<r - 1 // no feature past p
 	}
+	return acc
 }
 
 // pairShortcut tells whether scanPair and scanTriple may stand in for the
@@ -2214,8 +2224,9 @@ func (b *builder) sortSegment(lo, hi int) {
 // enterLocal starts a local subtree at rows[lo:hi] (see builder.xc): it
 // numbers the rows 0..m-1 and copies their codes into loc, column-major,
 // and their weights and classes (or weighted targets) into locW and locY.
-// Features known to be constant in the parent are left out: no node of
-// the subtree reads them.
+// Features known to be constant in the parent are left out, and so are
+// those of their base code in every row of the block (baseBits): no node
+// of the subtree reads them.
 func (b *builder) enterLocal(lo, hi int) {
 	m, p, xb := hi-lo, b.p, b.xb
 	b.local, b.lbase, b.lsize = true, lo, m
@@ -2230,6 +2241,17 @@ func (b *builder) enterLocal(lo, hi int) {
 				copy(lb[i*cw:i*cw+cw], b.rowNZ[int(r)*cw:int(r)*cw+cw])
 			}
 		}
+		// Those are left out of the copy, as the parent's constants are:
+		// every node of the block has them among its constants (markBase).
+		base := b.baseBits(lo, hi, b.baseBuf)
+		skip := b.skipBuf
+		for w, v := range base {
+			skip[w] = v
+			if konst != nil {
+				skip[w] |= konst[w]
+			}
+		}
+		konst = skip
 	}
 	if xb == nil { // only the column-major copy (Fit)
 		b.cols.gather(b.loc[:m*p], rows, konst, b.gmask, b.colBuf)
@@ -2250,9 +2272,9 @@ func (b *builder) enterLocal(lo, hi int) {
 				b.lkonst[j>>6] |= 1 << (j & 63)
 			}
 		}
-		return
+	} else {
+		blockConstants(b.lkonst, b.loc[:m*p], m, p, konst)
 	}
-	blockConstants(b.lkonst, b.loc[:m*p], m, p, konst)
 }
 
 // blockConstants sets in dst the features whose column of the local block
