@@ -1928,7 +1928,8 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 	best := split{left: b.scr.best}
 	examined := 0
 	b.catNode = false
-	if b.local && b.locBits != nil && hist == nil && buf < 0 {
+	if b.local && b.locBits != nil && hist == nil && buf < 0 && hi-lo < sparseAt {
+		// Larger nodes' ORs cost more than the scans they spare.
 		b.markBase(lo, hi, konst)
 	}
 	order, sorted, limit := b.featureOrder(key, konst)
@@ -2233,6 +2234,7 @@ func (b *builder) enterLocal(lo, hi int) {
 	rows := b.rows[lo:hi]
 	b.localRows(rows, b.lrows, b.locW, b.locY)
 	konst := b.parentKonst()
+	var base []uint64 // features of their base code in every row of the block
 	if lb, cw := b.locBits, b.cwords; lb != nil {
 		if useAVX512 && cw <= 16 {
 			copyRows(&lb[0], &b.rowNZ[0], &rows[0], m, cw)
@@ -2241,9 +2243,10 @@ func (b *builder) enterLocal(lo, hi int) {
 				copy(lb[i*cw:i*cw+cw], b.rowNZ[int(r)*cw:int(r)*cw+cw])
 			}
 		}
-		// Those are left out of the copy, as the parent's constants are:
-		// every node of the block has them among its constants (markBase).
-		base := b.baseBits(lo, hi, b.baseBuf)
+		// Those are left out of the copy, as the parent's constants are,
+		// and set in the block's constants (lkonst), which every node of
+		// the block inherits.
+		base = b.baseBits(lo, hi, b.baseBuf)
 		skip := b.skipBuf
 		for w, v := range base {
 			skip[w] = v
@@ -2274,6 +2277,9 @@ func (b *builder) enterLocal(lo, hi int) {
 		}
 	} else {
 		blockConstants(b.lkonst, b.loc[:m*p], m, p, konst)
+	}
+	for w, v := range base {
+		b.lkonst[w] |= v
 	}
 }
 
