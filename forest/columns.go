@@ -216,31 +216,75 @@ func (c *columnCodes) rowsOf(dst []uint8, lo, hi int) {
 // row r is not their column's base (c.base; 0 for a dense column): words
 // words of row r at [r*words:], words = ceil(p/64). A feature whose bit is
 // clear in every row of a node holds one code there (builder.markBase).
-// The columns are read on up to threads goroutines, each its own words.
+// Each 64 rows by 64 features are the transpose of the columns' bitmaps
+// (a dense column's made first), on up to threads goroutines.
 func (c *columnCodes) rowBits(threads int) []uint64 {
-	n, words := c.n, (c.p+63)/64
-	rb := make([]uint64, n*words)
-	parallelBlocks(words, threads, 1, func(lo, hi int) {
-		for j := lo * 64; j < min(hi*64, c.p); j++ {
-			fw, bit := j>>6, uint64(1)<<(j&63)
-			s := int(c.sparse[j])
-			if s < 0 {
-				b := c.base[j]
-				for r, v := range c.data[c.off[j]:c.off[j+1]] {
-					if v != b {
-						rb[r*words+fw] |= bit
-					}
-				}
+	n, p, cw := c.n, c.p, (c.p+63)/64
+	rb := make([]uint64, n*cw)
+	bm := make([][]uint64, p) // each column's bitmap of codes off its base
+	var dense []uint64
+	for _, s := range c.sparse {
+		if s < 0 {
+			dense = append(dense, make([]uint64, c.words)...)
+		}
+	}
+	d := 0
+	for j, s := range c.sparse {
+		if s >= 0 {
+			bm[j] = c.bits[int(s)*c.words : int(s+1)*c.words]
+		} else {
+			bm[j], d = dense[d:d+c.words], d+c.words
+		}
+	}
+	parallelBlocks(p, threads, 1, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			if c.sparse[j] >= 0 {
 				continue
 			}
-			for w, word := range c.bits[s*c.words : (s+1)*c.words] {
-				for word != 0 {
-					r := w<<6 | bits.TrailingZeros64(word)
-					word &= word - 1
-					rb[r*words+fw] |= bit
+			b, out := c.base[j], bm[j]
+			for r, v := range c.data[c.off[j]:c.off[j+1]] {
+				if v != b {
+					out[r>>6] |= 1 << (r & 63)
+				}
+			}
+		}
+	})
+	parallelBlocks(c.words, threads, 16, func(lo, hi int) {
+		var t [64]uint64
+		for w := lo; w < hi; w++ {
+			rows := min(64, n-64*w)
+			for fw := 0; fw < cw; fw++ {
+				for k := range t {
+					t[k] = 0
+					if j := 64*fw + k; j < p {
+						t[k] = bm[j][w]
+					}
+				}
+				transpose64(&t)
+				for r, v := range t[:rows] {
+					rb[(64*w+r)*cw+fw] = v
 				}
 			}
 		}
 	})
 	return rb
+}
+
+// transpose64 transposes the 64x64 bit matrix whose row i is a[i] (bit k
+// of a[i], least significant first, is column k): afterwards bit k of
+// a[i] is the former bit i of a[k]. Six rounds swap the off-diagonal
+// blocks of 32, 16, ..., 1 bits.
+func transpose64(a *[64]uint64) {
+	masks := [6]uint64{0x00000000FFFFFFFF, 0x0000FFFF0000FFFF, 0x00FF00FF00FF00FF, 0x0F0F0F0F0F0F0F0F, 0x3333333333333333, 0x5555555555555555}
+	for round, m := range masks {
+		j := 32 >> round
+		for k := 0; k < 64; k++ {
+			if k&j != 0 {
+				continue
+			}
+			t := (a[k]>>j ^ a[k+j]) & m
+			a[k+j] ^= t
+			a[k] ^= t << j
+		}
+	}
 }

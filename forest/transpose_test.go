@@ -86,6 +86,9 @@ func TestColumnCodes(t *testing.T) {
 		useVBMI2 = compress && startVBMI2
 		for _, n := range []int{1, 5, 63, 64, 65, 127, 128, 200, 1000, 1100} {
 			p := 4 + rng.IntN(9)
+			if n == 1100 {
+				p = 130 // three words of features
+			}
 			xc := columnCodesCase(rng, n, p)
 			c := newColumnCodes(xc, n, p, 2)
 			for j := 0; j < p; j++ {
@@ -123,10 +126,10 @@ func TestColumnCodes(t *testing.T) {
 					}
 				}
 			}
-			skip := make([]uint64, 1)
+			skip := make([]uint64, (p+63)/64)
 			for j := 0; j < p; j++ {
 				if rng.IntN(3) == 0 {
-					skip[0] |= 1 << j
+					skip[j>>6] |= 1 << (j & 63)
 				}
 			}
 			for trial := 0; trial < 5; trial++ {
@@ -153,7 +156,7 @@ func TestColumnCodes(t *testing.T) {
 					dst := make([]uint8, m*p)
 					c.gather(dst, rows, sk, make([]uint64, c.words), buf)
 					for j := 0; j < p; j++ {
-						if sk != nil && sk[0]&(1<<j) != 0 {
+						if sk != nil && sk[j>>6]&(1<<(j&63)) != 0 {
 							continue
 						}
 						for i, r := range rows {
@@ -244,6 +247,26 @@ func TestRowBitsKernels(t *testing.T) {
 			}
 			if dst[m*cw] != 0x5a5a {
 				t.Fatalf("cw=%d m=%d: copyRows wrote past its rows", cw, m)
+			}
+		}
+	}
+}
+
+// TestTranspose64 checks transpose64 against the definition, bit by bit.
+func TestTranspose64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 20; trial++ {
+		var a [64]uint64
+		for i := range a {
+			a[i] = rng.Uint64()
+		}
+		b := a
+		transpose64(&b)
+		for i := 0; i < 64; i++ {
+			for k := 0; k < 64; k++ {
+				if b[i]>>k&1 != a[k]>>i&1 {
+					t.Fatalf("trial %d: bit %d of row %d is %d, want bit %d of row %d", trial, k, i, b[i]>>k&1, i, k)
+				}
 			}
 		}
 	}
