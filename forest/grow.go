@@ -917,7 +917,7 @@ func (b *builder) scanSeenGini(j int, h []int64, present *[4]uint64, best *split
 }
 
 // fewNode is the most rows of a node that scanFewGini searches.
-const fewNode = 16
+const fewNode = 12
 
 // fewRows is the most rows scanLocalGini sends to scanFewGini (fewNode;
 // tests set 0 to compare with the histogram).
