@@ -38,10 +38,7 @@ func newColumnCodes(xc []uint8, n, p, threads int) *columnCodes {
 	others := make([]int, p) // each column's codes other than its most common
 	parallelBlocks(p, threads, 1, func(lo, hi int) {
 		for j := lo; j < hi; j++ {
-			var cnt [256]int
-			for _, v := range xc[j*n : (j+1)*n] {
-				cnt[v]++
-			}
+			cnt := countCodes(xc[j*n : (j+1)*n])
 			b := 0
 			for v, k := range cnt {
 				if k > cnt[b] {
@@ -75,24 +72,52 @@ func newColumnCodes(xc []uint8, n, p, threads int) *columnCodes {
 				continue
 			}
 			bm, rank, b := c.bits[s*words:(s+1)*words], c.rank[s*c.groups:(s+1)*c.groups], c.base[j]
+			if useVBMI2 {
+				sparseEncode(&c.data[c.off[j]], &bm[0], &col[0], n, b)
+			} else {
+				k := 0
+				for w := range bm {
+					var word uint64
+					for i, v := range col[w*64 : min(n, w*64+64)] {
+						if v != b {
+							word |= 1 << i
+							out[k] = v
+							k++
+						}
+					}
+					bm[w] = word
+				}
+			}
 			k := 0
-			for w := range bm {
+			for w, word := range bm {
 				if w%rankWords == 0 {
 					rank[w/rankWords] = uint32(k)
 				}
-				var word uint64
-				for i, v := range col[w*64 : min(n, w*64+64)] {
-					if v != b {
-						word |= 1 << i
-						out[k] = v
-						k++
-					}
-				}
-				bm[w] = word
+				k += bits.OnesCount64(word)
 			}
 		}
 	})
 	return c
+}
+
+// countCodes returns how many times each code occurs in col, counted in
+// four tables so that a run of one code does not wait on one counter.
+func countCodes(col []uint8) (cnt [256]int) {
+	var t [4][256]int32
+	i := 0
+	for ; i+4 <= len(col); i += 4 {
+		t[0][col[i]]++
+		t[1][col[i+1]]++
+		t[2][col[i+2]]++
+		t[3][col[i+3]]++
+	}
+	for ; i < len(col); i++ {
+		t[0][col[i]]++
+	}
+	for v := range cnt {
+		cnt[v] = int(t[0][v]) + int(t[1][v]) + int(t[2][v]) + int(t[3][v])
+	}
+	return cnt
 }
 
 // size is the bytes c holds.
@@ -241,8 +266,12 @@ func (c *columnCodes) rowBits(threads int) []uint64 {
 			if c.sparse[j] >= 0 {
 				continue
 			}
-			b, out := c.base[j], bm[j]
-			for r, v := range c.data[c.off[j]:c.off[j+1]] {
+			b, out, col := c.base[j], bm[j], c.data[c.off[j]:c.off[j+1]]
+			if useVBMI2 && b == 0 && n > 0 {
+				columnBits(&col[0], n, &out[0]) // the codes not 0
+				continue
+			}
+			for r, v := range col {
 				if v != b {
 					out[r>>6] |= 1 << (r & 63)
 				}

@@ -76,3 +76,11 @@ func orRows(acc, bits *uint64, rows *int32, n, cw int)
 //
 //go:noescape
 func copyRows(dst, bits *uint64, rows *int32, n, cw int)
+
+// sparseEncode writes a sparse column of columnCodes from its n codes
+// col: the bitmap of the codes that are not base (ceil(n/64) words) and
+// those codes, in order, to dst; it returns how many
+// there are. It needs AVX-512 VBMI2 (useVBMI2).
+//
+//go:noescape
+func sparseEncode(dst *uint8, bits *uint64, col *uint8, n int, base uint8) int

@@ -519,3 +519,50 @@ crloop:
 crdone:
 	VZEROUPPER
 	RET
+
+// func sparseEncode(dst *uint8, bits *uint64, col *uint8, n int, base uint8) int
+//
+// A sparse column of columnCodes from its n codes col: bit i of bits[w]
+// set when col[64w+i] is not base (every word of ceil(n/64) written, bits
+// past n clear), those codes appended to dst in order (VPCOMPRESSB, then
+// a store masked to the codes kept); it returns how many there are.
+TEXT ·sparseEncode(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ bits+8(FP), R9
+	MOVQ col+16(FP), SI
+	MOVQ n+24(FP), CX
+	MOVBLZX base+32(FP), AX
+	VPBROADCASTB AX, Z2
+	MOVQ DI, R10
+	MOVQ $-1, R14
+
+seloop2:
+	TESTQ CX, CX
+	JLE sedone2
+	MOVQ $-1, AX
+	CMPQ CX, $64
+	JGE sefull
+	BZHIQ CX, AX, AX
+
+sefull:
+	KMOVQ AX, K3
+	VMOVDQU8.Z (SI), K3, Z0
+	VPCMPB $4, Z2, Z0, K3, K1
+	KMOVQ K1, R12
+	MOVQ R12, (R9)
+	VPCOMPRESSB Z0, K1, Z1
+	POPCNTQ R12, R12
+	BZHIQ R12, R14, R13
+	KMOVQ R13, K2
+	VMOVDQU8 Z1, K2, (DI)
+	ADDQ R12, DI
+	ADDQ $64, SI
+	ADDQ $8, R9
+	SUBQ $64, CX
+	JMP seloop2
+
+sedone2:
+	SUBQ R10, DI
+	MOVQ DI, ret+40(FP)
+	VZEROUPPER
+	RET

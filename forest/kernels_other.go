@@ -53,6 +53,10 @@ func copyRows(dst, bits *uint64, rows *int32, n, cw int) {
 	panic("forest: copyRows without AVX-512")
 }
 
+func sparseEncode(dst *uint8, bits *uint64, col *uint8, n int, base uint8) int {
+	panic("forest: sparseEncode without AVX-512")
+}
+
 func presentSeen(seen *[256]uint8, present *[4]uint64) {
 	panic("forest: presentSeen without AVX-512")
 }

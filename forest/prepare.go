@@ -285,11 +285,8 @@ func binColumn(d *data.Dataset, bn *Binner, dict []string, cb *columnBinner, j i
 // distinctSet, whose edges do not depend on the order values are added
 // in), and each byte's code is looked up once.
 func binByteColumn(bn *Binner, cb *columnBinner, j int, col []uint8, values *[256]float64, w []int64, maxBins int, dst []uint8) error {
-	var rows, counts [256]int // rows holding each byte; their weight
-	for _, b := range col {
-		rows[b]++
-	}
-	counts = rows
+	rows := countCodes(col) // rows holding each byte
+	counts := rows          // their weight
 	if w != nil {
 		counts = [256]int{}
 		for i, b := range col {

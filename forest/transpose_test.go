@@ -108,6 +108,9 @@ func TestColumnCodes(t *testing.T) {
 				if sparse && cnt[c.base[j]] != most {
 					t.Fatalf("compress=%v n=%d: column %d base %d, not the most common code", useVBMI2, n, j, c.base[j])
 				}
+				if s := int(c.sparse[j]); s >= 0 && n%64 != 0 && c.bits[(s+1)*c.words-1]>>(n%64) != 0 {
+					t.Fatalf("compress=%v n=%d: column %d has bits past its rows", useVBMI2, n, j)
+				}
 			}
 			rb, cw := c.rowBits(2), (p+63)/64
 			for j := 0; j < p; j++ {
