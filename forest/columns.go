@@ -120,6 +120,15 @@ func countCodes(col []uint8) (cnt [256]int) {
 	return cnt
 }
 
+// sparseIndex returns column j's number among the sparse columns (its
+// bitmap at bits[s*words:]), or -1 when it is dense or c is nil.
+func (c *columnCodes) sparseIndex(j int) int {
+	if c == nil {
+		return -1
+	}
+	return int(c.sparse[j])
+}
+
 // size is the bytes c holds.
 func (c *columnCodes) size() int {
 	return len(c.data) + 8*len(c.bits) + 4*len(c.rank)

@@ -474,6 +474,17 @@ func TestColumnOnlyCodes(t *testing.T) {
 		// A value in five missing: large nodes' scans of the column-major
 		// copy weigh sending them left.
 		{"gini many nan", withNaNs(toDS(dig, all(1200)), 5), Options{Task: Classification, Trees: 4, Seed: 7, OOB: true}},
+		// The most common value the largest: sparse columns whose base
+		// code is not 0.
+		{"gini base not 0", func() *data.Dataset {
+			d := toDS(dig, all(dig.Rows))
+			for i, v := range d.X {
+				if v == 0 {
+					d.X[i] = 17
+				}
+			}
+			return d
+		}(), Options{Task: Classification, Trees: 3, Seed: 9, OOB: true}},
 		{"entropy", sparseWide(900, 200, 3, false), Options{Task: Classification, Criterion: Entropy, Trees: 3, Seed: 2, OOB: true}},
 		{"regression 0.1 nan", sparseWide(900, 200, 0, true), Options{Trees: 4, Seed: 6, MaxFeatures: "0.1", OOB: true}},
 	}

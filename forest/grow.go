@@ -145,6 +145,14 @@ type builder struct {
 	list     []uint16
 	wlist    []uint64
 	sparseOK bool
+	// The same for the nodes outside local blocks, by row of the data
+	// (with cols, fewer than 2^16 rows: histSparseAsm's row indices):
+	// gBits the node's rows, gRowW their nodeW entries, gList and gWlist
+	// the kernel's scratch; gsparseOK while searching such a node.
+	gBits, gWlist []uint64
+	gRowW         []int64
+	gList         []uint16
+	gsparseOK     bool
 	// The local block of the subtree being grown (enterLocal), when local:
 	// rows[lbase:lbase+lsize] entered it as local rows 0..lsize-1; feature
 	// j of local row i is at loc[j*lsize+i]; lrows[pos-lbase] is the local
@@ -257,6 +265,12 @@ func newWorker(b *builder) *builder {
 			w.nodeW = make([]int64, m)
 			if b.xc != nil || b.cols != nil {
 				w.nodeW = make([]int64, max(m, b.n))
+			}
+			if b.cols != nil && b.n < 1<<16 {
+				words := b.cols.words
+				w.gBits, w.gWlist = make([]uint64, words), make([]uint64, words+8)
+				w.gRowW, w.gList = make([]int64, b.n), make([]uint16, b.n+32)
+				w.ptot = make([]int64, b.stride)
 			}
 			if m <= 1<<16 && m >= sparseAt {
 				lw := (m + 63) / 64
@@ -780,6 +794,18 @@ func (b *builder) fillNodeW(lo, hi int) {
 		for k, r := range b.rows[lo:hi] {
 			nw[k] = (1<<32|rw[r])<<8 | int64(cm[cls[r]])
 		}
+		if b.gBits != nil {
+			gb, grw, pt := b.gBits, b.gRowW, b.ptot[:b.cstride]
+			clear(gb)
+			clear(pt)
+			for k, r := range b.rows[lo:hi] {
+				v := nw[k]
+				gb[r>>6] |= 1 << (r & 63)
+				grw[r] = v
+				pt[v&0xFF] += v >> 8
+			}
+			b.gsparseOK = true
+		}
 	default:
 		return
 	}
@@ -868,12 +894,20 @@ func (b *builder) scanSparseGini(j int, col []uint8, best *split) bool {
 	histSparseAsm(&h[0], &col[0], &b.nodeBits[0], &nz[0], lw, &b.rowW[0], cs, &b.seen[0], &b.list[0], &b.wlist[0])
 	var present [4]uint64
 	presentSeen(&b.seen, &present)
-	// Code 0: what the other codes present leave of the node's sums (code
-	// 0 is never marked: no row of it is counted).
-	z := h[:cs:cs]
+	b.baseEntries(h, &present, 0) // code 0 is never marked: no row of it is counted
+	return b.scanSeenGini(j, h, &present, best)
+}
+
+// baseEntries sets the entries of code base in the packed histogram h of
+// the node being searched, whose rows of the other codes were counted
+// (present: those codes; base is never marked): what those codes leave of
+// the node's sums (ptot), and marks base present when anything is left.
+func (b *builder) baseEntries(h []int64, present *[4]uint64, base int) {
+	cs := b.cstride
+	z := h[base*cs : base*cs+cs : base*cs+cs]
 	copy(z[2:], b.ptot[2:cs])
 	if cs-2 <= 16 { // summed in vectors over the codes listed
-		codes := b.codeBuf[:listCodes(&present, &b.codeBuf[:cap(b.codeBuf)][0])]
+		codes := b.codeBuf[:listCodes(present, &b.codeBuf[:cap(b.codeBuf)][0])]
 		var sum [16]int64
 		if len(codes) > 0 {
 			sumEntries(&h[0], cs, &codes[0], len(codes), &sum)
@@ -895,11 +929,10 @@ func (b *builder) scanSparseGini(j int, col []uint8, best *split) bool {
 	}
 	for _, v := range z[2:] {
 		if v != 0 {
-			present[0] |= 1
+			present[base>>6] |= 1 << (base & 63)
 			break
 		}
 	}
-	return b.scanSeenGini(j, h, &present, best)
 }
 
 // scanSeenGini ends the packed scans whose codes were marked in bytes
@@ -1009,6 +1042,19 @@ func histPacked(h []int64, col []uint8, rows []int32, lv []int64, cm *[maxPacked
 func (b *builder) scanGlobalGini(j, lo, hi int, xb []uint8, p int, best *split) bool {
 	cs, nbj := b.cstride, b.nb[j]
 	rows := b.rows[lo:hi]
+	if s := b.cols.sparseIndex(j); b.gsparseOK && s >= 0 && cs-2 <= 16 && nbj > 0 {
+		// A sparse column (xb the column read whole): the node's rows off
+		// the column's base only, as scanSparseGini counts a local
+		// block's nonzero codes.
+		c := b.cols
+		h := b.fh[:(nbj+1)*cs] // all zero between calls
+		_ = h[nbj*cs+cs-1]
+		histSparseAsm(&h[0], &xb[0], &b.gBits[0], &c.bits[s*c.words], c.words, &b.gRowW[0], cs, &b.seen[0], &b.gList[0], &b.gWlist[0])
+		var present [4]uint64
+		presentSeen(&b.seen, &present)
+		b.baseEntries(h, &present, int(c.base[j]))
+		return b.scanSeenGini(j, h, &present, best)
+	}
 	c0, k := xb[int(rows[0])*p], 1
 	for k < len(rows) && xb[int(rows[k])*p] == c0 {
 		k++
@@ -1936,7 +1982,7 @@ func (b *builder) findSplit(lo, hi, buf int, key uint64, hist []int64, tot []int
 	if b.packed && !b.random && hist == nil && buf < 0 {
 		b.compactClasses(tot)
 		b.fillNodeW(lo, hi)
-		defer func() { b.cstride, b.nodeOK, b.sparseOK = 0, false, false }()
+		defer func() { b.cstride, b.nodeOK, b.sparseOK, b.gsparseOK = 0, false, false, false }()
 	}
 	cat := b.cat
 	if hist == nil && hi-lo <= 3 && b.pairShortcut() {
