@@ -1,6 +1,9 @@
 package forest
 
-import "math/bits"
+import (
+	"bytes"
+	"math/bits"
+)
 
 // columnCodes holds the bin codes column-major for the rows path when the
 // learner keeps no row-major copy (builder.cols). A column whose most
@@ -118,6 +121,14 @@ func countCodes(col []uint8) (cnt [256]int) {
 		cnt[v] = int(t[0][v]) + int(t[1][v]) + int(t[2][v]) + int(t[3][v])
 	}
 	return cnt
+}
+
+// holds tells whether code v occurs in column j.
+func (c *columnCodes) holds(j int, v uint8) bool {
+	if c.sparse[j] >= 0 && c.base[j] == v && c.off[j+1]-c.off[j] < c.n {
+		return true // the base: in at least half of the rows
+	}
+	return bytes.IndexByte(c.data[c.off[j]:c.off[j+1]], v) >= 0
 }
 
 // sparseIndex returns column j's number among the sparse columns (its

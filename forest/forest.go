@@ -93,6 +93,10 @@ func fitTrees(d *data.Dataset, opt Options, mine []int) (*Forest, *prepared, [][
 		// blocks of rows back from it (rowCodes).
 		b.cols = newColumnCodes(b.xc, pr.Rows, pr.Cols, opt.Threads)
 		b.rowNZ = b.cols.rowBits(opt.Threads)
+		b.noMissing = make([]bool, pr.Cols)
+		for j := range b.noMissing {
+			b.noMissing[j] = !b.cols.holds(j, b.miss[j])
+		}
 		b.xb, b.xc = nil, nil
 		pr.Codes, pr.CodesByColumn, pr.Columns = nil, nil, b.cols
 	case b.xc == nil:

@@ -61,6 +61,8 @@ type builder struct {
 	// rows' into locBits, from which baseBits finds the features of one
 	// code in a node (baseBuf, skipBuf: cwords words of scratch).
 	rowNZ, locBits, baseBuf, skipBuf []uint64
+	// noMissing tells, with cols, the features missing in no row.
+	noMissing []bool
 	// rowsOptional tells that the trees read no row-major code (xb) when
 	// xb is nil: the column-major copy serves every read.
 	rowsOptional bool
@@ -2210,6 +2212,9 @@ func (b *builder) scanTriple(lo, buf int, tot []int64, order []uint64, sorted in
 
 // hasMissing tells whether any of the node's rows misses feature j.
 func (b *builder) hasMissing(hist []int64, lo, hi, buf, j int) bool {
+	if b.noMissing != nil && b.noMissing[j] {
+		return false
+	}
 	if hist != nil {
 		return hist[(b.off[j]+b.nb[j])*b.stride] > 0
 	}

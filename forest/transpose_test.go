@@ -73,7 +73,8 @@ func columnCodesCase(rng *rand.Rand, n, p int) []uint8 {
 
 // TestColumnCodes checks columnCodes against the plain column-major codes
 // it holds: which columns it keeps sparse and their base, each column
-// whole (column), each row's bitset of codes off the base (rowBits), the
+// whole (column), which codes a column holds (holds), each row's bitset
+// of codes off the base (rowBits), the
 // codes of a node's rows copied column by column
 // (gather) on the compress path and off it, and blocks of rows row-major
 // (rowsOf); column lengths around the 64-row words and the rank groups,
@@ -110,6 +111,14 @@ func TestColumnCodes(t *testing.T) {
 				}
 				if s := int(c.sparse[j]); s >= 0 && n%64 != 0 && c.bits[(s+1)*c.words-1]>>(n%64) != 0 {
 					t.Fatalf("compress=%v n=%d: column %d has bits past its rows", useVBMI2, n, j)
+				}
+			}
+			for j := 0; j < p; j++ {
+				col := xc[j*n : (j+1)*n]
+				for _, v := range []uint8{0, 7, 255, col[0], c.base[j], uint8(j)} {
+					if got, want := c.holds(j, v), slices.Contains(col, v); got != want {
+						t.Fatalf("n=%d: column %d holds code %d: %v, want %v", n, j, v, got, want)
+					}
 				}
 			}
 			rb, cw := c.rowBits(2), (p+63)/64
