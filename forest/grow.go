@@ -836,12 +836,17 @@ func (b *builder) scanLocalGini(j, lo, hi int, best *split) bool {
 	if b.sparseOK && nbj > 0 {
 		return b.scanSparseGini(j, col, best)
 	}
-	c0, k := col[rows[0]], 1
-	for k < len(rows) && col[rows[k]] == c0 {
-		k++
-	}
-	if k == len(rows) {
-		return false
+	if !b.nodeOK || b.locBits == nil || len(rows) <= fewNode {
+		// (markBase left out of a larger node the features of their
+		// base code in all its rows: the rare other constant is found
+		// by the histogram's codes present.)
+		c0, k := col[rows[0]], 1
+		for k < len(rows) && col[rows[k]] == c0 {
+			k++
+		}
+		if k == len(rows) {
+			return false
+		}
 	}
 	if len(rows) <= min(fewRows, fewNode) && b.nodeOK && b.minLeaf == 1 && b.minW == 0 {
 		if ok, done := b.scanFewGini(j, col, rows, best); done {
