@@ -125,7 +125,7 @@ func countCodes(col []uint8) (cnt [256]int) {
 
 // holds tells whether code v occurs in column j.
 func (c *columnCodes) holds(j int, v uint8) bool {
-	if c.sparse[j] >= 0 && c.base[j] == v && c.off[j+1]-c.off[j] < c.n {
+	if c.sparse[j] >= 0 && c.base[j] == v {
 		return true // the base: in at least half of the rows
 	}
 	return bytes.IndexByte(c.data[c.off[j]:c.off[j+1]], v) >= 0

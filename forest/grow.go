@@ -264,22 +264,21 @@ func newWorker(b *builder) *builder {
 			w.gmask = make([]uint64, (b.n+63)/64)
 		}
 		if useVBMI2 && b.packed {
-			w.nodeW = make([]int64, m)
+			nw := m // nodeW: a block's node, or a node read from the columns
 			if b.xc != nil || b.cols != nil {
-				w.nodeW = make([]int64, max(m, b.n))
+				nw = max(m, b.n)
 			}
+			w.nodeW, w.ptot = make([]int64, nw), make([]int64, b.stride)
 			if b.cols != nil && b.n < 1<<16 {
 				words := b.cols.words
 				w.gBits, w.gWlist = make([]uint64, words), make([]uint64, words+8)
 				w.gRowW, w.gList = make([]int64, b.n), make([]uint16, b.n+32)
-				w.ptot = make([]int64, b.stride)
 			}
 			if m <= 1<<16 && m >= sparseAt {
 				lw := (m + 63) / 64
 				w.locNZ = make([]uint64, lw*b.p)
 				w.nodeBits = make([]uint64, lw)
 				w.rowW = make([]int64, m)
-				w.ptot = make([]int64, b.stride)
 				w.list = make([]uint16, m+32)
 				w.wlist = make([]uint64, lw+8)
 			}
